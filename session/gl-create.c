@@ -1,0 +1,632 @@
+/* gl-create.c: building a sandbox from a profile, all or nothing
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-create.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "gl-fsutil.h"
+#include "gl-unpack.h"
+
+const char *
+gl_create_default_cache_dir (void)
+{
+  const char *dir = g_getenv ("GLIMPSE_CACHE_DIR");
+
+  if (dir != NULL && *dir != '\0')
+    return dir;
+  return GL_CACHE_DIR;
+}
+
+static void
+status (const GlCreateOptions *options, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+status (const GlCreateOptions *options, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+
+  if (options->status == NULL)
+    return;
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  options->status (msg, options->status_data);
+}
+
+GStrv
+gl_checksum_list_names (const char *list_text)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) lines = g_strsplit (list_text, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autofree char *line = g_strstrip (g_strdup (lines[i]));
+      const char *open, *close;
+      char *space;
+
+      if (*line == '\0' || *line == '#')
+        continue;
+      /* BSD style: SHA256 (name) = sum */
+      if (g_str_has_prefix (line, "SHA256 (") && (close = strstr (line, ") = ")) != NULL)
+        {
+          open = line + strlen ("SHA256 (");
+          g_autofree char *name = g_strndup (open, close - open);
+          g_strv_builder_add (builder, name);
+          continue;
+        }
+      /* GNU style: sum  name, or sum *name */
+      space = strpbrk (line, " \t");
+      if (space == NULL)
+        continue;
+      while (*space == ' ' || *space == '\t')
+        space++;
+      if (*space == '*')
+        space++;
+      if (*space != '\0')
+        g_strv_builder_add (builder, space);
+    }
+  return g_strv_builder_end (builder);
+}
+
+/* The last path segment of a URL, without query or fragment. */
+static char *
+url_file_name (const char *url)
+{
+  g_autofree char *path = g_strndup (url, strcspn (url, "?#"));
+  const char *slash = strrchr (path, '/');
+
+  const char *name = slash ? slash + 1 : path;
+
+  /* it names a file in the cache: never a directory or a way out of it */
+  if (*name == '\0' || g_str_equal (name, ".") || g_str_equal (name, ".."))
+    return g_strdup ("base-image");
+  return g_strdup (name);
+}
+
+gboolean
+gl_create_resolve_tarball (GlProfile *profile, char **out_url, char **out_sha256,
+                           GCancellable *cancellable, GError **error)
+{
+  g_autofree char *url = gl_profile_expand (profile, profile->url);
+  g_autofree char *checksum_url = gl_profile_expand (profile, profile->checksum_url);
+  g_autofree char *list = NULL;
+  g_autofree char *file_name = NULL;
+  g_autofree char *sha = NULL;
+
+  if (profile->checksum != NULL)
+    {
+      *out_url = g_steal_pointer (&url);
+      *out_sha256 = g_ascii_strdown (profile->checksum + strlen ("sha256:"), -1);
+      return TRUE;
+    }
+
+  list = gl_download_to_string (checksum_url, NULL, cancellable, error);
+  if (list == NULL)
+    {
+      g_prefix_error (error, "Cannot fetch the checksum list of profile “%s”: ", profile->name);
+      return FALSE;
+    }
+
+  if (profile->file_pattern != NULL)
+    {
+      g_autofree char *pattern = gl_profile_expand (profile, profile->file_pattern);
+      g_autoptr(GPatternSpec) spec = g_pattern_spec_new (pattern);
+      g_auto(GStrv) names = gl_checksum_list_names (list);
+
+      for (guint i = 0; names[i] != NULL; i++)
+        if (g_pattern_spec_match_string (spec, names[i]) &&
+            (file_name == NULL || strverscmp (names[i], file_name) > 0))
+          {
+            g_free (file_name);
+            file_name = g_strdup (names[i]);
+          }
+      if (file_name == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "No file matching “%s” in the checksum list %s; the profile %s may be out of date",
+                       pattern, checksum_url, profile->path);
+          return FALSE;
+        }
+      g_autofree char *full = g_strconcat (url, file_name, NULL);
+      g_free (url);
+      url = g_steal_pointer (&full);
+    }
+  else
+    file_name = url_file_name (url);
+
+  sha = gl_checksum_find_in_list (list, file_name, error);
+  if (sha == NULL)
+    {
+      g_prefix_error (error, "%s: ", checksum_url);
+      return FALSE;
+    }
+  *out_url = g_steal_pointer (&url);
+  *out_sha256 = g_steal_pointer (&sha);
+  return TRUE;
+}
+
+static gboolean
+ensure_dir (const char *path, GError **error)
+{
+  if (g_mkdir_with_parents (path, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create %s: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+run_command (const char * const *argv, const char * const *envp_extra,
+             GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *shown = g_strjoinv (" ", (char **) argv);
+
+  for (guint i = 0; envp_extra != NULL && envp_extra[i] != NULL; i += 2)
+    g_subprocess_launcher_setenv (launcher, envp_extra[i], envp_extra[i + 1], TRUE);
+
+  proc = g_subprocess_launcher_spawnv (launcher, argv, error);
+  if (proc == NULL)
+    {
+      g_prefix_error (error, "Cannot run %s: ", argv[0]);
+      return FALSE;
+    }
+  if (!g_subprocess_wait (proc, cancellable, &local_error))
+    {
+      g_subprocess_force_exit (proc);
+      g_subprocess_wait (proc, NULL, NULL);
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  if (!g_subprocess_get_if_exited (proc) || g_subprocess_get_exit_status (proc) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "“%s” failed (%s %d); see its messages above",
+                   shown,
+                   g_subprocess_get_if_exited (proc) ? "exit status" : "signal",
+                   g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc)
+                                                     : g_subprocess_get_term_sig (proc));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The sha256 digests named after "key" in a small OCI JSON document, in
+ * order.  OCI index and manifest files are machine-written and flat enough
+ * that this needs no JSON library. */
+static GStrv
+oci_digests (const char *json, const char *key)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autofree char *quoted = g_strdup_printf ("\"%s\"", key);
+  const char *start = strstr (json, quoted);
+  g_autoptr(GRegex) regex = g_regex_new ("\"digest\"\\s*:\\s*\"sha256:([0-9a-f]{64})\"", 0, 0, NULL);
+  g_autoptr(GMatchInfo) match = NULL;
+
+  if (start == NULL)
+    return g_strv_builder_end (builder);
+  g_regex_match (regex, start, 0, &match);
+  while (g_match_info_matches (match))
+    {
+      g_autofree char *digest = g_match_info_fetch (match, 1);
+      g_strv_builder_add (builder, digest);
+      if (g_str_equal (key, "manifests"))
+        break;  /* the first manifest is the image */
+      g_match_info_next (match, NULL);
+    }
+  return g_strv_builder_end (builder);
+}
+
+static char *
+read_blob (const char *layout, const char *digest, GError **error)
+{
+  g_autofree char *path = g_build_filename (layout, "blobs", "sha256", digest, NULL);
+  char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, error))
+    return NULL;
+  return text;
+}
+
+static gboolean
+unpack_oci (const char *archive, const char *rootfs, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *parent = g_path_get_dirname (rootfs);
+  g_autofree char *layout = g_build_filename (parent, "oci-image", NULL);
+  g_autofree char *index_path = g_build_filename (layout, "index.json", NULL);
+  g_autofree char *index = NULL;
+  g_autofree char *manifest = NULL;
+  g_auto(GStrv) manifests = NULL;
+  g_auto(GStrv) layers = NULL;
+  g_autoptr(GError) cleanup_error = NULL;
+  gboolean ok = TRUE;
+
+  if (!gl_mkdir (layout, 0700, error))
+    return FALSE;
+  if (!gl_unpack_archive (archive, layout, cancellable, error))
+    return FALSE;
+
+  if (!g_file_get_contents (index_path, &index, NULL, NULL) ||
+      (manifests = oci_digests (index, "manifests"))[0] == NULL ||
+      (manifest = read_blob (layout, manifests[0], NULL)) == NULL ||
+      (layers = oci_digests (manifest, "layers"))[0] == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s is not an OCI image archive with a manifest and layers "
+                   "(index.json or the manifest is missing or empty)", archive);
+      ok = FALSE;
+    }
+  for (guint i = 0; ok && layers[i] != NULL; i++)
+    {
+      g_autofree char *blob = g_build_filename (layout, "blobs", "sha256", layers[i], NULL);
+      g_autofree char *sum = gl_checksum_file_sha256 (blob, cancellable, error);
+
+      if (sum == NULL)
+        ok = FALSE;
+      else if (!g_str_equal (sum, layers[i]))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "Layer %s of %s is damaged (its SHA-256 is %s)", layers[i], archive, sum);
+          ok = FALSE;
+        }
+      else if (i > 0)
+        {
+          /* Later layers would need whiteout handling; base images have one. */
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                       "%s has %u layers; only single-layer base images are supported",
+                       archive, g_strv_length (layers));
+          ok = FALSE;
+        }
+      else
+        ok = gl_unpack_archive (blob, rootfs, cancellable, error);
+    }
+
+  if (!gl_rm_rf (layout, NULL, &cleanup_error) && ok)
+    {
+      g_propagate_error (error, g_steal_pointer (&cleanup_error));
+      return FALSE;
+    }
+  return ok;
+}
+
+static gboolean
+build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *rootfs,
+               GCancellable *cancellable, GError **error)
+{
+  g_autofree char *archive = NULL;
+
+  if (options->image != NULL)
+    {
+      g_autofree char *expected = NULL;
+      g_autofree char *actual = NULL;
+
+      if (options->sha256 != NULL)
+        expected = g_ascii_strdown (options->sha256, -1);
+      else if (profile->checksum != NULL)
+        expected = g_ascii_strdown (profile->checksum + strlen ("sha256:"), -1);
+
+      status (options, "Verifying %s", options->image);
+      actual = gl_checksum_file_sha256 (options->image, cancellable, error);
+      if (actual == NULL)
+        return FALSE;
+      if (expected == NULL)
+        {
+          g_autofree char *url = NULL;
+          g_autoptr(GError) local_error = NULL;
+
+          if (!gl_create_resolve_tarball (profile, &url, &expected, cancellable, &local_error))
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                           "Cannot verify %s: %s. Pass the sum you trust with --sha256 %s, "
+                           "or rerun when the network is back",
+                           options->image, local_error->message, actual);
+              return FALSE;
+            }
+        }
+      if (g_ascii_strcasecmp (actual, expected) != 0)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       "%s does not match: its SHA-256 is %s, expected %s; "
+                       "the file is damaged or not the image of profile “%s”",
+                       options->image, actual, expected, profile->name);
+          return FALSE;
+        }
+      archive = g_strdup (options->image);
+    }
+  else
+    {
+      g_autofree char *url = NULL;
+      g_autofree char *sha = NULL;
+      g_autofree char *cache = NULL;
+      g_autofree char *file_name = NULL;
+      const char *cache_dir = options->cache_dir ? options->cache_dir : gl_create_default_cache_dir ();
+
+      status (options, "Looking up the image of %s", profile->display_name);
+      if (!gl_create_resolve_tarball (profile, &url, &sha, cancellable, error))
+        return FALSE;
+      cache = g_build_filename (cache_dir, profile->name, NULL);
+      if (!ensure_dir (cache, error))
+        return FALSE;
+      file_name = url_file_name (url);
+      archive = g_build_filename (cache, file_name, NULL);
+      status (options, "Downloading %s", url);
+      if (!gl_download_file (url, archive, sha, options->progress, options->progress_data,
+                             cancellable, error))
+        return FALSE;
+    }
+
+  status (options, "Unpacking %s", archive);
+  if (profile->oci)
+    return unpack_oci (archive, rootfs, cancellable, error);
+  return gl_unpack_archive_strip (archive, rootfs, profile->strip_components, cancellable, error);
+}
+
+static gboolean
+build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char *rootfs,
+                 GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *tool = NULL;
+  g_autofree char *mirror = NULL;
+  g_autofree char *include = NULL;
+
+  if (profile->bootstrap_tool != NULL)
+    tool = g_find_program_in_path (profile->bootstrap_tool);
+  else if ((tool = g_find_program_in_path ("mmdebstrap")) == NULL)
+    tool = g_find_program_in_path ("debootstrap");
+  if (tool == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "Profile “%s” needs %s to build its tree; install it (apt install %s) and try again",
+                   profile->name, profile->bootstrap_tool ? profile->bootstrap_tool : "mmdebstrap or debootstrap",
+                   profile->bootstrap_tool ? profile->bootstrap_tool : "mmdebstrap");
+      return FALSE;
+    }
+
+  mirror = g_strdup (profile->mirror);
+  if (mirror == NULL)
+    mirror = gl_profile_host_debian_mirror (options->apt_root ? options->apt_root : "/");
+  include = g_strv_length (profile->include) > 0 ? g_strjoinv (",", profile->include) : NULL;
+
+  g_ptr_array_add (argv, g_strdup (tool));
+  if (g_str_has_suffix (tool, "mmdebstrap"))
+    {
+      g_ptr_array_add (argv, g_strdup ("--mode=root"));
+      g_ptr_array_add (argv, g_strdup ("--variant=apt"));
+    }
+  else
+    g_ptr_array_add (argv, g_strdup ("--variant=minbase"));
+  if (include != NULL)
+    g_ptr_array_add (argv, g_strdup_printf ("--include=%s", include));
+  g_ptr_array_add (argv, g_strdup (profile->suite));
+  g_ptr_array_add (argv, g_strdup (rootfs));
+  if (mirror != NULL)
+    g_ptr_array_add (argv, g_strdup (mirror));
+  g_ptr_array_add (argv, NULL);
+
+  status (options, "Building %s with %s%s%s", profile->suite, tool,
+          mirror ? " from " : " from its default mirror", mirror ? mirror : "");
+  return run_command ((const char * const *) argv->pdata, NULL, cancellable, error);
+}
+
+static gboolean
+run_hooks (GlProfile *profile, const char *tmp, const char *rootfs, const char *id,
+           GCancellable *cancellable, GError **error)
+{
+  g_autofree char *profile_dir = g_path_get_dirname (profile->path);
+
+  for (guint i = 0; profile->hooks_post_create[i] != NULL; i++)
+    {
+      const char *hook = profile->hooks_post_create[i];
+      g_autofree char *path = g_path_is_absolute (hook) ? g_strdup (hook)
+                                                        : g_build_filename (profile_dir, hook, NULL);
+      const char *argv[] = { path, tmp, NULL };
+      const char *env[] = { "GLIMPSE_SANDBOX", id, "GLIMPSE_SANDBOX_PATH", tmp,
+                            "GLIMPSE_ROOTFS", rootfs ? rootfs : "", "GLIMPSE_PROFILE", profile->name,
+                            NULL };
+
+      if (!run_command (argv, env, cancellable, error))
+        {
+          g_prefix_error (error, "Hook %s of profile %s: ", path, profile->path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+write_empty (const char *path, GError **error)
+{
+  return g_file_set_contents_full (path, "", 0, G_FILE_SET_CONTENTS_NONE, 0644, error);
+}
+
+static gboolean
+build_tree (const char *store_dir, const char *tmp, const char *id, GlProfile *profile,
+            const GlCreateOptions *options, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *system = g_build_filename (tmp, "system", NULL);
+  g_autofree char *upper = g_build_filename (tmp, "system", "upper", NULL);
+  g_autofree char *work = g_build_filename (tmp, "system", "work", NULL);
+  g_autofree char *users = g_build_filename (tmp, "users", NULL);
+  g_autofree char *lock = g_build_filename (tmp, "lock", NULL);
+  g_autofree char *rootfs = NULL;
+  g_autoptr(GlSandbox) sandbox = g_new0 (GlSandbox, 1);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+
+  if (!gl_mkdir (system, 0755, error) || !gl_mkdir (upper, 0755, error) ||
+      !gl_mkdir (work, 0755, error) || !gl_mkdir (users, 0755, error) ||
+      !write_empty (lock, error))
+    return FALSE;
+
+  if (profile->base_type != GL_PROFILE_BASE_HOST)
+    {
+      rootfs = g_build_filename (tmp, "rootfs", NULL);
+      if (!gl_mkdir (rootfs, 0755, error))
+        return FALSE;
+      if (profile->base_type == GL_PROFILE_BASE_TARBALL &&
+          !build_tarball (profile, options, rootfs, cancellable, error))
+        return FALSE;
+      if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP &&
+          !build_bootstrap (profile, options, rootfs, cancellable, error))
+        return FALSE;
+      /* whatever the archive said, the tree's top is root's and not writable by others */
+      if (chown (rootfs, 0, 0) != 0 || chmod (rootfs, 0755) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "Cannot set owner and mode of %s: %s", rootfs, g_strerror (saved));
+          return FALSE;
+        }
+    }
+  else if (options->image != NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Profile “%s” uses the host as its base and takes no --image", profile->name);
+      return FALSE;
+    }
+
+  if (!run_hooks (profile, tmp, rootfs, id, cancellable, error))
+    return FALSE;
+
+  sandbox->id = g_strdup (id);
+  sandbox->path = g_strdup (tmp);
+  sandbox->profile = g_strdup (profile->name);
+  sandbox->name = g_strdup (id);
+  if (!g_str_equal (id, profile->name))
+    {
+      g_free (sandbox->name);
+      sandbox->name = g_strdup_printf ("%s [%s]", profile->display_name, id);
+    }
+  else
+    {
+      g_free (sandbox->name);
+      sandbox->name = g_strdup (profile->display_name);
+    }
+  sandbox->base = g_strdup (profile->base_type == GL_PROFILE_BASE_HOST ? GL_BASE_HOST : GL_BASE_ROOTFS);
+  sandbox->family = g_strdup (profile->family);
+  sandbox->launchers = g_strdupv (profile->launchers);
+  sandbox->repositories = g_strdupv (profile->repositories);
+  sandbox->created = g_date_time_ref (now);
+  sandbox->updated = g_date_time_ref (now);
+  return gl_sandbox_save (sandbox, error);
+}
+
+char *
+gl_create_sandbox (const char *store_dir, GlProfile *profile, const GlCreateOptions *options,
+                   GCancellable *cancellable, GError **error)
+{
+  g_autofree char *id = NULL;
+  g_autofree char *final = NULL;
+  g_autofree char *tmp = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!ensure_dir (store_dir, error))
+    return NULL;
+
+  if (options->id != NULL)
+    {
+      if (!gl_id_validate (options->id, error))
+        return NULL;
+      id = g_strdup (options->id);
+      final = g_build_filename (store_dir, id, NULL);
+      if (g_file_test (final, G_FILE_TEST_EXISTS) || g_file_test (final, G_FILE_TEST_IS_SYMLINK))
+        {
+          g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_EXISTS,
+                       "A sandbox “%s” exists already; choose another name with --name, "
+                       "or remove it with “glimpse remove %s”", id, id);
+          return NULL;
+        }
+    }
+  else
+    {
+      id = gl_store_allocate_id (store_dir, profile->name, error);
+      if (id == NULL)
+        return NULL;
+      final = g_build_filename (store_dir, id, NULL);
+    }
+
+  /* Beside the final place, so the rename is atomic; a leading '.' keeps
+   * it out of every listing. */
+  tmp = g_build_filename (store_dir, ".creating-XXXXXX", NULL);
+  if (g_mkdtemp_full (tmp, 0700) == NULL)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create a temporary directory in %s: %s", store_dir, g_strerror (saved));
+      return NULL;
+    }
+
+  if (!build_tree (store_dir, tmp, id, profile, options, cancellable, &local_error) ||
+      chmod (tmp, 0755) != 0 ||
+      /* RENAME_NOREPLACE: a sandbox made meanwhile under the same name wins */
+      renameat2 (AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) != 0)
+    {
+      g_autoptr(GError) cleanup_error = NULL;
+
+      if (local_error == NULL)
+        {
+          int saved = errno;
+          g_set_error (&local_error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "Cannot move the new sandbox into place at %s: %s", final, g_strerror (saved));
+        }
+      if (!gl_rm_rf (tmp, NULL, &cleanup_error))
+        g_prefix_error (&local_error, "the half-built tree %s could not be removed (%s); "
+                        "remove it by hand. The build failed: ", tmp, cleanup_error->message);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "Cannot create sandbox “%s”: ", id);
+      return NULL;
+    }
+
+  return g_steal_pointer (&id);
+}
+
+gboolean
+gl_remove_sandbox (GlSandbox *sandbox, gboolean force, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *parent = g_path_get_dirname (sandbox->path);
+  g_autofree char *doomed = g_build_filename (parent, ".removing-XXXXXX", NULL);
+  g_autoptr(GError) lock_error = NULL;
+  int lock_fd = -1;
+
+  lock_fd = gl_sandbox_lock_exclusive (sandbox, &lock_error);
+  if (lock_fd < 0 && !force)
+    {
+      if (g_error_matches (lock_error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE))
+        g_propagate_prefixed_error (error, g_steal_pointer (&lock_error),
+                                    "Not removed (--force removes it anyway): ");
+      else
+        g_propagate_error (error, g_steal_pointer (&lock_error));
+      return FALSE;
+    }
+
+  /* Take it out of the store first, so a removal that fails half-way
+   * leaves no half sandbox that looks usable. */
+  if (g_mkdtemp_full (doomed, 0700) == NULL ||
+      rename (sandbox->path, doomed) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot remove %s: %s", sandbox->path, g_strerror (saved));
+      g_rmdir (doomed);
+      if (lock_fd >= 0)
+        close (lock_fd);
+      return FALSE;
+    }
+  if (lock_fd >= 0)
+    close (lock_fd);
+
+  return gl_rm_rf (doomed, cancellable, error);
+}

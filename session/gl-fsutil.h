@@ -1,0 +1,23 @@
+/* gl-fsutil.h: file-system helpers
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* Removes @path and everything below it without following symbolic links
+ * and without crossing into other mounts (a mount point inside is an
+ * error, so a stray bind mount never takes host files with it). A missing
+ * @path is not an error. */
+gboolean gl_rm_rf (const char *path, GCancellable *cancellable, GError **error);
+
+/* mkdir with a mode, failing if it exists */
+gboolean gl_mkdir (const char *path, int mode, GError **error);
+
+/* "12.3 MiB" */
+char *gl_format_size (guint64 bytes);
+
+G_END_DECLS

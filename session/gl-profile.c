@@ -1,0 +1,575 @@
+/* gl-profile.c: distribution profiles
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-profile.h"
+
+#include <sys/utsname.h>
+
+G_DEFINE_QUARK (gl-profile-error-quark, gl_profile_error)
+
+static const char * const known_families[] = { "apt", "dnf", "pacman", "apk", NULL };
+static const char * const known_groups[] = { "Profile", "Base", "Packages", "Hooks", "Tweaks", NULL };
+
+void
+gl_profile_free (GlProfile *profile)
+{
+  if (profile == NULL)
+    return;
+  g_free (profile->name);
+  g_free (profile->path);
+  g_free (profile->display_name);
+  g_free (profile->description);
+  g_free (profile->family);
+  g_free (profile->release);
+  g_free (profile->url);
+  g_free (profile->file_pattern);
+  g_free (profile->checksum);
+  g_free (profile->checksum_url);
+  g_free (profile->bootstrap_tool);
+  g_free (profile->suite);
+  g_free (profile->mirror);
+  g_strfreev (profile->include);
+  g_strfreev (profile->repositories);
+  g_strfreev (profile->launchers);
+  g_free (profile->cmd_refresh);
+  g_free (profile->cmd_upgrade);
+  g_free (profile->cmd_install);
+  g_free (profile->cmd_list_upgradable);
+  g_strfreev (profile->hooks_post_create);
+  g_clear_pointer (&profile->tweaks, g_hash_table_unref);
+  g_free (profile);
+}
+
+const char *
+gl_profile_base_type_to_string (GlProfileBaseType type)
+{
+  switch (type)
+    {
+    case GL_PROFILE_BASE_HOST:
+      return "host";
+    case GL_PROFILE_BASE_TARBALL:
+      return "tarball";
+    case GL_PROFILE_BASE_BOOTSTRAP:
+      return "bootstrap";
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* The 1-based line of "key=" inside [group] of data, or 0. */
+static guint
+find_line (const char *data, const char *group, const char *key)
+{
+  g_auto(GStrv) lines = g_strsplit (data, "\n", -1);
+  g_autofree char *header = g_strdup_printf ("[%s]", group);
+  gboolean in_group = FALSE;
+  guint group_line = 0;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autofree char *line = g_strstrip (g_strdup (lines[i]));
+
+      if (line[0] == '[')
+        {
+          in_group = g_str_equal (line, header);
+          if (in_group)
+            group_line = i + 1;
+          continue;
+        }
+      if (in_group && key != NULL && g_str_has_prefix (line, key))
+        {
+          const char *rest = line + strlen (key);
+          while (*rest == ' ' || *rest == '\t')
+            rest++;
+          if (*rest == '=')
+            return i + 1;
+        }
+    }
+  return key == NULL ? group_line : 0;
+}
+
+typedef struct {
+  const char *path;
+  const char *data;
+  GKeyFile *kf;
+} Parser;
+
+G_GNUC_PRINTF (5, 6) static gboolean
+fail (Parser *p, GError **error, const char *group, const char *key, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+  guint line = find_line (p->data, group, key);
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_autofree char *where = line > 0 ? g_strdup_printf ("%s:%u", p->path, line) : g_strdup (p->path);
+
+  if (key != NULL)
+    g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_MALFORMED,
+                 "%s: [%s] %s: %s", where, group, key, msg);
+  else
+    g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_MALFORMED,
+                 "%s: [%s]: %s", where, group, msg);
+  return FALSE;
+}
+
+/* A string key; required keys fail when missing or empty. */
+static gboolean
+get_string (Parser *p, const char *group, const char *key, gboolean required,
+            char **out, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *value = NULL;
+
+  if (!g_key_file_has_key (p->kf, group, key, NULL))
+    {
+      if (required)
+        return fail (p, error, group, key, "required key is missing; add “%s=…” to the [%s] group",
+                     key, group);
+      *out = NULL;
+      return TRUE;
+    }
+  value = g_key_file_get_locale_string (p->kf, group, key, NULL, &local_error);
+  if (value == NULL)
+    return fail (p, error, group, key, "%s", local_error->message);
+  g_strstrip (value);
+  if (required && *value == '\0')
+    return fail (p, error, group, key, "must not be empty");
+  *out = g_steal_pointer (&value);
+  return TRUE;
+}
+
+static gboolean
+get_list (Parser *p, const char *group, const char *key, char ***out, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) value = NULL;
+
+  if (!g_key_file_has_key (p->kf, group, key, NULL))
+    {
+      *out = g_new0 (char *, 1);
+      return TRUE;
+    }
+  value = g_key_file_get_string_list (p->kf, group, key, NULL, &local_error);
+  if (value == NULL)
+    return fail (p, error, group, key, "%s", local_error->message);
+  *out = g_steal_pointer (&value);
+  return TRUE;
+}
+
+static gboolean
+parse_base (Parser *p, GlProfile *profile, GError **error)
+{
+  g_autofree char *type = NULL;
+  g_autofree char *strip = NULL;
+  g_autofree char *format = NULL;
+
+  if (!g_key_file_has_group (p->kf, "Base"))
+    return fail (p, error, "Base", NULL, "the [Base] group is missing; add one with “Type=host”, "
+                 "“Type=tarball” or “Type=bootstrap”");
+  if (!get_string (p, "Base", "Type", TRUE, &type, error))
+    return FALSE;
+
+  if (g_str_equal (type, "host"))
+    profile->base_type = GL_PROFILE_BASE_HOST;
+  else if (g_str_equal (type, "tarball"))
+    profile->base_type = GL_PROFILE_BASE_TARBALL;
+  else if (g_str_equal (type, "bootstrap"))
+    profile->base_type = GL_PROFILE_BASE_BOOTSTRAP;
+  else
+    return fail (p, error, "Base", "Type", "unknown base type “%s”; use host, tarball or bootstrap", type);
+
+  if (!get_string (p, "Base", "Url", profile->base_type == GL_PROFILE_BASE_TARBALL, &profile->url, error) ||
+      !get_string (p, "Base", "FilePattern", FALSE, &profile->file_pattern, error) ||
+      !get_string (p, "Base", "Checksum", FALSE, &profile->checksum, error) ||
+      !get_string (p, "Base", "ChecksumUrl", FALSE, &profile->checksum_url, error) ||
+      !get_string (p, "Base", "StripComponents", FALSE, &strip, error) ||
+      !get_string (p, "Base", "Format", FALSE, &format, error) ||
+      !get_string (p, "Base", "Tool", FALSE, &profile->bootstrap_tool, error) ||
+      !get_string (p, "Base", "Suite", profile->base_type == GL_PROFILE_BASE_BOOTSTRAP, &profile->suite, error) ||
+      !get_string (p, "Base", "Mirror", FALSE, &profile->mirror, error) ||
+      !get_list (p, "Base", "Include", &profile->include, error))
+    return FALSE;
+
+  if (profile->base_type == GL_PROFILE_BASE_TARBALL)
+    {
+      if (profile->checksum == NULL && profile->checksum_url == NULL)
+        return fail (p, error, "Base", "Url", "a tarball base needs “Checksum=sha256:…” or "
+                     "“ChecksumUrl=…” so the download can be verified");
+      if (profile->file_pattern != NULL && profile->checksum_url == NULL)
+        return fail (p, error, "Base", "FilePattern", "needs “ChecksumUrl=”: the file name is "
+                     "taken from the checksum list");
+      if (profile->file_pattern != NULL && !g_str_has_suffix (profile->url, "/"))
+        return fail (p, error, "Base", "Url", "with FilePattern, Url must be a directory ending in “/”");
+    }
+  if (profile->checksum != NULL)
+    {
+      const char *hex = profile->checksum + strlen ("sha256:");
+      gsize len;
+
+      if (!g_str_has_prefix (profile->checksum, "sha256:"))
+        return fail (p, error, "Base", "Checksum", "must start with “sha256:”");
+      len = strlen (hex);
+      if (len != 64)
+        return fail (p, error, "Base", "Checksum", "a SHA-256 sum has 64 hex digits, this has %zu", len);
+      for (gsize i = 0; i < len; i++)
+        if (!g_ascii_isxdigit (hex[i]))
+          return fail (p, error, "Base", "Checksum", "“%c” is not a hex digit", hex[i]);
+    }
+  if (strip != NULL)
+    {
+      guint64 n;
+      if (!g_ascii_string_to_unsigned (strip, 10, 0, 16, &n, NULL))
+        return fail (p, error, "Base", "StripComponents", "“%s” is not a number from 0 to 16", strip);
+      profile->strip_components = n;
+    }
+  if (format != NULL)
+    {
+      if (g_str_equal (format, "oci"))
+        profile->oci = TRUE;
+      else if (!g_str_equal (format, "tar"))
+        return fail (p, error, "Base", "Format", "“%s” is not a known format; use tar or oci", format);
+    }
+  if (profile->bootstrap_tool != NULL &&
+      !g_str_equal (profile->bootstrap_tool, "mmdebstrap") &&
+      !g_str_equal (profile->bootstrap_tool, "debootstrap"))
+    return fail (p, error, "Base", "Tool", "“%s” is not supported; use mmdebstrap or debootstrap",
+                 profile->bootstrap_tool);
+  return TRUE;
+}
+
+GlProfile *
+gl_profile_load_from_data (const char *name, const char *path,
+                           const char *data, gsize length, GError **error)
+{
+  g_autoptr(GlProfile) profile = g_new0 (GlProfile, 1);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) groups = NULL;
+  g_auto(GStrv) tweak_keys = NULL;
+  g_autofree char *text = length == (gsize) -1 ? g_strdup (data) : g_strndup (data, length);
+  Parser p = { path, text, kf };
+
+  if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_NONE, &local_error))
+    {
+      g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_MALFORMED,
+                   "%s: %s", path, local_error->message);
+      return NULL;
+    }
+
+  groups = g_key_file_get_groups (kf, NULL);
+  for (guint i = 0; groups[i] != NULL; i++)
+    if (!g_strv_contains (known_groups, groups[i]))
+      {
+        fail (&p, error, groups[i], NULL, "unknown group; known groups are [Profile], [Base], "
+              "[Packages], [Hooks] and [Tweaks]");
+        return NULL;
+      }
+
+  profile->name = g_strdup (name);
+  profile->path = g_strdup (path);
+  if (!get_string (&p, "Profile", "Name", TRUE, &profile->display_name, error) ||
+      !get_string (&p, "Profile", "Description", FALSE, &profile->description, error) ||
+      !get_string (&p, "Profile", "Family", TRUE, &profile->family, error) ||
+      !get_string (&p, "Profile", "Release", FALSE, &profile->release, error) ||
+      !get_list (&p, "Profile", "Repositories", &profile->repositories, error) ||
+      !get_list (&p, "Profile", "Launchers", &profile->launchers, error))
+    return NULL;
+
+  if (!g_strv_contains (known_families, profile->family))
+    {
+      fail (&p, error, "Profile", "Family", "unknown package family “%s”; use apt, dnf, pacman or apk",
+            profile->family);
+      return NULL;
+    }
+  for (guint i = 0; profile->launchers[i] != NULL; i++)
+    if (!g_str_has_suffix (profile->launchers[i], ".desktop"))
+      {
+        fail (&p, error, "Profile", "Launchers", "“%s” is not a desktop file id (it must end in .desktop)",
+              profile->launchers[i]);
+        return NULL;
+      }
+
+  if (!parse_base (&p, profile, error))
+    return NULL;
+
+  if (!get_string (&p, "Packages", "Refresh", TRUE, &profile->cmd_refresh, error) ||
+      !get_string (&p, "Packages", "Upgrade", TRUE, &profile->cmd_upgrade, error) ||
+      !get_string (&p, "Packages", "Install", TRUE, &profile->cmd_install, error) ||
+      !get_string (&p, "Packages", "ListUpgradable", TRUE, &profile->cmd_list_upgradable, error))
+    return NULL;
+
+  if (!get_list (&p, "Hooks", "PostCreate", &profile->hooks_post_create, error))
+    return NULL;
+
+  profile->tweaks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  tweak_keys = g_key_file_get_keys (kf, "Tweaks", NULL, NULL);
+  for (guint i = 0; tweak_keys != NULL && tweak_keys[i] != NULL; i++)
+    g_hash_table_insert (profile->tweaks, g_strdup (tweak_keys[i]),
+                         g_key_file_get_string (kf, "Tweaks", tweak_keys[i], NULL));
+
+  return g_steal_pointer (&profile);
+}
+
+GlProfile *
+gl_profile_load_file (const char *path, GError **error)
+{
+  g_autofree char *data = NULL;
+  g_autofree char *base = g_path_get_basename (path);
+  gsize length;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_str_has_suffix (base, ".profile"))
+    {
+      g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_MALFORMED,
+                   "%s: a profile's file name must end in .profile", path);
+      return NULL;
+    }
+  base[strlen (base) - strlen (".profile")] = '\0';
+  if (!g_file_get_contents (path, &data, &length, &local_error))
+    {
+      g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_MALFORMED,
+                   "Cannot read profile %s: %s", path, local_error->message);
+      return NULL;
+    }
+  return gl_profile_load_from_data (base, path, data, length, error);
+}
+
+GStrv
+gl_profile_get_search_path (void)
+{
+  const char *env = g_getenv ("GLIMPSE_PROFILES_PATH");
+
+  if (env != NULL && *env != '\0')
+    return g_strsplit (env, ":", -1);
+  return g_strdupv ((char *[]) { (char *) GL_ETC_PROFILES_DIR, (char *) GL_PROFILES_DIR, NULL });
+}
+
+static gint
+compare_profiles (gconstpointer a, gconstpointer b)
+{
+  const GlProfile *pa = *(const GlProfile * const *) a;
+  const GlProfile *pb = *(const GlProfile * const *) b;
+
+  return g_strcmp0 (pa->name, pb->name);
+}
+
+GPtrArray *
+gl_profile_list (const char * const *search_path, GPtrArray *errors)
+{
+  g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_profile_free);
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; search_path[i] != NULL; i++)
+    {
+      g_autoptr(GDir) dir = g_dir_open (search_path[i], 0, NULL);
+      g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+      const char *name;
+
+      if (dir == NULL)
+        continue;
+      while ((name = g_dir_read_name (dir)) != NULL)
+        if (g_str_has_suffix (name, ".profile"))
+          g_ptr_array_add (names, g_strdup (name));
+      g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+
+      for (guint j = 0; j < names->len; j++)
+        {
+          g_autofree char *path = g_build_filename (search_path[i], names->pdata[j], NULL);
+          g_autofree char *key = g_strndup (names->pdata[j], strlen (names->pdata[j]) - strlen (".profile"));
+          g_autoptr(GError) local_error = NULL;
+          GlProfile *profile;
+
+          if (g_hash_table_contains (seen, key))
+            continue;  /* overridden by a directory earlier in the path */
+          g_hash_table_add (seen, g_strdup (key));
+          profile = gl_profile_load_file (path, &local_error);
+          if (profile == NULL)
+            {
+              g_debug ("%s", local_error->message);
+              if (errors != NULL)
+                g_ptr_array_add (errors, g_steal_pointer (&local_error));
+              continue;
+            }
+          g_ptr_array_add (result, profile);
+        }
+    }
+
+  g_ptr_array_sort (result, compare_profiles);
+  return g_steal_pointer (&result);
+}
+
+GlProfile *
+gl_profile_find (const char * const *search_path, const char *name, GError **error)
+{
+  g_autofree char *file = NULL;
+
+  if (name == NULL || *name == '\0' || strchr (name, '/') != NULL || name[0] == '.')
+    {
+      g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_NOT_FOUND,
+                   "“%s” is not a profile name; “glimpse profiles” lists them", name ? name : "");
+      return NULL;
+    }
+  file = g_strconcat (name, ".profile", NULL);
+  for (guint i = 0; search_path[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (search_path[i], file, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return gl_profile_load_file (path, error);
+    }
+
+  g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_NOT_FOUND,
+               "No profile “%s”; “glimpse profiles” lists them", name);
+  return NULL;
+}
+
+static const char *
+debian_arch (const char *machine)
+{
+  static const struct { const char *uname; const char *deb; } map[] = {
+    { "x86_64", "amd64" }, { "aarch64", "arm64" }, { "i686", "i386" }, { "i386", "i386" },
+    { "armv7l", "armhf" }, { "ppc64le", "ppc64el" }, { "s390x", "s390x" }, { "riscv64", "riscv64" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (map); i++)
+    if (g_str_equal (machine, map[i].uname))
+      return map[i].deb;
+  return machine;
+}
+
+char *
+gl_profile_expand (GlProfile *profile, const char *template_str)
+{
+  struct utsname u;
+  g_autoptr(GString) s = NULL;
+
+  if (template_str == NULL)
+    return NULL;
+  if (uname (&u) != 0)
+    g_strlcpy (u.machine, "x86_64", sizeof u.machine);
+
+  s = g_string_new (template_str);
+  g_string_replace (s, "{arch}", debian_arch (u.machine), 0);
+  g_string_replace (s, "{uname_arch}", u.machine, 0);
+  g_string_replace (s, "{release}", profile->release ? profile->release : "", 0);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* First URI of a deb822 stanza that has "Types: deb" and a Suites line
+ * whose suites are Debian's (not -security). */
+static char *
+mirror_from_deb822 (const char *text)
+{
+  g_auto(GStrv) stanzas = g_regex_split_simple ("\\n\\s*\\n", text, 0, 0);
+
+  for (guint i = 0; stanzas[i] != NULL; i++)
+    {
+      g_auto(GStrv) lines = g_strsplit (stanzas[i], "\n", -1);
+      g_autofree char *uri = NULL;
+      gboolean is_deb = FALSE, enabled = TRUE, security = FALSE, debian_key = FALSE;
+
+      for (guint j = 0; lines[j] != NULL; j++)
+        {
+          const char *line = lines[j];
+          if (g_str_has_prefix (line, "Types:"))
+            {
+              g_auto(GStrv) types = g_strsplit_set (line + 6, " \t", -1);
+              is_deb = g_strv_contains ((const char * const *) types, "deb");
+            }
+          else if (g_str_has_prefix (line, "URIs:") && uri == NULL)
+            {
+              g_autofree char *value = g_strstrip (g_strdup (line + 5));
+              g_auto(GStrv) uris = g_strsplit_set (value, " \t", -1);
+              uri = g_strdup (uris[0]);
+            }
+          else if (g_str_has_prefix (line, "Suites:"))
+            security = strstr (line, "security") != NULL;
+          else if (g_str_has_prefix (line, "Enabled:"))
+            enabled = strstr (line, "no") == NULL;
+          else if (g_str_has_prefix (line, "Signed-By:"))
+            debian_key = strstr (line, "debian-archive-keyring") != NULL;
+        }
+      if (is_deb && enabled && !security && debian_key && uri != NULL && *uri != '\0')
+        return g_steal_pointer (&uri);
+    }
+  return NULL;
+}
+
+static char *
+mirror_from_sources_list (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autofree char *line = g_strstrip (g_strdup (lines[i]));
+      g_auto(GStrv) words = NULL;
+      guint w = 1;
+
+      if (!g_str_has_prefix (line, "deb ") && !g_str_has_prefix (line, "deb\t"))
+        continue;
+      words = g_strsplit_set (line, " \t", -1);
+      /* skip empty words and [options] */
+      while (words[w] != NULL && (words[w][0] == '\0' || words[w][0] == '['))
+        {
+          if (words[w][0] == '[')
+            while (words[w] != NULL && !g_str_has_suffix (words[w], "]"))
+              w++;
+          if (words[w] != NULL)
+            w++;
+        }
+      if (words[w] == NULL || words[w + 1] == NULL)
+        continue;
+      if (strstr (words[w + 1], "security") != NULL || strstr (words[w], "/debian") == NULL)
+        continue;
+      return g_strdup (words[w]);
+    }
+  return NULL;
+}
+
+char *
+gl_profile_host_debian_mirror (const char *apt_root)
+{
+  g_autofree char *dir = g_build_filename (apt_root, "etc", "apt", "sources.list.d", NULL);
+  g_autofree char *list = g_build_filename (apt_root, "etc", "apt", "sources.list", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GDir) d = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (g_file_get_contents (list, &text, NULL, NULL))
+    {
+      char *m = mirror_from_sources_list (text);
+      if (m != NULL)
+        return m;
+      g_clear_pointer (&text, g_free);
+    }
+
+  d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return NULL;
+  while ((name = g_dir_read_name (d)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names->pdata[i], NULL);
+      g_autofree char *content = NULL;
+      char *m = NULL;
+
+      if (!g_file_get_contents (path, &content, NULL, NULL))
+        continue;
+      if (g_str_has_suffix (names->pdata[i], ".sources"))
+        m = mirror_from_deb822 (content);
+      else if (g_str_has_suffix (names->pdata[i], ".list"))
+        m = mirror_from_sources_list (content);
+      if (m != NULL)
+        return m;
+    }
+  return NULL;
+}

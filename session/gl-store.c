@@ -1,0 +1,412 @@
+/* gl-store.c: the sandbox store
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#define SANDBOX_GROUP "Sandbox"
+
+G_DEFINE_QUARK (gl-store-error-quark, gl_store_error)
+
+void
+gl_sandbox_free (GlSandbox *sandbox)
+{
+  if (sandbox == NULL)
+    return;
+  g_free (sandbox->id);
+  g_free (sandbox->path);
+  g_free (sandbox->profile);
+  g_free (sandbox->name);
+  g_free (sandbox->base);
+  g_free (sandbox->family);
+  g_strfreev (sandbox->launchers);
+  g_strfreev (sandbox->repositories);
+  g_clear_pointer (&sandbox->created, g_date_time_unref);
+  g_clear_pointer (&sandbox->updated, g_date_time_unref);
+  g_free (sandbox);
+}
+
+const char *
+gl_store_default_dir (void)
+{
+  const char *dir = g_getenv ("GLIMPSE_SANDBOX_DIR");
+
+  if (dir != NULL && *dir != '\0')
+    return dir;
+  return GL_SANDBOX_DIR;
+}
+
+gboolean
+gl_id_is_valid (const char *id)
+{
+  gsize len;
+
+  if (id == NULL || !g_ascii_isalnum (id[0]))
+    return FALSE;
+  len = strlen (id);
+  if (len > 64)
+    return FALSE;
+  for (gsize i = 1; i < len; i++)
+    {
+      char c = id[i];
+      if (!g_ascii_isalnum (c) && c != '_' && c != '.' && c != '-')
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+gl_id_validate (const char *id, GError **error)
+{
+  if (gl_id_is_valid (id))
+    return TRUE;
+
+  if (id == NULL || *id == '\0')
+    g_set_error_literal (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
+                         "The sandbox name is empty; give a name of letters, digits, '.', '_' or '-'");
+  else if (strlen (id) > 64)
+    g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
+                 "The sandbox name is %zu characters long; use at most 64", strlen (id));
+  else
+    {
+      g_autofree char *shown = g_strescape (id, NULL);
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
+                   "“%s” is not a valid sandbox name: it must start with a letter or digit "
+                   "and contain only letters, digits, '.', '_' and '-'", shown);
+    }
+  return FALSE;
+}
+
+char *
+gl_store_allocate_id (const char *store_dir, const char *base, GError **error)
+{
+  if (!gl_id_validate (base, error))
+    return NULL;
+
+  for (guint n = 1; n < 10000; n++)
+    {
+      g_autofree char *id = n == 1 ? g_strdup (base) : g_strdup_printf ("%s-%u", base, n);
+      g_autofree char *path = NULL;
+
+      if (!gl_id_is_valid (id))
+        break;
+      path = g_build_filename (store_dir, id, NULL);
+      if (!g_file_test (path, G_FILE_TEST_EXISTS) &&
+          !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        return g_steal_pointer (&id);
+    }
+
+  g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_EXISTS,
+               "No free sandbox name based on “%s” in %s; choose one with --name", base, store_dir);
+  return NULL;
+}
+
+static GDateTime *
+get_time (GKeyFile *kf, const char *key)
+{
+  g_autofree char *value = g_key_file_get_string (kf, SANDBOX_GROUP, key, NULL);
+
+  if (value == NULL)
+    return NULL;
+  return g_date_time_new_from_iso8601 (value, NULL);
+}
+
+GlSandbox *
+gl_sandbox_load_from_data (const char *id, const char *path,
+                           const char *data, gsize length, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GlSandbox) sandbox = g_new0 (GlSandbox, 1);
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_KEEP_COMMENTS, &local_error))
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s/sandbox.conf: %s", path, local_error->message);
+      return NULL;
+    }
+
+  sandbox->id = g_strdup (id);
+  sandbox->path = g_strdup (path);
+  sandbox->profile = g_key_file_get_string (kf, SANDBOX_GROUP, "Profile", &local_error);
+  if (sandbox->profile == NULL)
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s/sandbox.conf: %s", path, local_error->message);
+      return NULL;
+    }
+  sandbox->base = g_key_file_get_string (kf, SANDBOX_GROUP, "Base", &local_error);
+  if (sandbox->base == NULL)
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s/sandbox.conf: %s", path, local_error->message);
+      return NULL;
+    }
+  if (!g_str_equal (sandbox->base, GL_BASE_HOST) && !g_str_equal (sandbox->base, GL_BASE_ROOTFS))
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s/sandbox.conf: key “Base” is “%s”; expected “host” or “rootfs”",
+                   path, sandbox->base);
+      return NULL;
+    }
+  sandbox->name = g_key_file_get_string (kf, SANDBOX_GROUP, "Name", NULL);
+  if (sandbox->name == NULL)
+    sandbox->name = g_strdup (id);
+  sandbox->family = g_key_file_get_string (kf, SANDBOX_GROUP, "Family", NULL);
+  sandbox->launchers = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Launchers", NULL, NULL);
+  sandbox->repositories = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Repositories", NULL, NULL);
+  sandbox->created = get_time (kf, "Created");
+  sandbox->updated = get_time (kf, "Updated");
+
+  return g_steal_pointer (&sandbox);
+}
+
+GlSandbox *
+gl_sandbox_load (const char *store_dir, const char *id, GError **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *conf = NULL;
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!gl_id_validate (id, error))
+    return NULL;
+
+  path = g_build_filename (store_dir, id, NULL);
+  conf = g_build_filename (path, "sandbox.conf", NULL);
+  if (!g_file_get_contents (conf, &data, &length, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_NOT_FOUND,
+                     "No sandbox “%s” in %s; “glimpse list” shows the sandboxes there are",
+                     id, store_dir);
+      else
+        g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                     "Cannot read %s: %s", conf, local_error->message);
+      return NULL;
+    }
+
+  return gl_sandbox_load_from_data (id, path, data, length, error);
+}
+
+static void
+set_time (GKeyFile *kf, const char *key, GDateTime *time)
+{
+  g_autofree char *text = NULL;
+
+  if (time == NULL)
+    return;
+  text = g_date_time_format_iso8601 (time);
+  g_key_file_set_string (kf, SANDBOX_GROUP, key, text);
+}
+
+char *
+gl_sandbox_to_data (GlSandbox *sandbox, gsize *length)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+
+  g_key_file_set_string (kf, SANDBOX_GROUP, "Profile", sandbox->profile);
+  g_key_file_set_string (kf, SANDBOX_GROUP, "Name", sandbox->name ? sandbox->name : sandbox->id);
+  g_key_file_set_string (kf, SANDBOX_GROUP, "Base", sandbox->base);
+  if (sandbox->family)
+    g_key_file_set_string (kf, SANDBOX_GROUP, "Family", sandbox->family);
+  g_key_file_set_string_list (kf, SANDBOX_GROUP, "Launchers",
+                              (const char * const *) (sandbox->launchers ? sandbox->launchers : (char *[]) { NULL }),
+                              sandbox->launchers ? g_strv_length (sandbox->launchers) : 0);
+  g_key_file_set_string_list (kf, SANDBOX_GROUP, "Repositories",
+                              (const char * const *) (sandbox->repositories ? sandbox->repositories : (char *[]) { NULL }),
+                              sandbox->repositories ? g_strv_length (sandbox->repositories) : 0);
+  set_time (kf, "Created", sandbox->created);
+  set_time (kf, "Updated", sandbox->updated);
+
+  return g_key_file_to_data (kf, length, NULL);
+}
+
+gboolean
+gl_sandbox_save (GlSandbox *sandbox, GError **error)
+{
+  g_autofree char *conf = g_build_filename (sandbox->path, "sandbox.conf", NULL);
+  gsize length = 0;
+  g_autofree char *data = gl_sandbox_to_data (sandbox, &length);
+
+  return g_file_set_contents_full (conf, data, length,
+                                   G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+char *
+gl_sandbox_get_rootfs (GlSandbox *sandbox)
+{
+  if (g_strcmp0 (sandbox->base, GL_BASE_HOST) == 0)
+    return NULL;
+  return g_build_filename (sandbox->path, "rootfs", NULL);
+}
+
+char *
+gl_sandbox_get_system_upper (GlSandbox *sandbox)
+{
+  return g_build_filename (sandbox->path, "system", "upper", NULL);
+}
+
+char *
+gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid)
+{
+  g_autofree char *uid_str = g_strdup_printf ("%u", (unsigned) uid);
+
+  return g_build_filename (sandbox->path, "users", uid_str, NULL);
+}
+
+static gint
+compare_sandboxes (gconstpointer a, gconstpointer b)
+{
+  const GlSandbox *sa = *(const GlSandbox * const *) a;
+  const GlSandbox *sb = *(const GlSandbox * const *) b;
+
+  return g_strcmp0 (sa->id, sb->id);
+}
+
+GPtrArray *
+gl_store_list (const char *store_dir, GPtrArray *errors, GError **error)
+{
+  g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_sandbox_free);
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GError) local_error = NULL;
+  const char *name;
+
+  dir = g_dir_open (store_dir, 0, &local_error);
+  if (dir == NULL)
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return g_steal_pointer (&result);  /* no store yet: no sandboxes */
+      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                   "Cannot list sandboxes in %s: %s", store_dir, local_error->message);
+      return NULL;
+    }
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autoptr(GError) sandbox_error = NULL;
+      GlSandbox *sandbox;
+
+      /* Temporary trees of a creation in progress start with '.' */
+      if (!gl_id_is_valid (name))
+        continue;
+      sandbox = gl_sandbox_load (store_dir, name, &sandbox_error);
+      if (sandbox == NULL)
+        {
+          g_debug ("Skipping %s: %s", name, sandbox_error->message);
+          if (errors != NULL)
+            g_ptr_array_add (errors, g_steal_pointer (&sandbox_error));
+          continue;
+        }
+      g_ptr_array_add (result, sandbox);
+    }
+
+  g_ptr_array_sort (result, compare_sandboxes);
+  return g_steal_pointer (&result);
+}
+
+static int
+open_lock (GlSandbox *sandbox)
+{
+  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
+
+  return open (lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+}
+
+gboolean
+gl_sandbox_is_in_use (GlSandbox *sandbox)
+{
+  int fd = open_lock (sandbox);
+  gboolean in_use = FALSE;
+
+  if (fd < 0)
+    return FALSE;
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    in_use = (errno == EWOULDBLOCK);
+  close (fd);
+  return in_use;
+}
+
+int
+gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error)
+{
+  int fd = open_lock (sandbox);
+  int saved_errno;
+
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Cannot open %s/lock: %s", sandbox->path, g_strerror (saved_errno));
+      return -1;
+    }
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      saved_errno = errno;
+      close (fd);
+      if (saved_errno == EWOULDBLOCK)
+        g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                     "Sandbox “%s” is in use: an app runs in it; close its apps and try again",
+                     sandbox->id);
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                     "Cannot lock %s/lock: %s", sandbox->path, g_strerror (saved_errno));
+      return -1;
+    }
+  return fd;
+}
+
+static guint64
+dir_size (int dfd, const char *name, dev_t dev)
+{
+  struct stat st;
+  guint64 total = 0;
+  int fd;
+  DIR *d;
+  struct dirent *de;
+
+  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return 0;
+  if (!S_ISDIR (st.st_mode))
+    return (guint64) st.st_blocks * 512;
+  total = (guint64) st.st_blocks * 512;
+  if (st.st_dev != dev)
+    return total;
+
+  fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return total;
+  d = fdopendir (fd);
+  if (d == NULL)
+    {
+      close (fd);
+      return total;
+    }
+  while ((de = readdir (d)) != NULL)
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      total += dir_size (dirfd (d), de->d_name, dev);
+    }
+  closedir (d);
+  return total;
+}
+
+guint64
+gl_sandbox_get_size (GlSandbox *sandbox)
+{
+  struct stat st;
+
+  if (stat (sandbox->path, &st) != 0)
+    return 0;
+  return dir_size (AT_FDCWD, sandbox->path, st.st_dev);
+}

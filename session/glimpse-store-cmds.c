@@ -1,0 +1,404 @@
+/* glimpse-store-cmds.c: glimpse profiles, create, list, info, remove
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "glimpse-store-cmds.h"
+
+#include <unistd.h>
+#include <glib-unix.h>
+
+#include "gl-create.h"
+#include "gl-fsutil.h"
+#include "gl-profile.h"
+#include "gl-store.h"
+
+/* ---- glimpse profiles ---- */
+
+static void
+print_profile_verbose (GlProfile *p)
+{
+  g_autofree char *launchers = g_strjoinv (" ", p->launchers);
+  g_autofree char *repos = g_strjoinv ("\n              ", p->repositories);
+
+  g_print ("%s\n", p->name);
+  g_print ("  Name:        %s\n", p->display_name);
+  if (p->description)
+    g_print ("  Description: %s\n", p->description);
+  g_print ("  File:        %s\n", p->path);
+  g_print ("  Family:      %s\n", p->family);
+  if (p->release)
+    g_print ("  Release:     %s\n", p->release);
+  g_print ("  Base:        %s\n", gl_profile_base_type_to_string (p->base_type));
+  if (p->base_type == GL_PROFILE_BASE_TARBALL)
+    {
+      g_autofree char *url = gl_profile_expand (p, p->url);
+      g_autofree char *pattern = gl_profile_expand (p, p->file_pattern);
+      g_autofree char *checksum_url = gl_profile_expand (p, p->checksum_url);
+      g_print ("  Download:    %s%s\n", url, pattern ? pattern : "");
+      if (p->checksum)
+        g_print ("  Checksum:    %s\n", p->checksum);
+      else
+        g_print ("  Checksums:   %s\n", checksum_url);
+    }
+  else if (p->base_type == GL_PROFILE_BASE_BOOTSTRAP)
+    {
+      g_autofree char *mirror = p->mirror ? g_strdup (p->mirror) : gl_profile_host_debian_mirror ("/");
+      g_print ("  Bootstrap:   %s %s\n", p->bootstrap_tool ? p->bootstrap_tool : "mmdebstrap|debootstrap",
+               p->suite);
+      g_print ("  Mirror:      %s\n", mirror ? mirror : "(the tool's default)");
+    }
+  if (*repos)
+    g_print ("  Repos:       %s\n", repos);
+  g_print ("  Launchers:   %s\n", *launchers ? launchers : "(every application)");
+  g_print ("  Refresh:     %s\n", p->cmd_refresh);
+  g_print ("  Upgrade:     %s\n", p->cmd_upgrade);
+  g_print ("  Install:     %s PACKAGE…\n", p->cmd_install);
+  g_print ("  Upgradable:  %s\n", p->cmd_list_upgradable);
+  for (guint i = 0; p->hooks_post_create[i]; i++)
+    g_print ("  Hook:        post-create %s\n", p->hooks_post_create[i]);
+  if (g_hash_table_size (p->tweaks) > 0)
+    {
+      g_autoptr(GList) keys = g_hash_table_get_keys (p->tweaks);
+      keys = g_list_sort (keys, (GCompareFunc) g_strcmp0);
+      for (GList *l = keys; l; l = l->next)
+        g_print ("  Tweak:       %s=%s\n", (char *) l->data, (char *) g_hash_table_lookup (p->tweaks, l->data));
+    }
+}
+
+int
+gl_cmd_profiles (int argc, char **argv)
+{
+  gboolean verbose = FALSE;
+  GOptionEntry entries[] = {
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Show every field", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("profiles", "[NAME…]",
+                                                          "List the distribution profiles sandboxes are made from.");
+  g_auto(GStrv) path = gl_profile_get_search_path ();
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GPtrArray) profiles = NULL;
+  int status = GL_EXIT_OK;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+
+  if (argc > 1)
+    {
+      for (int i = 1; i < argc; i++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(GlProfile) p = gl_profile_find ((const char * const *) path, argv[i], &error);
+
+          if (p == NULL)
+            {
+              status = gl_cli_fail (error);
+              continue;
+            }
+          if (verbose)
+            print_profile_verbose (p);
+          else
+            g_print ("%-18s %-10s %-9s %s\n", p->name, p->family,
+                     gl_profile_base_type_to_string (p->base_type), p->display_name);
+        }
+      return status;
+    }
+
+  profiles = gl_profile_list ((const char * const *) path, errors);
+  if (!verbose && profiles->len > 0)
+    g_print ("%-18s %-10s %-9s %s\n", "PROFILE", "FAMILY", "BASE", "NAME");
+  for (guint i = 0; i < profiles->len; i++)
+    {
+      GlProfile *p = profiles->pdata[i];
+      if (verbose)
+        {
+          print_profile_verbose (p);
+          g_print ("\n");
+        }
+      else
+        g_print ("%-18s %-10s %-9s %s\n", p->name, p->family,
+                 gl_profile_base_type_to_string (p->base_type), p->display_name);
+    }
+  /* Malformed files are reported, and do not hide the good ones. */
+  for (guint i = 0; i < errors->len; i++)
+    status = gl_cli_fail (errors->pdata[i]);
+  if (profiles->len == 0 && errors->len == 0)
+    {
+      g_autofree char *dirs = g_strjoinv (", ", path);
+      g_printerr ("glimpse: no profiles found in %s\n", dirs);
+      return GL_EXIT_NOT_FOUND;
+    }
+  return status;
+}
+
+/* ---- glimpse create ---- */
+
+typedef struct {
+  GlProfile *profile;
+  GlCreateOptions options;
+  char *id;
+  GError *error;
+  gboolean done;
+  GlDownloadProgress *progress;
+} CreateData;
+
+static void
+print_status (const char *message, gpointer user_data)
+{
+  g_printerr ("%s\n", message);
+}
+
+static void
+create_task_func (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  CreateData *data = task_data;
+
+  data->id = gl_create_sandbox (gl_store_default_dir (), data->profile, &data->options,
+                                cancellable, &data->error);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+create_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  CreateData *data = user_data;
+
+  data->done = TRUE;
+  g_main_context_wakeup (NULL);
+}
+
+static gboolean
+on_interrupt (gpointer user_data)
+{
+  GCancellable *cancellable = user_data;
+
+  if (!g_cancellable_is_cancelled (cancellable))
+    g_printerr ("glimpse: interrupted; removing what was built so far…\n");
+  g_cancellable_cancel (cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+int
+gl_cmd_create (int argc, char **argv)
+{
+  char *name = NULL, *image = NULL, *sha256 = NULL;
+  GOptionEntry entries[] = {
+    { "name", 'n', 0, G_OPTION_ARG_STRING, &name, "The new sandbox's id (default: PROFILE, PROFILE-2, …)", "ID" },
+    { "image", 0, 0, G_OPTION_ARG_FILENAME, &image, "Use this local copy of the base image instead of downloading", "FILE" },
+    { "sha256", 0, 0, G_OPTION_ARG_STRING, &sha256, "The SHA-256 the --image must have (default: the profile's)", "SUM" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("create", "PROFILE",
+                                                          "Create a sandbox from a profile (needs root).");
+  g_auto(GStrv) path = gl_profile_get_search_path ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlProfile) profile = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GTask) task = NULL;
+  CreateData data = { 0 };
+  guint sigint, sigterm, sighup;
+  int status = GL_EXIT_OK;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return gl_cli_usage ("create", "give one profile name (“glimpse profiles” lists them)");
+  if (name != NULL && !gl_id_validate (name, &error))
+    return gl_cli_fail (error);
+  if (sha256 != NULL && image == NULL)
+    return gl_cli_usage ("create", "--sha256 goes with --image");
+
+  profile = gl_profile_find ((const char * const *) path, argv[1], &error);
+  if (profile == NULL)
+    return gl_cli_fail (error);
+  if (!gl_cli_require_root ("Creating a sandbox"))
+    return GL_EXIT_PERMISSION;
+
+  data.profile = profile;
+  data.progress = gl_download_progress_new (profile->name, isatty (STDERR_FILENO));
+  data.options.id = name;
+  data.options.image = image;
+  data.options.sha256 = sha256;
+  data.options.progress = gl_download_progress_update;
+  data.options.progress_data = data.progress;
+  data.options.status = print_status;
+
+  sigint = g_unix_signal_add (SIGINT, on_interrupt, cancellable);
+  sigterm = g_unix_signal_add (SIGTERM, on_interrupt, cancellable);
+  sighup = g_unix_signal_add (SIGHUP, on_interrupt, cancellable);
+
+  task = g_task_new (NULL, cancellable, create_done, &data);
+  g_task_set_task_data (task, &data, NULL);
+  g_task_run_in_thread (task, create_task_func);
+  while (!data.done)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_source_remove (sigint);
+  g_source_remove (sigterm);
+  g_source_remove (sighup);
+  gl_download_progress_free (data.progress);
+  g_free (name);
+  g_free (image);
+  g_free (sha256);
+
+  if (data.id == NULL)
+    {
+      int code = gl_cli_fail (data.error);
+      if (g_error_matches (data.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        code = GL_EXIT_CANCELLED;
+      g_clear_error (&data.error);
+      return code;
+    }
+  g_print ("%s\n", data.id);
+  g_printerr ("Created sandbox “%s” from profile %s. Run an app in it with: glimpse run %s -- COMMAND\n",
+              data.id, profile->name, data.id);
+  g_free (data.id);
+  return GL_EXIT_OK;
+}
+
+/* ---- glimpse list / info ---- */
+
+static char *
+format_time (GDateTime *t)
+{
+  g_autoptr(GDateTime) local = NULL;
+
+  if (t == NULL)
+    return g_strdup ("-");
+  local = g_date_time_to_local (t);
+  return g_date_time_format (local, "%Y-%m-%d %H:%M");
+}
+
+int
+gl_cmd_list (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("list", "", "List the sandboxes.");
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GPtrArray) sandboxes = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = GL_EXIT_OK;
+
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc != 1)
+    return gl_cli_usage ("list", "takes no arguments");
+
+  sandboxes = gl_store_list (gl_store_default_dir (), errors, &error);
+  if (sandboxes == NULL)
+    return gl_cli_fail (error);
+
+  if (sandboxes->len == 0 && errors->len == 0)
+    {
+      g_printerr ("No sandboxes yet. Create one with: sudo glimpse create host\n");
+      return GL_EXIT_OK;
+    }
+  g_print ("%-20s %-16s %10s  %-16s  %-16s  %s\n", "ID", "PROFILE", "SIZE", "CREATED", "UPDATED", "IN USE");
+  for (guint i = 0; i < sandboxes->len; i++)
+    {
+      GlSandbox *s = sandboxes->pdata[i];
+      g_autofree char *size = gl_format_size (gl_sandbox_get_size (s));
+      g_autofree char *created = format_time (s->created);
+      g_autofree char *updated = format_time (s->updated);
+
+      g_print ("%-20s %-16s %10s  %-16s  %-16s  %s\n", s->id, s->profile, size, created, updated,
+               gl_sandbox_is_in_use (s) ? "yes" : "no");
+    }
+  for (guint i = 0; i < errors->len; i++)
+    status = gl_cli_fail (errors->pdata[i]);
+  return status;
+}
+
+int
+gl_cmd_info (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("info", "ID", "Show one sandbox.");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlSandbox) s = NULL;
+  g_autofree char *rootfs = NULL;
+  g_autofree char *size = NULL;
+  g_autofree char *created = NULL;
+  g_autofree char *updated = NULL;
+  g_autofree char *launchers = NULL;
+  g_autofree char *users_dir = NULL;
+  g_autoptr(GDir) users = NULL;
+  const char *uid;
+  int status = GL_EXIT_OK;
+
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return gl_cli_usage ("info", "give one sandbox id (“glimpse list” lists them)");
+
+  s = gl_sandbox_load (gl_store_default_dir (), argv[1], &error);
+  if (s == NULL)
+    return gl_cli_fail (error);
+
+  rootfs = gl_sandbox_get_rootfs (s);
+  size = gl_format_size (gl_sandbox_get_size (s));
+  created = format_time (s->created);
+  updated = format_time (s->updated);
+  launchers = g_strjoinv (" ", s->launchers ? s->launchers : (char *[]) { NULL });
+
+  g_print ("ID:           %s\n", s->id);
+  g_print ("Name:         %s\n", s->name);
+  g_print ("Profile:      %s\n", s->profile);
+  g_print ("Family:       %s\n", s->family ? s->family : "-");
+  g_print ("Base:         %s\n", g_str_equal (s->base, GL_BASE_HOST) ? "the host (read-only)" : rootfs);
+  g_print ("Path:         %s\n", s->path);
+  g_print ("Size:         %s\n", size);
+  g_print ("Created:      %s\n", created);
+  g_print ("Updated:      %s\n", updated);
+  g_print ("In use:       %s\n", gl_sandbox_is_in_use (s) ? "yes" : "no");
+  g_print ("Launchers:    %s\n", *launchers ? launchers : "(every application)");
+  for (guint i = 0; s->repositories && s->repositories[i]; i++)
+    g_print ("Repository:   %s\n", s->repositories[i]);
+
+  users_dir = g_build_filename (s->path, "users", NULL);
+  users = g_dir_open (users_dir, 0, NULL);
+  while (users != NULL && (uid = g_dir_read_name (users)) != NULL)
+    g_print ("User layer:   %s/%s\n", users_dir, uid);
+  return GL_EXIT_OK;
+}
+
+/* ---- glimpse remove ---- */
+
+int
+gl_cmd_remove (int argc, char **argv)
+{
+  gboolean force = FALSE;
+  GOptionEntry entries[] = {
+    { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Remove even while an app runs in it", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("remove", "ID…", "Remove sandboxes and everything in them (needs root).");
+  int status = GL_EXIT_OK;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc < 2)
+    return gl_cli_usage ("remove", "give the id of the sandbox to remove");
+
+  for (int i = 1; i < argc; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GlSandbox) s = gl_sandbox_load (gl_store_default_dir (), argv[i], &error);
+
+      if (s == NULL)
+        {
+          status = gl_cli_fail (error);
+          continue;
+        }
+      if (!gl_cli_require_root ("Removing a sandbox"))
+        return GL_EXIT_PERMISSION;
+      if (!gl_remove_sandbox (s, force, NULL, &error))
+        {
+          status = gl_cli_fail (error);
+          continue;
+        }
+      g_printerr ("Removed sandbox “%s”.\n", s->id);
+    }
+  return status;
+}

@@ -1,0 +1,202 @@
+/* glimpse.c: the glimpse command line
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <locale.h>
+#include <unistd.h>
+#include <libnotify/notify.h>
+
+#include "gl-profile.h"
+#include "gl-store.h"
+#include "glimpse-cli.h"
+#include "glimpse-store-cmds.h"
+
+typedef struct {
+  const char *name;
+  const char *args;
+  const char *summary;
+  GlCommandFunc func;
+  gboolean hidden;
+} GlCommand;
+
+static int cmd_notify_error (int argc, char **argv);
+
+static const GlCommand commands[] = {
+  { "profiles", "[--verbose] [NAME…]", "List the distribution profiles", gl_cmd_profiles, FALSE },
+  { "create", "PROFILE [--name ID] [--image FILE]", "Create a sandbox (root)", gl_cmd_create, FALSE },
+  { "list", "", "List the sandboxes", gl_cmd_list, FALSE },
+  { "info", "ID", "Show a sandbox", gl_cmd_info, FALSE },
+  { "remove", "ID… [--force]", "Remove sandboxes (root)", gl_cmd_remove, FALSE },
+  { "notify-error", "[--title T] MESSAGE", "Show an error as a desktop notification", cmd_notify_error, TRUE },
+  { NULL }
+};
+
+int
+gl_cli_fail (const GError *error)
+{
+  g_printerr ("glimpse: %s\n", error->message);
+
+  if (error->domain == GL_STORE_ERROR)
+    switch (error->code)
+      {
+      case GL_STORE_ERROR_NOT_FOUND:
+        return GL_EXIT_NOT_FOUND;
+      case GL_STORE_ERROR_IN_USE:
+        return GL_EXIT_IN_USE;
+      case GL_STORE_ERROR_PERMISSION:
+        return GL_EXIT_PERMISSION;
+      case GL_STORE_ERROR_INVALID_ID:
+        return GL_EXIT_USAGE;
+      case GL_STORE_ERROR_MALFORMED:
+        return GL_EXIT_INVALID;
+      default:
+        return GL_EXIT_FAILED;
+      }
+  if (error->domain == GL_PROFILE_ERROR)
+    return error->code == GL_PROFILE_ERROR_NOT_FOUND ? GL_EXIT_NOT_FOUND : GL_EXIT_INVALID;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED))
+    return GL_EXIT_PERMISSION;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return GL_EXIT_CANCELLED;
+  return GL_EXIT_FAILED;
+}
+
+int
+gl_cli_usage (const char *command, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_printerr ("glimpse %s: %s\nTry “glimpse %s --help”.\n", command, msg, command);
+  return GL_EXIT_USAGE;
+}
+
+gboolean
+gl_cli_parse (GOptionContext *context, int *argc, char ***argv, int *exit_code)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      g_printerr ("glimpse: %s\nTry “glimpse --help”.\n", error->message);
+      *exit_code = GL_EXIT_USAGE;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+gl_cli_require_root (const char *what)
+{
+  if (geteuid () == 0)
+    return TRUE;
+  g_printerr ("glimpse: %s needs root; rerun it with sudo\n", what);
+  return FALSE;
+}
+
+GOptionContext *
+gl_cli_context_new (const char *command, const char *parameters, const char *summary)
+{
+  g_autofree char *params = g_strdup_printf ("%s%s%s", command, *parameters ? " " : "", parameters);
+  GOptionContext *context = g_option_context_new (params);
+
+  g_option_context_set_summary (context, summary);
+  g_option_context_set_description (context, "See glimpse(1) for exit codes and files.");
+  return context;
+}
+
+/* glimpse notify-error: glimpse-launch runs this (as the user, with every
+ * privilege dropped) when it fails without a terminal, so a menu click
+ * that cannot start an app says why instead of doing nothing. */
+static int
+cmd_notify_error (int argc, char **argv)
+{
+  char *title = NULL;
+  GOptionEntry entries[] = {
+    { "title", 0, 0, G_OPTION_ARG_STRING, &title, "Notification title", "TITLE" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("notify-error", "MESSAGE",
+                                                          "Show an error as a desktop notification.");
+  g_autoptr(GError) error = NULL;
+  NotifyNotification *n = NULL;
+  g_autofree char *body = NULL;
+  int status = GL_EXIT_OK;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc < 2)
+    return gl_cli_usage ("notify-error", "give the message");
+  body = g_strjoinv (" ", argv + 1);
+
+  /* Always also on stderr: the session's journal keeps it. */
+  g_printerr ("%s: %s\n", title ? title : "Glimpse", body);
+  if (!notify_init ("Glimpse"))
+    return GL_EXIT_FAILED;
+  n = notify_notification_new (title ? title : "Glimpse could not start the app", body, "dialog-error");
+  notify_notification_set_urgency (n, NOTIFY_URGENCY_CRITICAL);
+  notify_notification_set_hint (n, "desktop-entry", g_variant_new_string ("glimpse"));
+  if (!notify_notification_show (n, &error))
+    {
+      g_printerr ("glimpse: cannot show a notification: %s\n", error->message);
+      status = GL_EXIT_FAILED;
+    }
+  g_object_unref (n);
+  notify_uninit ();
+  g_free (title);
+  return status;
+}
+
+static void
+print_help (FILE *out)
+{
+  fprintf (out, "Usage: glimpse COMMAND [OPTION…]\n\n"
+           "Try software from another distribution release in a sandbox on your own desktop.\n\n"
+           "Commands:\n");
+  for (const GlCommand *c = commands; c->name; c++)
+    if (!c->hidden)
+      {
+        g_autofree char *usage = g_strdup_printf ("%s %s", c->name, c->args);
+        fprintf (out, "  %-44s %s\n", usage, c->summary);
+      }
+  fprintf (out, "\n“glimpse COMMAND --help” shows a command's options; glimpse(1) the rest.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      print_help (stderr);
+      return GL_EXIT_USAGE;
+    }
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
+    {
+      print_help (stdout);
+      return GL_EXIT_OK;
+    }
+  if (g_str_equal (argv[1], "--version"))
+    {
+      g_print ("glimpse %s\n", PACKAGE_VERSION);
+      return GL_EXIT_OK;
+    }
+  if (g_getenv ("GLIMPSE_DEBUG") != NULL)
+    g_log_set_debug_enabled (TRUE);
+
+  for (const GlCommand *c = commands; c->name; c++)
+    if (g_str_equal (argv[1], c->name))
+      {
+        g_autofree char *prgname = g_strdup_printf ("glimpse %s", c->name);
+        g_set_prgname (prgname);
+        return c->func (argc - 1, argv + 1);
+      }
+
+  g_printerr ("glimpse: unknown command “%s”; “glimpse --help” lists the commands\n", argv[1]);
+  return GL_EXIT_USAGE;
+}

@@ -1,0 +1,242 @@
+/* test-profile.c: profile parsing, good and malformed
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib/gstdio.h>
+
+#include "gl-profile.h"
+
+static const char good[] =
+  "[Profile]\n"
+  "Name=Test distro\n"
+  "Description=A test\n"
+  "Family=apk\n"
+  "Release=1.0\n"
+  "Launchers=a.desktop;b.desktop;\n"
+  "Repositories=https://example.invalid/repo;\n"
+  "\n"
+  "[Base]\n"
+  "Type=tarball\n"
+  "Url=https://example.invalid/{uname_arch}/root-{release}-{arch}.tar.gz\n"
+  "Checksum=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"
+  "StripComponents=1\n"
+  "\n"
+  "[Packages]\n"
+  "Refresh=apk update\n"
+  "Upgrade=apk upgrade\n"
+  "Install=apk add\n"
+  "ListUpgradable=apk list --upgradable\n"
+  "\n"
+  "[Hooks]\n"
+  "PostCreate=hooks/x.sh;\n"
+  "\n"
+  "[Tweaks]\n"
+  "Locale=C.UTF-8\n";
+
+static void
+test_good (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlProfile) p = gl_profile_load_from_data ("test", "/x/test.profile", good, -1, &error);
+  g_autofree char *url = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  g_assert_cmpstr (p->name, ==, "test");
+  g_assert_cmpstr (p->display_name, ==, "Test distro");
+  g_assert_cmpstr (p->family, ==, "apk");
+  g_assert_cmpint (p->base_type, ==, GL_PROFILE_BASE_TARBALL);
+  g_assert_cmpuint (p->strip_components, ==, 1);
+  g_assert_cmpuint (g_strv_length (p->launchers), ==, 2);
+  g_assert_cmpstr (p->launchers[1], ==, "b.desktop");
+  g_assert_cmpstr (p->repositories[0], ==, "https://example.invalid/repo");
+  g_assert_cmpstr (p->cmd_install, ==, "apk add");
+  g_assert_cmpstr (p->hooks_post_create[0], ==, "hooks/x.sh");
+  g_assert_cmpstr (g_hash_table_lookup (p->tweaks, "Locale"), ==, "C.UTF-8");
+
+  url = gl_profile_expand (p, p->url);
+  g_assert_null (strchr (url, '{'));
+  g_assert_true (strstr (url, "root-1.0-") != NULL);
+}
+
+/* Each malformed variant: the text substitution, and what the error must name. */
+typedef struct {
+  const char *name;
+  const char *from;
+  const char *to;
+  const char *expect_key;
+  int expect_line;   /* 0: no line expected */
+} Malformed;
+
+static const Malformed malformed[] = {
+  { "missing-name", "Name=Test distro\n", "", "[Profile] Name", 0 },
+  { "bad-family", "Family=apk", "Family=rpm", "Family", 4 },
+  { "bad-type", "Type=tarball", "Type=iso", "Type", 10 },
+  { "bad-checksum", "sha256:0123", "md5:0123", "Checksum", 12 },
+  { "short-checksum", "0123456789abcdef\n", "\n", "Checksum", 12 },
+  { "bad-strip", "StripComponents=1", "StripComponents=x", "StripComponents", 13 },
+  { "no-install", "Install=apk add\n", "", "Install", 0 },
+  { "bad-launcher", "b.desktop;", "b.exe;", "Launchers", 6 },
+  { "unknown-group", "[Tweaks]", "[Tweeks]", "[Tweeks]", 24 },
+  { "no-checksum", "Checksum=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "", "Url", 11 },
+  { "no-base", "[Base]\nType=tarball\n", "[Hooks]\n", "[Base]", 0 },
+  { "syntax", "Release=1.0\n", "Release 1.0\n", "test.profile", 0 },
+};
+
+static void
+test_malformed (gconstpointer user_data)
+{
+  const Malformed *m = user_data;
+  g_autoptr(GString) text = g_string_new (good);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlProfile) p = NULL;
+
+  g_assert_cmpuint (g_string_replace (text, m->from, m->to, 1), ==, 1);
+  p = gl_profile_load_from_data ("test", "/x/test.profile", text->str, text->len, &error);
+  g_assert_null (p);
+  g_assert_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_MALFORMED);
+  g_test_message ("%s: %s", m->name, error->message);
+  g_assert_true (g_str_has_prefix (error->message, "/x/test.profile"));
+  g_assert_nonnull (strstr (error->message, m->expect_key));
+  if (m->expect_line > 0)
+    {
+      g_autofree char *where = g_strdup_printf ("/x/test.profile:%d:", m->expect_line);
+      g_assert_true (g_str_has_prefix (error->message, where));
+    }
+}
+
+static void
+write_file (const char *dir, const char *name, const char *content)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, content, -1, &error);
+  g_assert_no_error (error);
+}
+
+/* A malformed file is reported and does not hide the good ones; an admin
+ * file in the first directory overrides the bundled one of the same name. */
+static void
+test_list_and_override (void)
+{
+  g_autofree char *base = g_build_filename (g_get_user_cache_dir (), "profiles", NULL);
+  g_autofree char *etc = g_build_filename (base, "etc", NULL);
+  g_autofree char *share = g_build_filename (base, "share", NULL);
+  g_autoptr(GString) admin = g_string_new (good);
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GPtrArray) list = NULL;
+  const char *path[] = { etc, share, NULL };
+  GError *first;
+
+  g_assert_cmpint (g_mkdir_with_parents (etc, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (share, 0755), ==, 0);
+  g_string_replace (admin, "Name=Test distro", "Name=Admin's distro", 1);
+  write_file (share, "one.profile", good);
+  write_file (share, "two.profile", good);
+  write_file (etc, "two.profile", admin->str);
+  write_file (share, "broken.profile", "[Profile]\nName=x\n");
+  write_file (share, "README", "not a profile");
+
+  list = gl_profile_list (path, errors);
+  g_assert_cmpuint (list->len, ==, 2);
+  g_assert_cmpstr (((GlProfile *) list->pdata[0])->name, ==, "one");
+  g_assert_cmpstr (((GlProfile *) list->pdata[1])->name, ==, "two");
+  g_assert_cmpstr (((GlProfile *) list->pdata[1])->display_name, ==, "Admin's distro");
+  g_assert_cmpuint (errors->len, ==, 1);
+  first = errors->pdata[0];
+  g_assert_nonnull (strstr (first->message, "broken.profile"));
+
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GlProfile) p = gl_profile_find (path, "nope", &error);
+    g_assert_null (p);
+    g_assert_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_NOT_FOUND);
+    g_clear_error (&error);
+    p = gl_profile_find (path, "../share/one", &error);
+    g_assert_null (p);
+    g_assert_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_NOT_FOUND);
+  }
+}
+
+/* Every bundled profile parses. */
+static void
+test_bundled (void)
+{
+  const char *dir = g_getenv ("GLIMPSE_BUNDLED_PROFILES");
+  const char *path[] = { dir, NULL };
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GPtrArray) list = NULL;
+  const char *expected[] = { "alpine", "archlinux", "debian-stable", "debian-testing",
+                             "debian-unstable", "fedora", "host", "ubuntu-devel", "ubuntu-lts" };
+
+  g_assert_nonnull (dir);
+  list = gl_profile_list (path, errors);
+  for (guint i = 0; i < errors->len; i++)
+    g_test_message ("%s", ((GError *) errors->pdata[i])->message);
+  g_assert_cmpuint (errors->len, ==, 0);
+  g_assert_cmpuint (list->len, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < list->len; i++)
+    {
+      GlProfile *p = list->pdata[i];
+      g_assert_cmpstr (p->name, ==, expected[i]);
+      if (g_str_equal (p->name, "host"))
+        g_assert_cmpint (p->base_type, ==, GL_PROFILE_BASE_HOST);
+      else if (g_str_has_prefix (p->name, "debian"))
+        {
+          g_assert_cmpint (p->base_type, ==, GL_PROFILE_BASE_BOOTSTRAP);
+          g_assert_null (p->mirror);  /* taken from the host, never written in */
+        }
+      else
+        {
+          g_assert_cmpint (p->base_type, ==, GL_PROFILE_BASE_TARBALL);
+          g_assert_true (g_str_has_prefix (p->url, "https://"));
+          g_assert_nonnull (p->checksum_url);
+        }
+    }
+}
+
+static void
+test_host_mirror (void)
+{
+  g_autofree char *root = g_build_filename (g_get_user_cache_dir (), "aptroot", NULL);
+  g_autofree char *d = g_build_filename (root, "etc", "apt", "sources.list.d", NULL);
+  g_autofree char *mirror = NULL;
+  g_autofree char *list = g_build_filename (root, "etc", "apt", "sources.list", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (d, 0755), ==, 0);
+  g_assert_null (gl_profile_host_debian_mirror (root));
+
+  write_file (d, "debian.sources",
+              "Types: deb\nURIs: http://security.example.invalid/debian-security\nSuites: bookworm-security\n"
+              "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\n"
+              "Types: deb deb-src\nURIs: http://mirror.example.invalid/debian\nSuites: bookworm bookworm-updates\n"
+              "Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n");
+  write_file (d, "other.sources",
+              "Types: deb\nURIs: http://third.example.invalid/apt\nSuites: stable\nSigned-By: /etc/x.gpg\n");
+  mirror = gl_profile_host_debian_mirror (root);
+  g_assert_cmpstr (mirror, ==, "http://mirror.example.invalid/debian");
+  g_clear_pointer (&mirror, g_free);
+
+  g_file_set_contents (list, "# comment\ndeb [arch=amd64 signed-by=/k.gpg] http://list.example.invalid/debian bookworm main\n",
+                       -1, NULL);
+  mirror = gl_profile_host_debian_mirror (root);
+  g_assert_cmpstr (mirror, ==, "http://list.example.invalid/debian");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/profile/good", test_good);
+  for (gsize i = 0; i < G_N_ELEMENTS (malformed); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("/profile/malformed/%s", malformed[i].name);
+      g_test_add_data_func (name, &malformed[i], test_malformed);
+    }
+  g_test_add_func ("/profile/list-and-override", test_list_and_override);
+  g_test_add_func ("/profile/bundled", test_bundled);
+  g_test_add_func ("/profile/host-mirror", test_host_mirror);
+  return g_test_run ();
+}

@@ -1,0 +1,257 @@
+/* test-store.c: ids, allocation, sandbox.conf round trip, listing, locks
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "gl-fsutil.h"
+#include "gl-store.h"
+
+static void
+test_id_valid (void)
+{
+  const char *good[] = { "a", "debian-sid", "debian-sid-2", "A.b_c-d", "0", NULL };
+  const char *bad[] = { "", "..", ".", "../x", "a/b", "x,lowerdir=/root", "-a", "_a", ".hidden",
+                        "a b", "é", "a\nb", "a:b", NULL };
+  g_autofree char *long_ok = g_strnfill (64, 'a');
+  g_autofree char *long_bad = g_strnfill (65, 'a');
+  g_autofree char *huge = g_strnfill (4096, 'a');
+
+  for (guint i = 0; good[i]; i++)
+    g_assert_true (gl_id_is_valid (good[i]));
+  for (guint i = 0; bad[i]; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_false (gl_id_is_valid (bad[i]));
+      g_assert_false (gl_id_validate (bad[i], &error));
+      g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID);
+    }
+  g_assert_false (gl_id_is_valid (NULL));
+  g_assert_true (gl_id_is_valid (long_ok));
+  g_assert_false (gl_id_is_valid (long_bad));
+  g_assert_false (gl_id_is_valid (huge));
+}
+
+static char *
+make_store (void)
+{
+  char *store = g_build_filename (g_get_user_cache_dir (), "store", NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (store, 0755), ==, 0);
+  return store;
+}
+
+static void
+test_allocate (void)
+{
+  g_autofree char *store = make_store ();
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  g_autofree char *pa = NULL, *pb = NULL;
+  g_autoptr(GError) error = NULL;
+
+  a = gl_store_allocate_id (store, "debian", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (a, ==, "debian");
+  pa = g_build_filename (store, a, NULL);
+  g_assert_cmpint (g_mkdir (pa, 0755), ==, 0);
+
+  b = gl_store_allocate_id (store, "debian", &error);
+  g_assert_cmpstr (b, ==, "debian-2");
+  pb = g_build_filename (store, b, NULL);
+  /* a dangling symlink takes the name as well */
+  g_assert_cmpint (symlink ("/nonexistent", pb), ==, 0);
+
+  c = gl_store_allocate_id (store, "debian", &error);
+  g_assert_cmpstr (c, ==, "debian-3");
+
+  g_assert_null (gl_store_allocate_id (store, "../x", &error));
+  g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID);
+}
+
+static GlSandbox *
+sample (const char *store, const char *id)
+{
+  GlSandbox *s = g_new0 (GlSandbox, 1);
+
+  s->id = g_strdup (id);
+  s->path = g_build_filename (store, id, NULL);
+  s->profile = g_strdup ("debian-unstable");
+  s->name = g_strdup ("Debian unstable; with “quotes” and = signs");
+  s->base = g_strdup (GL_BASE_ROOTFS);
+  s->family = g_strdup ("apt");
+  s->launchers = g_strdupv ((char *[]) { "org.gnome.TextEditor.desktop", "firefox.desktop", NULL });
+  s->repositories = g_strdupv ((char *[]) { "deb http://example.invalid/ppa sid main", NULL });
+  s->created = g_date_time_new_utc (2026, 12, 1, 10, 0, 0);
+  s->updated = g_date_time_new_utc (2026, 12, 2, 11, 30, 15);
+  return s;
+}
+
+static void
+test_roundtrip (void)
+{
+  g_autofree char *store = make_store ();
+  g_autoptr(GlSandbox) s = sample (store, "sid");
+  g_autoptr(GlSandbox) back = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir (s->path, 0755), ==, 0);
+  g_assert_true (gl_sandbox_save (s, &error));
+  g_assert_no_error (error);
+
+  back = gl_sandbox_load (store, "sid", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (back->id, ==, "sid");
+  g_assert_cmpstr (back->path, ==, s->path);
+  g_assert_cmpstr (back->profile, ==, s->profile);
+  g_assert_cmpstr (back->name, ==, s->name);
+  g_assert_cmpstr (back->base, ==, s->base);
+  g_assert_cmpstr (back->family, ==, s->family);
+  g_assert_cmpstrv (back->launchers, s->launchers);
+  g_assert_cmpstrv (back->repositories, s->repositories);
+  g_assert_true (g_date_time_equal (back->created, s->created));
+  g_assert_true (g_date_time_equal (back->updated, s->updated));
+
+  {
+    g_autofree char *rootfs = gl_sandbox_get_rootfs (back);
+    g_autofree char *want = g_build_filename (s->path, "rootfs", NULL);
+    g_autofree char *user = gl_sandbox_get_user_dir (back, 1000);
+    g_autofree char *want_user = g_build_filename (s->path, "users", "1000", NULL);
+    g_assert_cmpstr (rootfs, ==, want);
+    g_assert_cmpstr (user, ==, want_user);
+  }
+}
+
+static void
+test_malformed_conf (void)
+{
+  const struct { const char *text; const char *expect; } cases[] = {
+    { "not a keyfile", "sandbox.conf" },
+    { "[Sandbox]\nBase=host\n", "Profile" },
+    { "[Sandbox]\nProfile=host\n", "Base" },
+    { "[Sandbox]\nProfile=host\nBase=iso\n", "“iso”" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GlSandbox) s = gl_sandbox_load_from_data ("x", "/store/x", cases[i].text, -1, &error);
+      g_assert_null (s);
+      g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED);
+      g_assert_nonnull (strstr (error->message, "/store/x/sandbox.conf"));
+      g_assert_nonnull (strstr (error->message, cases[i].expect));
+    }
+}
+
+static void
+test_list (void)
+{
+  g_autofree char *store = make_store ();
+  g_autoptr(GlSandbox) b = sample (store, "bbb");
+  g_autoptr(GlSandbox) a = sample (store, "aaa");
+  g_autofree char *broken = g_build_filename (store, "broken", NULL);
+  g_autofree char *broken_conf = g_build_filename (broken, "sandbox.conf", NULL);
+  g_autofree char *tmp = g_build_filename (store, ".creating-123", NULL);
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+
+  for (GlSandbox **s = (GlSandbox *[]) { a, b, NULL }; *s; s++)
+    {
+      g_assert_cmpint (g_mkdir ((*s)->path, 0755), ==, 0);
+      g_assert_true (gl_sandbox_save (*s, NULL));
+    }
+  g_assert_cmpint (g_mkdir (broken, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (broken_conf, "[Sandbox]\n", -1, NULL));
+  g_assert_cmpint (g_mkdir (tmp, 0700), ==, 0);
+
+  list = gl_store_list (store, errors, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 2);
+  g_assert_cmpstr (((GlSandbox *) list->pdata[0])->id, ==, "aaa");
+  g_assert_cmpstr (((GlSandbox *) list->pdata[1])->id, ==, "bbb");
+  g_assert_cmpuint (errors->len, ==, 1);
+
+  /* no store at all: no sandboxes, no error */
+  g_clear_pointer (&list, g_ptr_array_unref);
+  list = gl_store_list ("/nonexistent/store", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->len, ==, 0);
+
+  g_assert_null (gl_sandbox_load (store, "missing", &error));
+  g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_NOT_FOUND);
+}
+
+static void
+test_lock (void)
+{
+  g_autofree char *store = make_store ();
+  g_autoptr(GlSandbox) s = sample (store, "locked");
+  g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
+  g_autoptr(GError) error = NULL;
+  int holder, fd;
+
+  g_assert_cmpint (g_mkdir (s->path, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (lock, "", 0, NULL));
+  g_assert_false (gl_sandbox_is_in_use (s));
+
+  /* what the launcher does while an app runs */
+  holder = open (lock, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (flock (holder, LOCK_SH), ==, 0);
+  g_assert_true (gl_sandbox_is_in_use (s));
+  fd = gl_sandbox_lock_exclusive (s, &error);
+  g_assert_cmpint (fd, ==, -1);
+  g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE);
+  g_clear_error (&error);
+  close (holder);
+
+  g_assert_false (gl_sandbox_is_in_use (s));
+  fd = gl_sandbox_lock_exclusive (s, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+}
+
+static void
+test_rm_rf (void)
+{
+  g_autofree char *base = g_build_filename (g_get_user_cache_dir (), "rmrf", NULL);
+  g_autofree char *keep = g_build_filename (g_get_user_cache_dir (), "keep", NULL);
+  g_autofree char *keep_file = g_build_filename (keep, "precious", NULL);
+  g_autofree char *deep = g_build_filename (base, "a", "b", "c", NULL);
+  g_autofree char *link = g_build_filename (base, "a", "link-to-keep", NULL);
+  g_autofree char *f = g_build_filename (deep, "file", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (deep, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (keep, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (f, "x", -1, NULL));
+  g_assert_true (g_file_set_contents (keep_file, "x", -1, NULL));
+  g_assert_cmpint (symlink (keep, link), ==, 0);
+  g_assert_cmpint (chmod (deep, 0500), ==, 0);  /* as root this still goes */
+
+  if (geteuid () != 0)
+    g_assert_cmpint (chmod (deep, 0755), ==, 0);
+  g_assert_true (gl_rm_rf (base, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (base, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (keep_file, G_FILE_TEST_EXISTS));  /* the link was not followed */
+  g_assert_true (gl_rm_rf (base, NULL, &error));  /* missing: fine */
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/store/id/valid", test_id_valid);
+  g_test_add_func ("/store/id/allocate", test_allocate);
+  g_test_add_func ("/store/conf/roundtrip", test_roundtrip);
+  g_test_add_func ("/store/conf/malformed", test_malformed_conf);
+  g_test_add_func ("/store/list", test_list);
+  g_test_add_func ("/store/lock", test_lock);
+  g_test_add_func ("/store/rm-rf", test_rm_rf);
+  return g_test_run ();
+}
