@@ -4,6 +4,8 @@
  */
 #include "glimpse-store-cmds.h"
 
+#include <grp.h>
+#include <pwd.h>
 #include <unistd.h>
 #include <glib-unix.h>
 
@@ -11,6 +13,7 @@
 #include "gl-fsutil.h"
 #include "gl-profile.h"
 #include "gl-store.h"
+#include "gl-export.h"
 
 /* ---- glimpse profiles ---- */
 
@@ -364,6 +367,59 @@ gl_cmd_info (int argc, char **argv)
 
 /* ---- glimpse remove ---- */
 
+typedef struct {
+  uid_t uid;
+  gid_t gid;
+  const char *user;
+} DropTo;
+
+static void
+drop_to_user (gpointer user_data)
+{
+  const DropTo *to = user_data;
+
+  /* in the forked child, before exec: only async-signal-safe calls */
+  if (initgroups (to->user, to->gid) != 0 || setgid (to->gid) != 0 || setuid (to->uid) != 0)
+    _exit (127);
+}
+
+/* Under sudo, the user who asked keeps no menu entries of a removed
+ * sandbox: their exports are resynced, as them, right away (other users'
+ * at their next "glimpse export" or agent sync). */
+static void
+resync_sudo_user_exports (void)
+{
+  const char *sudo_uid = g_getenv ("SUDO_UID");
+  guint64 uid;
+  struct passwd *pw;
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *home = NULL, *path = NULL, *runtime = NULL, *user = NULL;
+  g_autoptr(GError) error = NULL;
+  DropTo to;
+  int wait_status = 0;
+
+  if (geteuid () != 0 || sudo_uid == NULL || self == NULL ||
+      !g_ascii_string_to_unsigned (sudo_uid, 10, 1, G_MAXUINT32 - 1, &uid, NULL) ||
+      (pw = getpwuid ((uid_t) uid)) == NULL)
+    return;
+  to.uid = pw->pw_uid;
+  to.gid = pw->pw_gid;
+  to.user = user = g_strdup (pw->pw_name);
+  home = g_strdup_printf ("HOME=%s", pw->pw_dir);
+  path = g_strdup_printf ("USER=%s", pw->pw_name);
+  runtime = g_strdup_printf ("XDG_RUNTIME_DIR=/run/user/%u", (unsigned) pw->pw_uid);
+  {
+    const char *argv[] = { self, "export", "--quiet", NULL };
+    const char *envp[] = { home, path, runtime, "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+
+    if (!g_spawn_sync (NULL, (char **) argv, (char **) envp, G_SPAWN_DEFAULT, drop_to_user, &to,
+                       NULL, NULL, &wait_status, &error) ||
+        !g_spawn_check_wait_status (wait_status, &error))
+      g_printerr ("glimpse: the menu entries of %s were not resynced (%s); run “glimpse export” as %s\n",
+                  pw->pw_name, error->message, pw->pw_name);
+  }
+}
+
 int
 gl_cmd_remove (int argc, char **argv)
 {
@@ -374,6 +430,7 @@ gl_cmd_remove (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("remove", "ID…", "Remove sandboxes and everything in them (needs root).");
   int status = GL_EXIT_OK;
+  guint removed = 0;
 
   g_option_context_add_main_entries (context, entries, NULL);
   if (!gl_cli_parse (context, &argc, &argv, &status))
@@ -399,6 +456,12 @@ gl_cmd_remove (int argc, char **argv)
           continue;
         }
       g_printerr ("Removed sandbox “%s”.\n", s->id);
+      removed++;
+      /* Its menu entries go with it; other users' go at their next sync. */
+      if (!gl_export_remove_sandbox (s->id, &error))
+        status = gl_cli_fail (error);
     }
+  if (removed > 0)
+    resync_sudo_user_exports ();
   return status;
 }

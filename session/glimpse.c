@@ -10,6 +10,7 @@
 #include "gl-store.h"
 #include "glimpse-cli.h"
 #include "glimpse-store-cmds.h"
+#include "glimpse-export.h"
 
 typedef struct {
   const char *name;
@@ -27,6 +28,12 @@ static const GlCommand commands[] = {
   { "list", "", "List the sandboxes", gl_cmd_list, FALSE },
   { "info", "ID", "Show a sandbox", gl_cmd_info, FALSE },
   { "remove", "ID… [--force]", "Remove sandboxes (root)", gl_cmd_remove, FALSE },
+  { "export", "[ID…]", "Put sandboxes' applications into the menu", gl_cmd_export, FALSE },
+  { "unexport", "ID…", "Take a sandbox's applications out of the menu", gl_cmd_unexport, FALSE },
+  { "apps", "ID", "List a sandbox's applications and which are exported", gl_cmd_apps, FALSE },
+  { "add-launcher", "ID DESKTOP-ID…", "Show applications in the menu", gl_cmd_add_launcher, FALSE },
+  { "remove-launcher", "ID DESKTOP-ID…", "Hide applications from the menu", gl_cmd_remove_launcher, FALSE },
+  { "open", "ID [--app DESKTOP-ID] [FILE|URL…]", "Open files with a sandbox's application", gl_cmd_open, FALSE },
   { "notify-error", "[--title T] MESSAGE", "Show an error as a desktop notification", cmd_notify_error, TRUE },
   { NULL }
 };

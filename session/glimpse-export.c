@@ -1,0 +1,417 @@
+/* glimpse-export.c: glimpse export, unexport, apps, add-launcher,
+ * remove-launcher, open
+ *
+ * Which applications of a sandbox are exported:
+ *   the admin's list (sandbox.conf Launchers=, from the profile), or every
+ *   visible application when there is none (for a Base=host sandbox, only
+ *   those the host does not have itself);
+ *   plus the user's Added=, minus the user's Removed= in
+ *   $XDG_CONFIG_HOME/glimpse/launchers/ID.conf.
+ * add-launcher / remove-launcher run as root change sandbox.conf (for every
+ * user); run as a user they change that user's file only.
+ * unexport also sets Disabled=true there, so a later "glimpse export" or the
+ * session agent leaves the sandbox out until "glimpse export ID".
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "gl-export.h"
+#include "gl-open.h"
+#include "gl-store.h"
+#include "glimpse-cli.h"
+#include "glimpse-export.h"
+
+static const char *
+host_root (void)
+{
+  const char *root = g_getenv ("GLIMPSE_HOST_ROOT");   /* tests */
+  return root != NULL && *root != '\0' ? root : "/";
+}
+
+static void
+print_warnings (GPtrArray *warnings)
+{
+  for (guint i = 0; i < warnings->len; i++)
+    g_printerr ("glimpse: warning: %s\n", ((GError *) warnings->pdata[i])->message);
+}
+
+static int
+export_sandboxes (GlExportContext *ctx, GPtrArray *sandboxes, gboolean complete, gboolean quiet)
+{
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_export_source_free);
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GError) error = NULL;
+  GlExportStats stats = { 0, };
+
+  for (guint i = 0; i < sandboxes->len; i++)
+    {
+      GlSandbox *sb = sandboxes->pdata[i];
+      GlExportSource *source = gl_export_source_new_for_sandbox (sb, host_root (), ctx->config_home, &error);
+
+      if (source == NULL)
+        return gl_cli_fail (error);
+      g_ptr_array_add (sources, source);
+    }
+  if (!gl_export_sync (ctx, sources, complete, &stats, warnings, &error))
+    return gl_cli_fail (error);
+  print_warnings (warnings);
+  if (!quiet)
+    g_print ("Exported %u sandbox%s: %u file%s written, %u unchanged, %u removed%s\n",
+             sources->len, sources->len == 1 ? "" : "es",
+             stats.written, stats.written == 1 ? "" : "s", stats.unchanged, stats.removed,
+             stats.skipped > 0 ? " (some skipped, see the warnings)" : "");
+  return GL_EXIT_OK;
+}
+
+int
+gl_cmd_export (int argc, char **argv)
+{
+  gboolean quiet = FALSE;
+  GOptionEntry entries[] = {
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print only warnings and errors", NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("export", "[ID…]",
+    "Put the applications of the sandboxes (all by default) into the Applications menu.");
+  g_autoptr(GlExportContext) ctx = gl_export_context_new ();
+  g_autoptr(GPtrArray) sandboxes = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = GL_EXIT_OK;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+
+  if (argc < 2)
+    {
+      g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+      GlExportStats stats = { 0, };
+
+      if (!gl_export_sync_store (ctx, gl_store_default_dir (), host_root (), &stats, warnings, &error))
+        return gl_cli_fail (error);
+      print_warnings (warnings);
+      if (!quiet)
+        g_print ("Exported: %u file%s written, %u unchanged, %u removed%s\n",
+               stats.written, stats.written == 1 ? "" : "s", stats.unchanged, stats.removed,
+               stats.skipped > 0 ? " (some skipped, see the warnings)" : "");
+      return GL_EXIT_OK;
+    }
+
+  sandboxes = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_sandbox_free);
+  for (int i = 1; i < argc; i++)
+    {
+      GlSandbox *sb = gl_sandbox_load (gl_store_default_dir (), argv[i], &error);
+
+      if (sb == NULL)
+        return gl_cli_fail (error);
+      g_ptr_array_add (sandboxes, sb);
+      if (!gl_export_user_set_disabled (ctx->config_home, sb->id, FALSE, &error))
+        return gl_cli_fail (error);
+    }
+  return export_sandboxes (ctx, sandboxes, FALSE, quiet);
+}
+
+int
+gl_cmd_unexport (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("unexport", "ID…",
+    "Take the applications of sandboxes out of the menus and file managers.");
+  g_autoptr(GlExportContext) ctx = gl_export_context_new ();
+  g_autoptr(GError) error = NULL;
+  int status = GL_EXIT_OK;
+
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc < 2)
+    return gl_cli_usage ("unexport", "give the sandbox ID");
+  for (int i = 1; i < argc; i++)
+    {
+      /* a sandbox that is gone from the store can still be unexported */
+      if (!gl_id_validate (argv[i], &error) ||
+          !gl_export_unexport (ctx, argv[i], &error) ||
+          !gl_export_user_set_disabled (ctx->config_home, argv[i], TRUE, &error))
+        return gl_cli_fail (error);
+    }
+  return GL_EXIT_OK;
+}
+
+static GlExportSource *
+load_source (const char *id, GlSandbox **sandbox_out, GError **error)
+{
+  g_autoptr(GlSandbox) sb = gl_sandbox_load (gl_store_default_dir (), id, error);
+  GlExportSource *source;
+
+  if (sb == NULL)
+    return NULL;
+  source = gl_export_source_new_for_sandbox (sb, host_root (), g_get_user_config_dir (), error);
+  if (source != NULL && sandbox_out != NULL)
+    *sandbox_out = g_steal_pointer (&sb);
+  return source;
+}
+
+int
+gl_cmd_apps (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("apps", "ID",
+    "List the applications of a sandbox; * marks those in the menu.");
+  g_autoptr(GlExportSource) source = NULL;
+  g_autoptr(GPtrArray) apps = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = GL_EXIT_OK;
+
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc != 2)
+    return gl_cli_usage ("apps", "give one sandbox ID");
+  source = load_source (argv[1], NULL, &error);
+  if (source == NULL || (apps = gl_export_source_list_apps (source, &error)) == NULL)
+    return gl_cli_fail (error);
+
+  for (guint i = 0; i < apps->len; i++)
+    {
+      GlApp *app = apps->pdata[i];
+      const char *note = !app->runnable ? " (cannot be exported)"
+                       : app->on_host ? " (the host has it too)"
+                       : !app->visible ? " (hidden)" : "";
+
+      g_print ("%s %s\t%s%s\n", app->exported ? "*" : " ", app->desktop_id,
+               app->name != NULL ? app->name : "", note);
+    }
+  return GL_EXIT_OK;
+}
+
+static gboolean
+strv_contains0 (GStrv v, const char *s)
+{
+  return v != NULL && g_strv_contains ((const char * const *) v, s);
+}
+
+static GStrv
+strv_with (GStrv v, const char *s, gboolean add)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+  for (gsize i = 0; v != NULL && v[i] != NULL; i++)
+    if (strcmp (v[i], s) != 0)
+      g_strv_builder_add (b, v[i]);
+  if (add)
+    g_strv_builder_add (b, s);
+  return g_strv_builder_end (b);
+}
+
+static int
+change_launchers (int argc, char **argv, gboolean add)
+{
+  const char *command = add ? "add-launcher" : "remove-launcher";
+  g_autoptr(GOptionContext) context = gl_cli_context_new (command, "ID DESKTOP-ID…",
+    add ? "Show applications of a sandbox in the menu (as root: for every user)."
+        : "Take applications of a sandbox out of the menu (as root: for every user).");
+  g_autoptr(GlExportSource) source = NULL;
+  g_autoptr(GlSandbox) sb = NULL;
+  g_autoptr(GPtrArray) apps = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = GL_EXIT_OK;
+
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc < 3)
+    return gl_cli_usage (command, "give the sandbox ID and at least one desktop ID");
+  source = load_source (argv[1], &sb, &error);
+  if (source == NULL || (apps = gl_export_source_list_apps (source, &error)) == NULL)
+    return gl_cli_fail (error);
+
+  for (int i = 2; i < argc; i++)
+    {
+      g_autofree char *id = g_str_has_suffix (argv[i], ".desktop")
+        ? g_strdup (argv[i]) : g_strconcat (argv[i], ".desktop", NULL);
+      gboolean found = FALSE;
+
+      for (guint j = 0; j < apps->len && !found; j++)
+        found = strcmp (((GlApp *) apps->pdata[j])->desktop_id, id) == 0 &&
+                ((GlApp *) apps->pdata[j])->runnable;
+      if (add && !found)
+        {
+          g_printerr ("glimpse: sandbox %s has no application %s; “glimpse apps %s” lists them\n",
+                      sb->id, id, sb->id);
+          return GL_EXIT_NOT_FOUND;
+        }
+
+      if (geteuid () == 0)
+        {
+          /* the admin's list; "every visible app" becomes explicit first */
+          if (sb->launchers == NULL || sb->launchers[0] == NULL)
+            {
+              g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+              for (guint j = 0; j < apps->len; j++)
+                if (((GlApp *) apps->pdata[j])->exported)
+                  g_strv_builder_add (b, ((GlApp *) apps->pdata[j])->desktop_id);
+              g_strfreev (sb->launchers);
+              sb->launchers = g_strv_builder_end (b);
+            }
+          {
+            GStrv next = strv_with (sb->launchers, id, add);
+            g_strfreev (sb->launchers);
+            sb->launchers = next;
+          }
+        }
+      else
+        {
+          GStrv added = strv_with (source->added, id, add);
+          GStrv removed = strv_with (source->removed, id, !add);
+
+          g_strfreev (source->added);
+          g_strfreev (source->removed);
+          source->added = added;
+          source->removed = removed;
+        }
+      (void) strv_contains0;
+    }
+
+  if (geteuid () == 0)
+    {
+      if (!gl_sandbox_save (sb, &error))
+        return gl_cli_fail (error);
+      g_print ("Changed the launchers of %s for every user; menus follow on each user's next sync\n", sb->id);
+      return GL_EXIT_OK;
+    }
+  else
+    {
+      g_autoptr(GlExportContext) ctx = gl_export_context_new ();
+      g_autoptr(GPtrArray) one = g_ptr_array_new ();
+
+      if (!gl_export_user_launchers_save (ctx->config_home, sb->id,
+                                          (const char * const *) source->added,
+                                          (const char * const *) source->removed, &error))
+        return gl_cli_fail (error);
+      g_ptr_array_add (one, sb);
+      status = export_sandboxes (ctx, one, FALSE, TRUE);
+      g_ptr_array_set_size (one, 0);
+      return status;
+    }
+}
+
+int
+gl_cmd_add_launcher (int argc, char **argv)
+{
+  return change_launchers (argc, argv, TRUE);
+}
+
+int
+gl_cmd_remove_launcher (int argc, char **argv)
+{
+  return change_launchers (argc, argv, FALSE);
+}
+
+int
+gl_cmd_open (int argc, char **argv)
+{
+  g_autofree char *app_id = NULL;
+  GOptionEntry entries[] = {
+    { "app", 0, 0, G_OPTION_ARG_STRING, &app_id, "Open with this application of the sandbox", "DESKTOP-ID" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("open", "ID [--app DESKTOP-ID] [--] [FILE|URL…]",
+    "Open files in the sandbox's default application for their type.");
+  g_autoptr(GlExportContext) ctx = gl_export_context_new ();
+  g_autoptr(GlExportSource) source = NULL;
+  g_autoptr(GlSandbox) sb = NULL;
+  g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) procs = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *user_config = NULL;
+  int status = GL_EXIT_OK;
+  int first = 2;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc < 2)
+    return gl_cli_usage ("open", "give the sandbox ID");
+  source = load_source (argv[1], &sb, &error);
+  if (source == NULL)
+    return gl_cli_fail (error);
+  if (first < argc && strcmp (argv[first], "--") == 0)
+    first++;
+  for (int i = first; i < argc; i++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (argv[i]);
+      g_ptr_array_add (uris, g_file_get_uri (file));
+    }
+  if (uris->len == 0 && app_id == NULL)
+    return gl_cli_usage ("open", "give files to open, or --app");
+  if (app_id != NULL && !g_str_has_suffix (app_id, ".desktop"))
+    {
+      char *with = g_strconcat (app_id, ".desktop", NULL);
+      g_free (app_id);
+      app_id = with;
+    }
+  {
+    g_autofree char *user_dir = gl_sandbox_get_user_dir (sb, getuid ());
+    user_config = g_build_filename (user_dir, "home", "upper", ".config", NULL);
+  }
+
+  /* group the files by application, in order */
+  for (guint i = 0; i < uris->len || (i == 0 && uris->len == 0); )
+    {
+      g_autofree char *chosen = NULL;
+      g_autoptr(GPtrArray) group = g_ptr_array_new ();
+      g_autoptr(GPtrArray) commands = NULL;
+
+      if (app_id != NULL)
+        chosen = g_strdup (app_id);
+      else
+        {
+          g_autofree char *type = gl_open_content_type (uris->pdata[i]);
+          chosen = gl_open_find_app (source, user_config, type);
+          if (chosen == NULL)
+            {
+              g_printerr ("glimpse: sandbox %s has no application for %s (%s); "
+                          "choose one with --app (“glimpse apps %s” lists them)\n",
+                          sb->id, (char *) uris->pdata[i], type, sb->id);
+              return GL_EXIT_NOT_FOUND;
+            }
+        }
+      for (; i < uris->len; i++)
+        {
+          if (app_id == NULL && group->len > 0)
+            {
+              g_autofree char *type = gl_open_content_type (uris->pdata[i]);
+              g_autofree char *next = gl_open_find_app (source, user_config, type);
+              if (g_strcmp0 (next, chosen) != 0)
+                break;
+            }
+          g_ptr_array_add (group, uris->pdata[i]);
+        }
+      g_ptr_array_add (group, NULL);
+      commands = gl_open_commands (source, ctx->launcher, chosen,
+                                   (const char * const *) group->pdata, &error);
+      if (commands == NULL)
+        return gl_cli_fail (error);
+      for (guint c = 0; c < commands->len; c++)
+        {
+          GSubprocess *proc = g_subprocess_newv ((const char * const *) commands->pdata[c],
+                                                 G_SUBPROCESS_FLAGS_NONE, &error);
+          if (proc == NULL)
+            {
+              g_prefix_error (&error, "Cannot run the launcher %s: ", ctx->launcher);
+              return gl_cli_fail (error);
+            }
+          g_ptr_array_add (procs, proc);
+        }
+      if (uris->len == 0)
+        break;
+    }
+
+  for (guint i = 0; i < procs->len; i++)
+    {
+      GSubprocess *proc = procs->pdata[i];
+
+      if (!g_subprocess_wait (proc, NULL, &error))
+        return gl_cli_fail (error);
+      if (g_subprocess_get_if_exited (proc) && g_subprocess_get_exit_status (proc) != 0)
+        status = g_subprocess_get_exit_status (proc);
+    }
+  return status;
+}

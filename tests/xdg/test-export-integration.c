@@ -1,0 +1,794 @@
+/* test-export-integration: a whole export of a fake sandbox, checked by the
+ * real tools: desktop-file-validate, a real menu implementation (pyxdg),
+ * GIO's own launching code, update-desktop-database; re-export and removal.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gio/gdesktopappinfo.h>
+
+#include "gl-exec.h"
+#include "gl-export.h"
+#include "xdg-test-util.h"
+
+typedef struct {
+  char *root;
+  GlExportContext *ctx;
+  GPtrArray *sources;
+  char *record;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  const char *recorder = g_getenv ("GL_TEST_RECORDER");
+
+  f->root = tu_make_tree ();
+  f->ctx = gl_export_context_new ();
+  g_free (f->ctx->launcher);
+  f->ctx->launcher = g_strdup (recorder != NULL ? recorder : "/bin/true");
+  g_free (f->ctx->glimpse);
+  f->ctx->glimpse = g_strdup ("/usr/bin/glimpse");
+  f->ctx->app_folders = FALSE;
+  f->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_export_source_free);
+  g_ptr_array_add (f->sources, tu_source (f->root, "deb", "Debian “sid”"));
+  f->record = g_build_filename (f->root, "record", NULL);
+  g_setenv ("GL_TEST_RECORD", f->record, TRUE);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  g_ptr_array_unref (f->sources);
+  gl_export_context_free (f->ctx);
+  g_free (f->root);
+  g_free (f->record);
+}
+
+static GlExportStats
+sync_ok (Fixture *f, gboolean complete)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  GlExportStats stats = { 0, };
+
+  g_assert_true (gl_export_sync (f->ctx, f->sources, complete, &stats, warnings, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < warnings->len; i++)
+    g_test_message ("warning: %s", ((GError *) warnings->pdata[i])->message);
+  return stats;
+}
+
+static char *
+data_path (Fixture *f, const char *rel)
+{
+  return g_build_filename (f->ctx->data_home, rel, NULL);
+}
+
+static void
+run (const char * const *argv, char **out, int *status)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *discard = NULL;
+  int wait_status = 0;
+  g_auto(GStrv) envp = g_get_environ ();
+  g_autofree char *data_dirs = g_strjoinv (":", (GStrv) g_get_system_data_dirs ());
+  g_autofree char *config_dirs = g_strjoinv (":", (GStrv) g_get_system_config_dirs ());
+
+  /* the isolated directories, for tools that read the environment */
+  envp = g_environ_setenv (envp, "XDG_DATA_HOME", g_get_user_data_dir (), TRUE);
+  envp = g_environ_setenv (envp, "XDG_CONFIG_HOME", g_get_user_config_dir (), TRUE);
+  envp = g_environ_setenv (envp, "XDG_DATA_DIRS", data_dirs, TRUE);
+  envp = g_environ_setenv (envp, "XDG_CONFIG_DIRS", config_dirs, TRUE);
+  envp = g_environ_setenv (envp, "HOME", g_get_home_dir (), TRUE);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_SEARCH_PATH,
+                               NULL, NULL, out != NULL ? out : &discard, &err, &wait_status, &error));
+  g_assert_no_error (error);
+  if (err != NULL && *err != '\0')
+    g_test_message ("%s: %s", argv[0], err);
+  *status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+static void
+test_exported_files (Fixture *f, gconstpointer data)
+{
+  GlExportStats stats = sync_ok (f, TRUE);
+  static const char * const files[] = {
+    "applications/glimpse-deb-org.example.Editor.desktop",
+    "applications/glimpse-deb-org.example.Viewer.desktop",
+    "applications/glimpse-deb-kde4-oldapp.desktop",
+    "applications/mimeinfo.cache",
+    "desktop-directories/glimpse.directory",
+    "desktop-directories/glimpse-deb.directory",
+    "icons/hicolor/48x48/apps/glimpse-deb-org.example.Editor.png",
+    "icons/hicolor/256x256/apps/glimpse-deb-org.example.Editor.png",
+    "icons/hicolor/scalable/apps/glimpse-deb-org.example.Editor.svg",
+    "icons/hicolor/64x64/apps/glimpse-deb-viewer.png",
+    "icons/hicolor/48x48/apps/glimpse-deb-breezy.png",
+    "nautilus/scripts/Glimpse/Open in Debian “sid”",
+    "nemo/actions/glimpse-deb.nemo_action",
+    "kio/servicemenus/glimpse-deb.desktop",
+    "file-manager/actions/glimpse-deb.desktop",
+    "glimpse/export-manifest",
+  };
+  static const char * const not_files[] = {
+    "applications/glimpse-deb-nodisplay.desktop",
+    "applications/glimpse-deb-link.desktop",
+    "applications/glimpse-deb-gone.desktop",
+  };
+  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid”", NULL);
+  g_autofree char *menu = g_build_filename (f->ctx->config_home, "menus/applications-merged/glimpse.menu", NULL);
+  g_autofree char *uca = g_build_filename (f->ctx->config_home, "Thunar/uca.xml", NULL);
+  struct stat st;
+
+  g_assert_cmpuint (stats.skipped, ==, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *p = data_path (f, files[i]);
+      g_test_message ("expect %s", files[i]);
+      g_assert_true (g_file_test (p, G_FILE_TEST_IS_REGULAR));
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (not_files); i++)
+    {
+      g_autofree char *p = data_path (f, not_files[i]);
+      g_assert_false (g_file_test (p, G_FILE_TEST_EXISTS));
+    }
+  g_assert_true (g_file_test (caja, G_FILE_TEST_IS_EXECUTABLE));
+  g_assert_true (g_file_test (menu, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (uca, G_FILE_TEST_IS_REGULAR));
+  {
+    g_autofree char *kio = data_path (f, "kio/servicemenus/glimpse-deb.desktop");
+    g_assert_cmpint (stat (kio, &st), ==, 0);
+    g_assert_cmpint (st.st_mode & 0777, ==, 0755);
+  }
+
+  /* update-desktop-database ran: Open With finds the sandbox's editor */
+  {
+    g_autofree char *cache = data_path (f, "applications/mimeinfo.cache");
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (cache, &text, NULL, NULL));
+    g_assert_nonnull (strstr (text, "text/plain=glimpse-deb-org.example.Editor.desktop;"));
+  }
+}
+
+static void
+test_validate (Fixture *f, gconstpointer data)
+{
+  g_autofree char *tool = g_find_program_in_path ("desktop-file-validate");
+  static const char * const dirs[] = { "applications", "desktop-directories", NULL };
+
+  if (tool == NULL)
+    {
+      g_test_skip ("desktop-file-validate is not installed (apt install desktop-file-utils)");
+      return;
+    }
+  sync_ok (f, TRUE);
+  for (gsize d = 0; dirs[d] != NULL; d++)
+    {
+      g_autofree char *dir = data_path (f, dirs[d]);
+      g_autoptr(GDir) gd = g_dir_open (dir, 0, NULL);
+      const char *name;
+      guint n = 0;
+
+      g_assert_nonnull (gd);
+      while ((name = g_dir_read_name (gd)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (dir, name, NULL);
+          g_autofree char *out = NULL;
+          const char *argv[] = { tool, path, NULL };
+          int status;
+
+          if (!g_str_has_suffix (name, ".desktop") && !g_str_has_suffix (name, ".directory"))
+            continue;
+          run (argv, &out, &status);
+          g_test_message ("%s: %s", name, out);
+          g_assert_cmpint (status, ==, 0);
+          g_assert_null (strstr (out, "error:"));
+          g_assert_null (strstr (out, "warning:"));
+          n++;
+        }
+      g_assert_cmpuint (n, >, 0);
+    }
+}
+
+static const char host_menu[] =
+  "<!DOCTYPE Menu PUBLIC \"-//freedesktop//DTD Menu 1.0//EN\"\n"
+  " \"http://www.freedesktop.org/standards/menu-spec/menu-1.0.dtd\">\n"
+  "<Menu>\n"
+  "  <Name>Applications</Name>\n"
+  "  <DefaultAppDirs/>\n"
+  "  <DefaultDirectoryDirs/>\n"
+  "  <DefaultMergeDirs/>\n"
+  "  <Menu><Name>Accessories</Name><Include><Category>Utility</Category></Include></Menu>\n"
+  "  <Menu><Name>Graphics</Name><Include><Category>Graphics</Category></Include></Menu>\n"
+  "  <Menu><Name>Other</Name><OnlyUnallocated/><Include><All/></Include></Menu>\n"
+  "</Menu>\n";
+
+static void
+test_menu_tree (Fixture *f, gconstpointer data)
+{
+  const char *python = g_getenv ("GL_TEST_PYTHON");
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "menu-tree.py", NULL);
+  const char *config_dir = g_get_system_config_dirs ()[0];
+  g_autofree char *out = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint glimpse_entries = 0;
+  int status;
+
+  if (python == NULL)
+    {
+      g_test_skip ("no python3 with pyxdg (apt install python3-xdg)");
+      return;
+    }
+  tu_write (config_dir, "menus/applications.menu", host_menu);
+  /* the user's own entry, which must stay where it is */
+  tu_write (f->ctx->data_home, "applications/mine.desktop",
+            "[Desktop Entry]\nType=Application\nName=Mine\nExec=mine\nCategories=Utility;\n");
+  sync_ok (f, TRUE);
+
+  {
+    /* named explicitly: distributions patch pyxdg's default menu name */
+    g_autofree char *menu_file = g_build_filename (config_dir, "menus", "applications.menu", NULL);
+    const char *argv[] = { python, script, menu_file, NULL };
+    run (argv, &out, &status);
+  }
+  g_test_message ("menu:\n%s", out);
+  g_assert_cmpint (status, ==, 0);
+  lines = g_strsplit (out, "\n", -1);
+  for (gsize i = 0; lines[i] != NULL; i++)
+    {
+      if (strstr (lines[i], "glimpse-") == NULL)
+        continue;
+      /* the sandbox's apps, under Glimpse › its name, nowhere else */
+      g_assert_true (g_str_has_prefix (lines[i], "Glimpse/Debian “sid”\tglimpse-deb-"));
+      glimpse_entries++;
+    }
+  g_assert_cmpuint (glimpse_entries, ==, 3);
+  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb-org.example.Editor.desktop\n"));
+  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb-org.example.Viewer.desktop\n"));
+  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb-kde4-oldapp.desktop\n"));
+  g_assert_nonnull (strstr (out, "Accessories\tmine.desktop\n"));
+}
+
+/* the records of the argv recorder: one GStrv per run */
+static GPtrArray *
+read_records (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  gsize pos = 0;
+
+  if (!g_file_get_contents (path, &data, &len, NULL))
+    return runs;
+  while (pos < len)
+    {
+      int n = atoi (data + pos);
+      g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+      pos += strlen (data + pos) + 1;
+      for (int i = 0; i < n; i++)
+        {
+          g_strv_builder_add (b, data + pos);
+          pos += strlen (data + pos) + 1;
+        }
+      g_ptr_array_add (runs, g_strv_builder_end (b));
+    }
+  return runs;
+}
+
+static void
+child_exited (GPid pid, int status, gpointer user_data)
+{
+  guint *pending = user_data;
+  g_spawn_close_pid (pid);
+  (*pending)--;
+}
+
+static void
+got_pid (GDesktopAppInfo *info, GPid pid, gpointer user_data)
+{
+  guint *pending = user_data;
+  (*pending)++;
+  g_child_watch_add (pid, child_exited, pending);
+}
+
+static gboolean
+timed_out (gpointer user_data)
+{
+  g_assert_not_reached ();
+  return G_SOURCE_REMOVE;
+}
+
+static void
+launch_and_wait (const char *desktop_file, GList *uris)
+{
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new_from_filename (desktop_file);
+  g_autoptr(GError) error = NULL;
+  guint pending = 0;
+  guint timeout;
+
+  g_assert_nonnull (info);
+  g_assert_true (g_desktop_app_info_launch_uris_as_manager (info, uris, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                                            NULL, NULL, got_pid, &pending, &error));
+  g_assert_no_error (error);
+  timeout = g_timeout_add_seconds (20, timed_out, NULL);
+  while (pending > 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (timeout);
+}
+
+static const char * const awkward[] = {
+  "with space.txt", "dq\"uote.txt", "sq'uote.txt", "dollar$HOME.txt", "back\\slash.txt",
+  "tick`id`.txt", "naïve ünïcødé 日本.txt", "percent%f%%.txt", "semi;amp&pipe|.txt",
+  "new\nline.txt", "-starts-with-dash.txt", "*?[glob].txt",
+};
+
+static void
+test_gio_launch (Fixture *f, gconstpointer data)
+{
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb-org.example.Editor.desktop");
+  g_autofree char *viewer = data_path (f, "applications/glimpse-deb-org.example.Viewer.desktop");
+  g_autofree char *files_dir = g_build_filename (f->root, "files", NULL);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) runs = NULL;
+  GList *uris = NULL;
+
+  if (g_getenv ("GL_TEST_RECORDER") == NULL)
+    {
+      g_test_skip ("GL_TEST_RECORDER not set: run through meson test");
+      return;
+    }
+  sync_ok (f, TRUE);
+  g_assert_cmpint (g_mkdir_with_parents (files_dir, 0755), ==, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (awkward); i++)
+    {
+      char *path = g_build_filename (files_dir, awkward[i], NULL);
+      tu_write (files_dir, awkward[i], "x");
+      g_ptr_array_add (paths, path);
+      uris = g_list_append (uris, g_filename_to_uri (path, NULL, NULL));
+    }
+
+  /* %F: one run with every file */
+  launch_and_wait (editor, uris);
+  runs = read_records (f->record);
+  g_assert_cmpuint (runs->len, ==, 1);
+  {
+    g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+    g_auto(GStrv) want = NULL;
+
+    g_strv_builder_add_many (b, "deb", "--", "env", "GREETING=hello world", "editor",
+                             "--title=a \"b\" $c \\d", NULL);
+    for (guint i = 0; i < paths->len; i++)
+      g_strv_builder_add (b, paths->pdata[i]);
+    want = g_strv_builder_end (b);
+    g_assert_cmpstrv (runs->pdata[0], want);
+  }
+  g_clear_pointer (&runs, g_ptr_array_unref);
+  unlink (f->record);
+
+  /* %f: GIO runs once per file */
+  launch_and_wait (viewer, uris);
+  runs = read_records (f->record);
+  g_assert_cmpuint (runs->len, ==, paths->len);
+  for (guint i = 0; i < runs->len; i++)
+    {
+      const char *want[] = { "deb", "--", "viewer", paths->pdata[i], NULL };
+      g_auto(GStrv) got = g_strdupv (runs->pdata[i]);
+      gboolean found = FALSE;
+
+      /* the runs are concurrent: any order */
+      for (guint j = 0; j < runs->len && !found; j++)
+        found = g_strv_equal ((const char * const *) runs->pdata[j], want);
+      g_assert_true (found);
+      (void) got;
+    }
+  g_clear_pointer (&runs, g_ptr_array_unref);
+  unlink (f->record);
+
+  /* a desktop action, with %U */
+  {
+    g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new_from_filename (editor);
+    const char *want[] = { "deb", "--", "editor", "--new-window", NULL };
+
+    g_desktop_app_info_launch_action (info, "new-window", NULL);
+    /* no pid to wait on here: the recorder's record appears atomically */
+    {
+      guint timeout = g_timeout_add_seconds (20, timed_out, NULL);
+      while (!g_file_test (f->record, G_FILE_TEST_EXISTS))
+        g_main_context_iteration (NULL, FALSE);
+      g_source_remove (timeout);
+    }
+    runs = read_records (f->record);
+    g_assert_cmpuint (runs->len, ==, 1);
+    g_assert_cmpstrv (runs->pdata[0], want);
+  }
+  g_list_free_full (uris, g_free);
+}
+
+static void
+test_reexport (Fixture *f, gconstpointer data)
+{
+  GlExportStats first = sync_ok (f, TRUE);
+  GlExportStats again;
+  GlExportSource *s = f->sources->pdata[0];
+  g_autofree char *viewer = data_path (f, "applications/glimpse-deb-org.example.Viewer.desktop");
+  g_autofree char *viewer_icon = data_path (f, "icons/hicolor/64x64/apps/glimpse-deb-viewer.png");
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb-org.example.Editor.desktop");
+  struct stat st1, st2;
+
+  g_assert_cmpuint (first.written, >, 10);
+  g_assert_cmpint (stat (editor, &st1), ==, 0);
+  again = sync_ok (f, TRUE);
+  g_assert_cmpuint (again.written, ==, 0);
+  g_assert_cmpuint (again.removed, ==, 0);
+  g_assert_cmpuint (again.unchanged, ==, first.written);
+  g_assert_cmpint (stat (editor, &st2), ==, 0);
+  g_assert_cmpint (st1.st_ino, ==, st2.st_ino);   /* not rewritten */
+
+  /* the user takes the viewer out: its entry and icon go, nothing else */
+  s->removed = g_strsplit ("org.example.Viewer.desktop", ";", -1);
+  again = sync_ok (f, TRUE);
+  g_assert_false (g_file_test (viewer, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (viewer_icon, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (editor, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (again.removed, ==, 2);
+  g_assert_cmpuint (again.written, ==, 0);   /* the menu lists categories, not entries */
+
+  /* a crash after writing but before recording: the rerun adopts it */
+  {
+    g_autofree char *manifest = gl_export_manifest_path (f->ctx);
+    unlink (manifest);
+    again = sync_ok (f, TRUE);
+    g_assert_cmpuint (again.skipped, ==, 0);
+    g_assert_cmpuint (again.written, ==, 0);
+  }
+}
+
+static void
+test_conflicts (Fixture *f, gconstpointer data)
+{
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb-org.example.Editor.desktop");
+  g_autofree char *text = NULL;
+  g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  GlExportStats stats;
+
+  /* a file Glimpse did not write is never overwritten */
+  tu_write (f->ctx->data_home, "applications/glimpse-deb-org.example.Editor.desktop", "mine\n");
+  g_assert_true (gl_export_sync (f->ctx, f->sources, TRUE, &stats, warnings, NULL));
+  g_assert_cmpuint (stats.skipped, ==, 1);
+  g_assert_cmpuint (warnings->len, ==, 1);
+  g_assert_nonnull (strstr (((GError *) warnings->pdata[0])->message, editor));
+  g_assert_true (g_file_get_contents (editor, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "mine\n");
+  /* nor removed */
+  g_assert_true (gl_export_unexport (f->ctx, "deb", NULL));
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (editor, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "mine\n");
+}
+
+static void
+test_removal (Fixture *f, gconstpointer data)
+{
+  g_autofree char *before_data = NULL, *before_config = NULL;
+  g_autofree char *after_data = NULL, *after_config = NULL;
+  g_autofree char *nemo_action = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
+  g_autofree char *uca = NULL;
+  static const char user_uca[] =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<actions>\n<action>\n\t<icon>x</icon>\n"
+    "\t<name>Mine</name>\n\t<unique-id>1-1</unique-id>\n\t<command>mine %f</command>\n"
+    "\t<patterns>*</patterns>\n\t<other-files/>\n</action>\n</actions>\n";
+
+  /* what the user has before */
+  tu_write (f->ctx->config_home, "Thunar/uca.xml", user_uca);
+  tu_write (f->ctx->data_home, "applications/mine.desktop",
+            "[Desktop Entry]\nType=Application\nName=Mine\nExec=mine\nMimeType=text/plain;\n");
+  tu_write (f->ctx->data_home, "nautilus/scripts/My script", "#!/bin/sh\n");
+  before_data = tu_snapshot (f->ctx->data_home);
+  before_config = tu_snapshot (f->ctx->config_home);
+
+  /* a second sandbox, so the shared files carry both */
+  g_ptr_array_add (f->sources, tu_source (f->root, "other", "Other"));
+  sync_ok (f, TRUE);
+  uca = g_build_filename (f->ctx->config_home, "Thunar/uca.xml", NULL);
+  {
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_get_contents (uca, &text, NULL, NULL));
+    g_assert_true (g_str_has_prefix (text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<actions>\n<action>\n\t<icon>x</icon>"));
+    g_assert_nonnull (strstr (text, "glimpse-deb"));
+    g_assert_nonnull (strstr (text, "glimpse-other"));
+  }
+
+  /* unexport one: the other's stay whole */
+  g_assert_true (gl_export_unexport (f->ctx, "deb", NULL));
+  g_assert_false (g_file_test (nemo_action, G_FILE_TEST_EXISTS));
+  {
+    g_autofree char *o = data_path (f, "nemo/actions/glimpse-other.nemo_action");
+    g_autofree char *e = data_path (f, "applications/glimpse-other-org.example.Editor.desktop");
+    g_autofree char *menu = g_build_filename (f->ctx->config_home, "menus/applications-merged/glimpse.menu", NULL);
+    g_autofree char *text = NULL;
+    g_assert_true (g_file_test (o, G_FILE_TEST_EXISTS));
+    g_assert_true (g_file_test (e, G_FILE_TEST_EXISTS));
+    g_assert_true (g_file_get_contents (menu, &text, NULL, NULL));
+    g_assert_null (strstr (text, "X-Glimpse-deb<"));
+    g_assert_nonnull (strstr (text, "X-Glimpse-other<"));
+  }
+
+  /* a sandbox gone from the store: a complete sync with nothing left */
+  g_ptr_array_set_size (f->sources, 0);
+  sync_ok (f, TRUE);
+
+  after_data = tu_snapshot (f->ctx->data_home);
+  after_config = tu_snapshot (f->ctx->config_home);
+  g_assert_cmpstr (after_data, ==, before_data);
+  g_assert_cmpstr (after_config, ==, before_config);
+}
+
+static void
+test_removal_fresh (Fixture *f, gconstpointer data)
+{
+  /* from nothing back to nothing: no directory, cache or manifest left */
+  g_autofree char *before_data = tu_snapshot (f->ctx->data_home);
+  g_autofree char *before_config = tu_snapshot (f->ctx->config_home);
+  g_autofree char *after_data = NULL, *after_config = NULL;
+  g_autofree char *user_edit = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
+
+  sync_ok (f, TRUE);
+  g_assert_true (gl_export_remove_sandbox ("deb", NULL) || TRUE);
+  g_assert_true (gl_export_unexport (f->ctx, "deb", NULL));
+  after_data = tu_snapshot (f->ctx->data_home);
+  after_config = tu_snapshot (f->ctx->config_home);
+  g_assert_cmpstr (after_data, ==, before_data);
+  g_assert_cmpstr (after_config, ==, before_config);
+
+  /* a file the user changed after Glimpse wrote it is theirs: it stays */
+  sync_ok (f, TRUE);
+  tu_write (f->ctx->data_home, "nemo/actions/glimpse-deb.nemo_action", "[Nemo Action]\nName=edited\n");
+  g_assert_true (gl_export_unexport (f->ctx, "deb", NULL));
+  g_assert_true (g_file_test (user_edit, G_FILE_TEST_EXISTS));
+}
+
+/* "Open in" from each file manager reaches glimpse open with the names */
+static void
+test_fm_actions (Fixture *f, gconstpointer data)
+{
+  g_autofree char *nautilus = data_path (f, "nautilus/scripts/Glimpse/Open in Debian “sid”");
+  g_autofree char *nemo_script = data_path (f, "nemo/scripts/Glimpse/Open in Debian “sid”");
+  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid”", NULL);
+  g_autofree char *uca = g_build_filename (f->ctx->config_home, "Thunar/uca.xml", NULL);
+  g_autofree char *kio = data_path (f, "kio/servicemenus/glimpse-deb.desktop");
+  g_autofree char *pcman = data_path (f, "file-manager/actions/glimpse-deb.desktop");
+  g_autofree char *nemo = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
+  g_autoptr(GStrvBuilder) wb = g_strv_builder_new ();
+  g_auto(GStrv) want = NULL;
+  const char *scripts[] = { nautilus, nemo_script, caja, NULL };
+
+  if (g_getenv ("GL_TEST_RECORDER") == NULL)
+    {
+      g_test_skip ("GL_TEST_RECORDER not set: run through meson test");
+      return;
+    }
+  /* glimpse itself replaced by the recorder */
+  g_free (f->ctx->glimpse);
+  f->ctx->glimpse = g_strdup (f->ctx->launcher);
+  sync_ok (f, TRUE);
+  g_strv_builder_add_many (wb, "open", "deb", "--", NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (awkward); i++)
+    g_strv_builder_add (wb, awkward[i]);
+  want = g_strv_builder_end (wb);
+
+  /* scripts: the names as arguments */
+  for (gsize s = 0; scripts[s] != NULL; s++)
+    {
+      g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+      g_autoptr(GPtrArray) runs = NULL;
+      int status;
+
+      g_ptr_array_add (argv, (gpointer) scripts[s]);
+      for (gsize i = 0; i < G_N_ELEMENTS (awkward); i++)
+        g_ptr_array_add (argv, (gpointer) awkward[i]);
+      g_ptr_array_add (argv, NULL);
+      unlink (f->record);
+      run ((const char * const *) argv->pdata, NULL, &status);
+      g_assert_cmpint (status, ==, 0);
+      runs = read_records (f->record);
+      g_assert_cmpuint (runs->len, ==, 1);
+      g_assert_cmpstrv (runs->pdata[0], want);
+    }
+
+  /* Thunar: %F becomes the shell-quoted names, the line is split like a shell */
+  {
+    g_autofree char *xml = NULL;
+    const char *start, *end;
+    g_autofree char *escaped = NULL;
+    g_autofree char *command = NULL;
+    g_autoptr(GString) line = g_string_new (NULL);
+    g_auto(GStrv) argv = NULL;
+    const char *cmd_argv[] = { NULL };
+
+    g_assert_true (g_file_get_contents (uca, &xml, NULL, NULL));
+    start = strstr (strstr (xml, "glimpse-deb"), "<command>") + strlen ("<command>");
+    end = strstr (start, "</command>");
+    escaped = g_strndup (start, end - start);
+    /* un-escape the XML the simple way: our command has only &apos; */
+    {
+      g_auto(GStrv) parts = g_strsplit (escaped, "&apos;", -1);
+      command = g_strjoinv ("'", parts);
+    }
+    for (const char *p = command; *p; p++)
+      {
+        if (p[0] == '%' && p[1] == 'F')
+          {
+            for (gsize i = 0; i < G_N_ELEMENTS (awkward); i++)
+              {
+                g_autofree char *q = g_shell_quote (awkward[i]);
+                g_string_append_printf (line, "%s%s", i ? " " : "", q);
+              }
+            p++;
+          }
+        else
+          g_string_append_c (line, *p);
+      }
+    g_assert_true (g_shell_parse_argv (line->str, NULL, &argv, NULL));
+    g_assert_cmpstr (argv[0], ==, f->ctx->glimpse);
+    g_assert_cmpstrv (argv + 1, want);
+    (void) cmd_argv;
+  }
+
+  /* Dolphin and PCManFM-Qt: desktop-entry Exec lines with %F */
+  {
+    const char *files[] = { kio, pcman, NULL };
+    const char *groups[] = { "Desktop Action open", "X-Action-Profile glimpse", NULL };
+
+    for (gsize i = 0; files[i] != NULL; i++)
+      {
+        g_autoptr(GKeyFile) kf = g_key_file_new ();
+        g_autofree char *exec = NULL;
+        g_auto(GStrv) split = NULL;
+        g_auto(GStrv) expanded = NULL;
+        g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);
+
+        for (gsize j = 0; j < G_N_ELEMENTS (awkward); j++)
+          {
+            g_autofree char *p = g_build_filename ("/tmp", awkward[j], NULL);
+            g_ptr_array_add (uris, g_filename_to_uri (p, NULL, NULL));
+          }
+        g_ptr_array_add (uris, NULL);
+        g_assert_true (g_key_file_load_from_file (kf, files[i], G_KEY_FILE_NONE, NULL));
+        exec = g_key_file_get_string (kf, groups[i], "Exec", NULL);
+        g_assert_true (gl_exec_split (exec, &split, NULL));
+        expanded = gl_exec_expand ((const char * const *) split, (const char * const *) uris->pdata,
+                                   NULL, NULL, NULL, NULL);
+        g_assert_cmpstr (expanded[0], ==, f->ctx->glimpse);
+        g_assert_cmpstr (expanded[4], ==, "/tmp/with space.txt");
+        g_assert_cmpuint (g_strv_length (expanded), ==, 4 + G_N_ELEMENTS (awkward));
+      }
+  }
+
+  /* Nemo: an action file Nemo can parse */
+  {
+    g_autoptr(GKeyFile) kf = g_key_file_new ();
+    g_autofree char *exec = NULL;
+    g_assert_true (g_key_file_load_from_file (kf, nemo, G_KEY_FILE_NONE, NULL));
+    exec = g_key_file_get_string (kf, "Nemo Action", "Exec", NULL);
+    g_assert_true (g_str_has_suffix (exec, " open deb -- %F"));
+  }
+}
+
+/* the commands, against a fake store (GLIMPSE_SANDBOX_DIR) */
+static void
+test_cli (Fixture *f, gconstpointer data)
+{
+  const char *glimpse = g_getenv ("GL_TEST_GLIMPSE");
+  g_autofree char *store = g_build_filename (f->root, "store", NULL);
+  g_autofree char *sb = g_build_filename (store, "deb", NULL);
+  g_autofree char *file = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb-org.example.Editor.desktop");
+  g_autoptr(GPtrArray) runs = NULL;
+  int status;
+
+  if (glimpse == NULL)
+    {
+      g_test_skip ("GL_TEST_GLIMPSE not set: run through meson test");
+      return;
+    }
+  g_assert_cmpint (g_mkdir_with_parents (sb, 0755), ==, 0);
+  tu_write (sb, "sandbox.conf", "[Sandbox]\nProfile=debian\nName=Debian sid\nBase=rootfs\nFamily=apt\n"
+                                "Created=2026-01-01T00:00:00Z\nUpdated=2026-01-01T00:00:00Z\n");
+  {
+    g_autofree char *from = g_build_filename (f->root, "rootfs", NULL);
+    g_autofree char *to = g_build_filename (sb, "rootfs", NULL);
+    g_autofree char *from_up = g_build_filename (f->root, "system", NULL);
+    g_autofree char *to_up = g_build_filename (sb, "system", NULL);
+    g_assert_cmpint (rename (from, to), ==, 0);
+    g_assert_cmpint (rename (from_up, to_up), ==, 0);
+  }
+  g_setenv ("GLIMPSE_SANDBOX_DIR", store, TRUE);
+  g_setenv ("GLIMPSE_LAUNCHER", f->ctx->launcher, TRUE);
+
+  {
+    const char *argv[] = { glimpse, "export", NULL };
+    run (argv, &out, &status);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_true (g_file_test (editor, G_FILE_TEST_EXISTS));
+  }
+  {
+    const char *argv[] = { glimpse, "apps", "deb", NULL };
+    g_clear_pointer (&out, g_free);
+    run (argv, &out, &status);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (out, "* org.example.Editor.desktop\tEditor\n"));
+    g_assert_nonnull (strstr (out, "  nodisplay.desktop\tHandler (hidden)\n"));
+  }
+  if (geteuid () != 0)
+    {
+      /* the user's own choice */
+      const char *argv[] = { glimpse, "remove-launcher", "deb", "org.example.Viewer.desktop", NULL };
+      g_autofree char *viewer = data_path (f, "applications/glimpse-deb-org.example.Viewer.desktop");
+      run (argv, NULL, &status);
+      g_assert_cmpint (status, ==, 0);
+      g_assert_false (g_file_test (viewer, G_FILE_TEST_EXISTS));
+    }
+
+  /* open: the sandbox's default for text/plain, the file's exact path */
+  tu_write (f->root, "a file's \"name\" $x.txt", "hello\n");
+  file = g_build_filename (f->root, "a file's \"name\" $x.txt", NULL);
+  {
+    const char *argv[] = { glimpse, "open", "deb", "--", file, NULL };
+    const char *want[] = { "deb", "--", "env", "GREETING=hello world", "editor", "--title=a \"b\" $c \\d", file, NULL };
+    run (argv, NULL, &status);
+    g_assert_cmpint (status, ==, 0);
+    runs = read_records (f->record);
+    g_assert_cmpuint (runs->len, ==, 1);
+    g_assert_cmpstrv (runs->pdata[0], want);
+  }
+  {
+    const char *argv[] = { glimpse, "open", "nosuch", "x", NULL };
+    run (argv, NULL, &status);
+    g_assert_cmpint (status, ==, 3);
+  }
+  {
+    const char *argv[] = { glimpse, "unexport", "deb", NULL };
+    run (argv, NULL, &status);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_false (g_file_test (editor, G_FILE_TEST_EXISTS));
+  }
+  {
+    /* unexport sticks until "export ID" */
+    const char *argv[] = { glimpse, "export", NULL };
+    const char *argv2[] = { glimpse, "export", "deb", NULL };
+    run (argv, NULL, &status);
+    g_assert_false (g_file_test (editor, G_FILE_TEST_EXISTS));
+    run (argv2, NULL, &status);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_true (g_file_test (editor, G_FILE_TEST_EXISTS));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+#define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD ("/integration/exported-files", test_exported_files);
+  ADD ("/integration/desktop-file-validate", test_validate);
+  ADD ("/integration/menu-tree", test_menu_tree);
+  ADD ("/integration/gio-launch", test_gio_launch);
+  ADD ("/integration/reexport", test_reexport);
+  ADD ("/integration/conflicts", test_conflicts);
+  ADD ("/integration/removal", test_removal);
+  ADD ("/integration/removal-fresh", test_removal_fresh);
+  ADD ("/integration/cli", test_cli);
+  ADD ("/integration/file-manager-actions", test_fm_actions);
+  return g_test_run ();
+}

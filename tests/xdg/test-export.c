@@ -1,0 +1,506 @@
+/* test-export: entry rules, application lists, icons, Thunar merge, app
+ * folders, MIME defaults — against a fake sandbox tree
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include "gl-app-folders.h"
+#include "gl-exec.h"
+#include "gl-export.h"
+#include "gl-fm-actions.h"
+#include "gl-icon.h"
+#include "gl-open.h"
+#include "xdg-test-util.h"
+
+#define DE G_KEY_FILE_DESKTOP_GROUP
+
+static GKeyFile *
+rewrite_editor (const char *icon_name)
+{
+  g_autoptr(GKeyFile) in = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+  GKeyFile *out;
+
+  g_assert_true (g_key_file_load_from_data (in, tu_editor_entry, -1,
+                                            G_KEY_FILE_KEEP_COMMENTS | G_KEY_FILE_KEEP_TRANSLATIONS, &error));
+  out = gl_export_rewrite_entry (in, "org.example.Editor.desktop", "deb", "Debian “sid”",
+                                 "/usr/bin/glimpse-launch", icon_name, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (out);
+  return out;
+}
+
+static void
+assert_key (GKeyFile *kf, const char *group, const char *key, const char *want)
+{
+  g_autofree char *v = g_key_file_get_string (kf, group, key, NULL);
+  g_assert_cmpstr (v, ==, want);
+}
+
+static void
+test_rewrite_rules (void)
+{
+  g_autoptr(GKeyFile) kf = rewrite_editor ("glimpse-deb-org.example.Editor");
+  g_autofree char *data = g_key_file_to_data (kf, NULL, NULL);
+  g_auto(GStrv) argv = NULL;
+  g_autofree char *exec = NULL;
+  const char *want_argv[] = { "/usr/bin/glimpse-launch", "deb", "--", "env", "GREETING=hello world",
+                              "editor", "--title=a \"b\" $c \\d", "%F", NULL };
+
+  /* Exec: the wrapper, the arguments exactly, the field code intact */
+  exec = g_key_file_get_string (kf, DE, "Exec", NULL);
+  g_assert_true (gl_exec_split (exec, &argv, NULL));
+  g_assert_cmpstrv (argv, want_argv);
+  assert_key (kf, "Desktop Action new-window", "Exec",
+              "/usr/bin/glimpse-launch deb -- editor --new-window %U");
+  /* an action without Exec is dropped with its group */
+  g_assert_false (g_key_file_has_group (kf, "Desktop Action dbus-only"));
+  assert_key (kf, DE, "Actions", "new-window;");
+
+  /* names in every language */
+  assert_key (kf, DE, "Name", "Editor (Debian “sid”)");
+  assert_key (kf, DE, "Name[de]", "Bearbeiter (Debian “sid”)");
+  assert_key (kf, DE, "Name[fr]", "Éditeur (Debian “sid”)");
+  assert_key (kf, DE, "GenericName", "Text Editor (Debian “sid”)");
+  assert_key (kf, DE, "GenericName[de]", "Texteditor (Debian “sid”)");
+  assert_key (kf, DE, "Comment[de]", "Text bearbeiten");
+  assert_key (kf, "Desktop Action new-window", "Name[de]", "Neues Fenster");
+
+  /* categories */
+  assert_key (kf, DE, "Categories", "X-Glimpse;X-Glimpse-deb;");
+  assert_key (kf, DE, "X-Glimpse-Categories", "Utility;TextEditor;");
+  assert_key (kf, DE, "X-Glimpse-Sandbox", "deb");
+  assert_key (kf, DE, "X-Glimpse-Desktop-Id", "org.example.Editor.desktop");
+
+  /* window matching */
+  assert_key (kf, DE, "StartupWMClass", "org.example.Editor");
+
+  /* nothing that runs or finds the app outside the sandbox */
+  assert_key (kf, DE, "TryExec", "/usr/bin/glimpse-launch");
+  assert_key (kf, DE, "X-Glimpse-TryExec", "editor");
+  g_assert_false (g_key_file_has_key (kf, DE, "Path", NULL));
+  assert_key (kf, DE, "X-Glimpse-Path", "/srv/work");
+  g_assert_false (g_key_file_has_key (kf, DE, "DBusActivatable", NULL));
+  g_assert_false (g_key_file_has_key (kf, DE, "Implements", NULL));
+  g_assert_false (g_key_file_has_key (kf, DE, "X-Ubuntu-Gettext-Domain", NULL));
+
+  /* kept */
+  assert_key (kf, DE, "MimeType", "text/plain;text/x-csrc;");
+  assert_key (kf, DE, "Keywords[de]", "Text;");
+  assert_key (kf, DE, "Terminal", "false");
+  assert_key (kf, DE, "StartupNotify", "true");
+  assert_key (kf, DE, "Icon", "glimpse-deb-org.example.Editor");
+  g_assert_nonnull (strstr (data, "# a comment that stays"));
+}
+
+static void
+test_rewrite_keys_kept (void)
+{
+  static const char entry[] =
+    "[Desktop Entry]\nType=Application\nName=V\nExec=v\nOnlyShowIn=GNOME;\nNotShowIn=KDE;\n"
+    "StartupWMClass=Custom\nIcon=/opt/v.png\nX-Flatpak=org.v.V\nX-DBUS-ServiceName=org.v\n";
+  g_autoptr(GKeyFile) in = g_key_file_new ();
+  g_autoptr(GKeyFile) out = NULL;
+  g_autoptr(GKeyFile) out2 = NULL;
+
+  g_assert_true (g_key_file_load_from_data (in, entry, -1, G_KEY_FILE_KEEP_TRANSLATIONS, NULL));
+  out = gl_export_rewrite_entry (in, "v.desktop", "x", "X", "/l", NULL, NULL);
+  g_assert_nonnull (out);
+  assert_key (out, DE, "OnlyShowIn", "GNOME;");
+  assert_key (out, DE, "NotShowIn", "KDE;");
+  assert_key (out, DE, "StartupWMClass", "Custom");
+  /* an icon path that was not found points outside the sandbox: gone */
+  g_assert_false (g_key_file_has_key (out, DE, "Icon", NULL));
+  g_assert_false (g_key_file_has_key (out, DE, "X-Flatpak", NULL));
+  g_assert_false (g_key_file_has_key (out, DE, "X-DBUS-ServiceName", NULL));
+  g_assert_false (g_key_file_has_key (out, DE, "TryExec", NULL));
+
+  /* an unresolved themed icon stays: the host's theme may have it */
+  g_key_file_set_string (in, DE, "Icon", "v");
+  out2 = gl_export_rewrite_entry (in, "v.desktop", "x", "X", "/l", NULL, NULL);
+  assert_key (out2, DE, "Icon", "v");
+}
+
+static void
+test_rewrite_rejects (void)
+{
+  static const struct { const char *entry; int code; } cases[] = {
+    { "[Desktop Entry]\nType=Link\nName=L\nURL=https://x/\n", GL_EXPORT_ERROR_NOT_APPLICATION },
+    { "[Desktop Entry]\nType=Application\nName=H\nExec=h\nHidden=true\n", GL_EXPORT_ERROR_NOT_APPLICATION },
+    { "[Desktop Entry]\nType=Application\nName=D\nDBusActivatable=true\n", GL_EXPORT_ERROR_NO_EXEC },
+    { "[Desktop Entry]\nType=Application\nName=Q\nExec=q \"open\n", GL_EXEC_ERROR_QUOTING },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GKeyFile) in = g_key_file_new ();
+      g_autoptr(GKeyFile) out = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (g_key_file_load_from_data (in, cases[i].entry, -1, G_KEY_FILE_NONE, NULL));
+      out = gl_export_rewrite_entry (in, "bad.desktop", "x", "X", "/l", NULL, &error);
+      g_assert_null (out);
+      g_assert_nonnull (error);
+      g_assert_cmpint (error->code, ==, cases[i].code);
+      g_assert_nonnull (strstr (error->message, "bad.desktop"));
+    }
+}
+
+static GlApp *
+find (GPtrArray *apps, const char *id)
+{
+  for (guint i = 0; i < apps->len; i++)
+    if (strcmp (((GlApp *) apps->pdata[i])->desktop_id, id) == 0)
+      return apps->pdata[i];
+  return NULL;
+}
+
+static void
+test_list_apps (void)
+{
+  g_autofree char *root = tu_make_tree ();
+  g_autoptr(GlExportSource) s = tu_source (root, "deb", "Debian");
+  g_autoptr(GPtrArray) apps = gl_export_source_list_apps (s, NULL);
+  g_autofree char *gone_wh = g_build_filename (root, "system/upper/usr/share/applications/gone.desktop", NULL);
+  gboolean have_whiteout = g_file_test (gone_wh, G_FILE_TEST_EXISTS);
+  GlApp *a;
+
+  g_assert_nonnull (apps);
+  /* no launcher list: every visible application */
+  g_assert_true ((a = find (apps, "org.example.Editor.desktop")) && a->exported && a->visible);
+  g_assert_true ((a = find (apps, "org.example.Viewer.desktop")) && a->exported);
+  g_assert_true ((a = find (apps, "kde4-oldapp.desktop")) && a->exported);
+  g_assert_true ((a = find (apps, "nodisplay.desktop")) && !a->exported && a->runnable && !a->visible);
+  g_assert_true ((a = find (apps, "link.desktop")) && !a->exported && !a->runnable);
+  if (have_whiteout)
+    g_assert_null (find (apps, "gone.desktop"));
+  else
+    g_test_message ("no whiteout support here, skipping that check");
+  g_clear_pointer (&apps, g_ptr_array_unref);
+
+  /* the admin's list, then the user's choice on top */
+  s->launchers = g_strsplit ("org.example.Viewer.desktop;nodisplay.desktop;link.desktop", ";", -1);
+  s->added = g_strsplit ("kde4-oldapp.desktop", ";", -1);
+  s->removed = g_strsplit ("org.example.Viewer.desktop", ";", -1);
+  apps = gl_export_source_list_apps (s, NULL);
+  g_assert_false (find (apps, "org.example.Editor.desktop")->exported);
+  g_assert_false (find (apps, "org.example.Viewer.desktop")->exported);
+  g_assert_true (find (apps, "nodisplay.desktop")->exported);   /* chosen: for Open With */
+  g_assert_false (find (apps, "link.desktop")->exported);       /* cannot be run */
+  g_assert_true (find (apps, "kde4-oldapp.desktop")->exported);
+  g_clear_pointer (&apps, g_ptr_array_unref);
+
+  /* Base=host: only what the host does not have */
+  {
+    g_autoptr(GlExportSource) h = gl_export_source_new ("h", "Host+");
+    g_autofree char *host = g_build_filename (root, "host", NULL);
+    g_autofree char *upper_apps = g_build_filename (root, "system/upper/usr/share/applications", NULL);
+    const char *dirs[] = { upper_apps, NULL };
+
+    tu_write (host, "usr/share/applications/org.example.Viewer.desktop",
+              "[Desktop Entry]\nType=Application\nName=Viewer\nExec=viewer\n");
+    tu_write (root, "system/upper/usr/share/applications/new.desktop",
+              "[Desktop Entry]\nType=Application\nName=New\nExec=new\n");
+    h->app_dirs = g_strdupv ((GStrv) dirs);
+    h->exclude_apps_dir = g_build_filename (host, "usr/share/applications", NULL);
+    apps = gl_export_source_list_apps (h, NULL);
+    g_assert_true (find (apps, "org.example.Viewer.desktop")->on_host);
+    g_assert_false (find (apps, "org.example.Viewer.desktop")->exported);
+    g_assert_true (find (apps, "new.desktop")->exported);
+    g_assert_null (find (apps, "org.example.Editor.desktop"));
+  }
+}
+
+static void
+test_root_resolve (void)
+{
+  g_autofree char *root = tu_make_tree ();
+  g_autofree char *rootfs = g_build_filename (root, "rootfs", NULL);
+  g_autofree char *got = gl_root_resolve (rootfs, "/usr/share/pixmaps/viewer.png");
+  g_autofree char *want = g_build_filename (rootfs, "usr/share/viewer/real.png", NULL);
+  g_autofree char *escape = NULL;
+  g_autofree char *abs_escape = NULL;
+
+  g_assert_cmpstr (got, ==, want);
+  /* .. and absolute links never leave the root */
+  tu_symlink (rootfs, "usr/share/pixmaps/evil.png", "../../../../../../../../etc/passwd");
+  tu_symlink (rootfs, "usr/share/pixmaps/evil2.png", "/etc/hostname");
+  escape = gl_root_resolve (rootfs, "usr/share/pixmaps/evil.png");
+  abs_escape = gl_root_resolve (rootfs, "usr/share/pixmaps/evil2.png");
+  g_assert_null (escape);       /* rootfs/etc/passwd does not exist */
+  g_assert_null (abs_escape);
+  tu_symlink (rootfs, "usr/share/pixmaps/loop.png", "loop.png");
+  g_assert_null (gl_root_resolve (rootfs, "usr/share/pixmaps/loop.png"));
+}
+
+static char *
+describe_icons (GPtrArray *files, const char *root)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      GlIconFile *f = files->pdata[i];
+      g_string_append_printf (s, "%s%s:%s", i ? " " : "", f->size_dir ? f->size_dir : "-",
+                              f->path + strlen (root) + 1);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static void
+test_icons (void)
+{
+  g_autofree char *root = tu_make_tree ();
+  g_autofree char *rootfs = g_build_filename (root, "rootfs", NULL);
+  g_autofree char *upper = g_build_filename (root, "system", "upper", NULL);
+  const char *roots[] = { upper, rootfs, NULL };
+  static const struct { const char *icon, *want; } cases[] = {
+    /* every size of the theme (the host picks the best); @2 ignored; the
+     * link inside the theme followed within the tree */
+    { "org.example.Editor", "256x256:rootfs/usr/share/icons/hicolor/256x256/apps/org.example.Editor.png "
+                            "48x48:rootfs/usr/share/icons/hicolor/48x48/apps/real-editor.png "
+                            "scalable:rootfs/usr/share/icons/hicolor/scalable/apps/org.example.Editor.svg" },
+    { "org.example.Editor.png", "256x256:rootfs/usr/share/icons/hicolor/256x256/apps/org.example.Editor.png "
+                                "48x48:rootfs/usr/share/icons/hicolor/48x48/apps/real-editor.png "
+                                "scalable:rootfs/usr/share/icons/hicolor/scalable/apps/org.example.Editor.svg" },
+    /* another theme, context/size layout */
+    { "breezy", "48x48:rootfs/usr/share/icons/breeze/apps/48/breezy.png "
+                "scalable:rootfs/usr/share/icons/breeze/apps/scalable/breezy.svg" },
+    /* absolute path through an absolute link */
+    { "/usr/share/pixmaps/viewer.png", "64x64:rootfs/usr/share/viewer/real.png" },
+    { "viewer", "64x64:rootfs/usr/share/viewer/real.png" },
+    /* a size hicolor does not have: unthemed */
+    { "oddsize", "-:rootfs/usr/share/pixmaps/oddsize.png" },
+    { "old", "-:rootfs/usr/share/pixmaps/old.xpm" },
+    { "missing", "" },
+    { "/no/such.png", "" },
+    { "../escape", "" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GPtrArray) files = gl_icon_resolve (roots, cases[i].icon);
+      g_autofree char *got = describe_icons (files, root);
+      g_autoptr(GlIconIndex) index = gl_icon_index_new (roots);
+      g_autoptr(GPtrArray) ifiles = gl_icon_index_resolve (index, cases[i].icon);
+      g_autofree char *igot = describe_icons (ifiles, root);
+
+      g_test_message ("Icon=%s", cases[i].icon);
+      g_assert_cmpstr (got, ==, cases[i].want);
+      g_assert_cmpstr (igot, ==, cases[i].want);   /* the index finds the same */
+    }
+
+  /* the upper layer wins */
+  tu_write_png (upper, "usr/share/icons/hicolor/32x32/apps/org.example.Editor.png", 32);
+  {
+    g_autoptr(GPtrArray) files = gl_icon_resolve (roots, "org.example.Editor");
+    g_autofree char *got = describe_icons (files, root);
+    g_autoptr(GlIconIndex) index = gl_icon_index_new (roots);
+    g_autoptr(GPtrArray) ifiles = gl_icon_index_resolve (index, "org.example.Editor");
+    g_autofree char *igot = describe_icons (ifiles, root);
+    g_assert_cmpstr (got, ==, "32x32:system/upper/usr/share/icons/hicolor/32x32/apps/org.example.Editor.png");
+    g_assert_cmpstr (igot, ==, got);
+  }
+  g_assert_cmpint (gl_icon_png_size (cases[0].icon), ==, 0);
+}
+
+static const char user_uca[] =
+  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+  "<actions>\n"
+  "<!-- my own, <action> in a comment -->\n"
+  "<action>\n"
+  "\t<icon>utilities-terminal</icon>\n"
+  "\t<name>Open Terminal Here</name>\n"
+  "\t<unique-id>1234567890123456-1</unique-id>\n"
+  "\t<command>exo-open --working-directory %f --launch TerminalEmulator</command>\n"
+  "\t<description>Example &amp; more</description>\n"
+  "\t<patterns>*</patterns>\n"
+  "\t<startup-notify/>\n"
+  "\t<directories/>\n"
+  "</action>\n"
+  "<action>\n"
+  "\t<icon></icon>\n"
+  "\t<name>Zip</name>\n"
+  "\t<unique-id>1234567890123456-2</unique-id>\n"
+  "\t<command>zip -r %n.zip %N</command>\n"
+  "\t<patterns>*</patterns>\n"
+  "\t<other-files/>\n"
+  "</action>\n"
+  "</actions>\n";
+
+static void
+test_thunar_merge (void)
+{
+  const char *apps[] = { NULL };
+  GlExportedSandbox two[] = { { "deb", "Debian <sid> & co", apps }, { "fed", "Fedora's", apps } };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *merged = gl_fm_thunar_merge ("uca.xml", user_uca, two, 2, "/usr/bin/glimpse", &error);
+  g_autofree char *again = NULL;
+  g_autofree char *one = NULL;
+  g_autofree char *none = NULL;
+  g_autofree char *fresh = NULL;
+  g_autofree char *bad = NULL;
+
+  g_assert_no_error (error);
+  /* the user's actions byte for byte, ours before </actions> */
+  g_assert_true (g_str_has_prefix (merged, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<actions>\n<!-- my own"));
+  g_assert_nonnull (strstr (merged, "<unique-id>1234567890123456-1</unique-id>"));
+  g_assert_nonnull (strstr (merged, "<unique-id>glimpse-deb</unique-id>"));
+  g_assert_nonnull (strstr (merged, "<name>Open in Debian &lt;sid&gt; &amp; co</name>"));
+  g_assert_nonnull (strstr (merged, "<command>&apos;/usr/bin/glimpse&apos; open &apos;fed&apos; -- %F</command>"));
+  g_assert_nonnull (strstr (merged, "<submenu>Glimpse</submenu>"));
+  g_assert_true (strstr (merged, "glimpse-deb") < strstr (merged, "glimpse-fed"));
+  g_assert_true (g_str_has_suffix (merged, "</action>\n</actions>\n"));
+
+  /* stable, and removing one or all gives back exactly the rest */
+  again = gl_fm_thunar_merge ("uca.xml", merged, two, 2, "/usr/bin/glimpse", NULL);
+  g_assert_cmpstr (again, ==, merged);
+  one = gl_fm_thunar_merge ("uca.xml", merged, &two[1], 1, "/usr/bin/glimpse", NULL);
+  g_assert_null (strstr (one, "glimpse-deb"));
+  g_assert_nonnull (strstr (one, "glimpse-fed"));
+  none = gl_fm_thunar_merge ("uca.xml", one, NULL, 0, "/usr/bin/glimpse", NULL);
+  g_assert_cmpstr (none, ==, user_uca);
+
+  /* a new file */
+  fresh = gl_fm_thunar_merge ("uca.xml", NULL, two, 1, "/usr/bin/glimpse", NULL);
+  g_assert_true (g_str_has_prefix (fresh, "<?xml"));
+  g_assert_nonnull (strstr (fresh, "glimpse-deb"));
+
+  /* a broken file is never rewritten */
+  bad = gl_fm_thunar_merge ("/home/u/.config/Thunar/uca.xml", "<actions><action>", two, 1, "/g", &error);
+  g_assert_null (bad);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "/home/u/.config/Thunar/uca.xml"));
+}
+
+static void
+test_app_folders (void)
+{
+  g_autoptr(GSettings) folders = NULL;
+  g_auto(GStrv) children = NULL;
+  const char *user_children[] = { "Utilities", "YaST", NULL };
+  const char *apps_a[] = { "glimpse-a-x.desktop", NULL };
+  const char *apps_b[] = { "glimpse-b-y.desktop", "glimpse-b-z.desktop", NULL };
+  GlExportedSandbox both[] = { { "a", "Alpha", apps_a }, { "b", "Beta", apps_b } };
+  const char *removed[] = { "a", NULL };
+
+  if (!gl_app_folders_available ())
+    {
+      g_test_skip ("org.gnome.desktop.app-folders schema not compiled for the tests (install gsettings-desktop-schemas)");
+      return;
+    }
+  folders = g_settings_new ("org.gnome.desktop.app-folders");
+  g_settings_set_strv (folders, "folder-children", user_children);
+
+  gl_app_folders_sync (both, 2, NULL);
+  children = g_settings_get_strv (folders, "folder-children");
+  {
+    const char *want[] = { "Utilities", "YaST", "glimpse-a", "glimpse-b", NULL };
+    g_assert_cmpstrv (children, want);
+  }
+  {
+    g_autoptr(GSettings) b = g_settings_new_with_path ("org.gnome.desktop.app-folders.folder",
+                                                       "/org/gnome/desktop/app-folders/folders/glimpse-b/");
+    g_autofree char *name = g_settings_get_string (b, "name");
+    g_auto(GStrv) apps = g_settings_get_strv (b, "apps");
+    g_assert_cmpstr (name, ==, "Glimpse: Beta");
+    g_assert_cmpstrv (apps, apps_b);
+  }
+
+  /* the user reorders; a sync keeps their order */
+  {
+    const char *reordered[] = { "glimpse-b", "Utilities", "glimpse-a", "YaST", NULL };
+    g_settings_set_strv (folders, "folder-children", reordered);
+    gl_app_folders_sync (both, 2, NULL);
+    g_clear_pointer (&children, g_strfreev);
+    children = g_settings_get_strv (folders, "folder-children");
+    g_assert_cmpstrv (children, reordered);
+  }
+
+  /* removal takes only ours */
+  gl_app_folders_sync (&both[1], 1, removed);
+  g_clear_pointer (&children, g_strfreev);
+  children = g_settings_get_strv (folders, "folder-children");
+  {
+    const char *want[] = { "glimpse-b", "Utilities", "YaST", NULL };
+    g_assert_cmpstrv (children, want);
+  }
+  {
+    g_autoptr(GSettings) a = g_settings_new_with_path ("org.gnome.desktop.app-folders.folder",
+                                                       "/org/gnome/desktop/app-folders/folders/glimpse-a/");
+    g_autofree char *name = g_settings_get_string (a, "name");
+    g_assert_cmpstr (name, ==, "");
+  }
+}
+
+static void
+test_open_find (void)
+{
+  g_autofree char *root = tu_make_tree ();
+  g_autoptr(GlExportSource) s = tu_source (root, "deb", "Debian");
+  g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+  g_autofree char *user = g_build_filename (root, "user-config", NULL);
+
+  /* mimeapps.list default (skipping the missing app) */
+  a = gl_open_find_app (s, NULL, "text/plain");
+  g_assert_cmpstr (a, ==, "org.example.Editor.desktop");
+  /* the entries' own MimeType */
+  b = gl_open_find_app (s, NULL, "image/png");
+  g_assert_cmpstr (b, ==, "org.example.Viewer.desktop");
+  /* a hidden handler still handles */
+  c = gl_open_find_app (s, NULL, "x-scheme-handler/glimpsetest");
+  g_assert_cmpstr (c, ==, "nodisplay.desktop");
+  d = gl_open_find_app (s, NULL, "application/x-nothing-handles-this");
+  g_assert_null (d);
+  /* the user's own choice inside the sandbox wins */
+  tu_write (user, "mimeapps.list", "[Default Applications]\ntext/plain=kde4-oldapp.desktop;\n");
+  e = gl_open_find_app (s, user, "text/plain");
+  g_assert_cmpstr (e, ==, "kde4-oldapp.desktop");
+
+  {
+    const char *uris[] = { "file:///tmp/a%20b.png", "file:///tmp/c.png", NULL };
+    g_autoptr(GPtrArray) cmds = gl_open_commands (s, "/l", "org.example.Viewer.desktop", uris, NULL);
+    const char *want0[] = { "/l", "deb", "--", "viewer", "/tmp/a b.png", NULL };
+    const char *want1[] = { "/l", "deb", "--", "viewer", "/tmp/c.png", NULL };
+
+    g_assert_cmpuint (cmds->len, ==, 2);
+    g_assert_cmpstrv (cmds->pdata[0], want0);
+    g_assert_cmpstrv (cmds->pdata[1], want1);
+  }
+  {
+    const char *uris[] = { "file:///tmp/x", NULL };
+    g_autoptr(GPtrArray) cmds = gl_open_commands (s, "/l", "kde4-oldapp.desktop", uris, NULL);
+    const char *want[] = { "/l", "deb", "--", "oldapp", "-caption", "Old App", "--icon", "breezy",
+                           "file:///tmp/x", NULL };
+    g_assert_cmpuint (cmds->len, ==, 1);
+    g_assert_cmpstrv (cmds->pdata[0], want);
+  }
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GPtrArray) cmds = gl_open_commands (s, "/l", "nope.desktop", NULL, &error);
+    g_assert_null (cmds);
+    g_assert_error (error, GL_EXPORT_ERROR, GL_EXPORT_ERROR_NOT_FOUND);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *schemas = g_getenv ("GL_TEST_SCHEMA_DIR");
+
+  if (schemas != NULL)
+    g_setenv ("GSETTINGS_SCHEMA_DIR", schemas, TRUE);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/export/rewrite-rules", test_rewrite_rules);
+  g_test_add_func ("/export/rewrite-keys-kept", test_rewrite_keys_kept);
+  g_test_add_func ("/export/rewrite-rejects", test_rewrite_rejects);
+  g_test_add_func ("/export/list-apps", test_list_apps);
+  g_test_add_func ("/export/root-resolve", test_root_resolve);
+  g_test_add_func ("/export/icons", test_icons);
+  g_test_add_func ("/export/thunar-merge", test_thunar_merge);
+  g_test_add_func ("/export/app-folders", test_app_folders);
+  g_test_add_func ("/export/open-find", test_open_find);
+  return g_test_run ();
+}

@@ -1,0 +1,137 @@
+/* gl-export.h: exporting sandbox applications into the host's menus
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "gl-store.h"
+
+G_BEGIN_DECLS
+
+#define GL_EXPORT_ERROR (gl_export_error_quark ())
+
+typedef enum {
+  GL_EXPORT_ERROR_NOT_APPLICATION,  /* Type is not Application, or Hidden */
+  GL_EXPORT_ERROR_NO_EXEC,          /* nothing to run */
+  GL_EXPORT_ERROR_NOT_FOUND,        /* no such application in the sandbox */
+  GL_EXPORT_ERROR_CONFLICT,         /* a file Glimpse did not write is in the way */
+  GL_EXPORT_ERROR_FAILED,
+} GlExportError;
+
+GQuark gl_export_error_quark (void);
+
+/* Where a sandbox's applications come from.  Everything is a path, so tests
+ * fake a sandbox under a temporary directory. */
+typedef struct {
+  char *id;
+  char *name;              /* display name */
+  GStrv app_dirs;          /* applications directories, highest precedence first */
+  char *exclude_apps_dir;  /* Base=host: the host's applications directory, else NULL */
+  GStrv data_roots;        /* trees for icons and absolute paths, highest first */
+  GStrv launchers;         /* the admin's list (sandbox.conf), NULL: every visible app */
+  GStrv added;             /* the user's own choice ($XDG_CONFIG_HOME/glimpse/launchers/ID.conf) */
+  GStrv removed;
+} GlExportSource;
+
+GlExportSource *gl_export_source_new (const char *id, const char *name);
+void            gl_export_source_free (GlExportSource *source);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlExportSource, gl_export_source_free)
+
+/* A source for a sandbox of the store; @host_root is "/" except in tests;
+ * the user's choice is read from @config_home. */
+GlExportSource *gl_export_source_new_for_sandbox (GlSandbox *sandbox, const char *host_root,
+                                                  const char *config_home, GError **error);
+
+typedef struct {
+  char *desktop_id;   /* "org.example.App.desktop" */
+  char *path;         /* the file on the host */
+  char *name;         /* Name, localised */
+  gboolean visible;   /* an application not NoDisplay, with Exec */
+  gboolean runnable;  /* Type=Application, not Hidden, with Exec */
+  gboolean on_host;   /* Base=host and the host has it too */
+  gboolean exported;
+} GlApp;
+
+void gl_app_free (GlApp *app);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlApp, gl_app_free)
+
+/* The sandbox's applications (a whiteout or an opaque directory in an upper
+ * layer hides the lower one), sorted by desktop id, with exported set. */
+GPtrArray *gl_export_source_list_apps (GlExportSource *source, GError **error);
+
+/* The user's own choice of launchers. */
+char     *gl_export_user_launchers_path (const char *config_home, const char *id);
+gboolean  gl_export_user_launchers_load (const char *config_home, const char *id,
+                                         GStrv *added, GStrv *removed, GError **error);
+gboolean  gl_export_user_launchers_save (const char *config_home, const char *id,
+                                         const char * const *added, const char * const *removed,
+                                         GError **error);
+
+/* Rewrites one desktop entry for the host (see gl-export.c for each rule).
+ * @icon_name: the exported icon name, or NULL to keep a themed Icon and drop
+ * an absolute one. */
+GKeyFile *gl_export_rewrite_entry (GKeyFile *entry, const char *desktop_id,
+                                   const char *sandbox_id, const char *sandbox_name,
+                                   const char *launcher, const char *icon_name,
+                                   GError **error);
+
+/* "glimpse-<id>-<desktop-id>" */
+char *gl_export_desktop_file_name (const char *sandbox_id, const char *desktop_id);
+
+typedef struct {
+  char *data_home;      /* $XDG_DATA_HOME */
+  char *config_home;    /* $XDG_CONFIG_HOME */
+  char *launcher;       /* $GLIMPSE_LAUNCHER or GL_LAUNCHER_PATH */
+  char *glimpse;        /* $GLIMPSE_BIN or GL_BINDIR/glimpse, for file-manager actions */
+  gboolean run_tools;   /* update-desktop-database, gtk-update-icon-cache */
+  gboolean app_folders; /* GNOME app folders (when the schema exists) */
+  gboolean file_managers;
+} GlExportContext;
+
+GlExportContext *gl_export_context_new (void);   /* from the environment */
+void             gl_export_context_free (GlExportContext *ctx);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlExportContext, gl_export_context_free)
+
+char *gl_export_manifest_path (GlExportContext *ctx);
+
+typedef struct {
+  guint written;     /* files created or changed */
+  guint unchanged;
+  guint removed;
+  guint skipped;     /* conflicts and entries that could not be exported */
+} GlExportStats;
+
+/* Brings the exports in line with @sources (GlExportSource*).  With
+ * @complete the sources are every sandbox there is and exports of any other
+ * sandbox go; otherwise other sandboxes' exports are kept as they are.
+ * Per-entry problems are skipped (g_debug, counted in @stats and appended
+ * to @warnings as GError* if non-NULL); an error is returned only when the
+ * manifest cannot be read or written. */
+gboolean gl_export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
+                         GlExportStats *stats, GPtrArray *warnings, GError **error);
+
+/* The whole store: every sandbox of @store_dir the user has not switched
+ * off with "glimpse unexport" (Disabled=true in their launcher file), exports
+ * of every other sandbox removed.  What "glimpse export" and the session
+ * agent run. */
+gboolean gl_export_sync_store (GlExportContext *ctx, const char *store_dir, const char *host_root,
+                               GlExportStats *stats, GPtrArray *warnings, GError **error);
+
+/* The user's "glimpse unexport" switch, Disabled= in their launcher file. */
+gboolean gl_export_user_disabled (const char *config_home, const char *id);
+gboolean gl_export_user_set_disabled (const char *config_home, const char *id,
+                                      gboolean disabled, GError **error);
+
+/* Removes every export of sandbox @id. */
+gboolean gl_export_unexport (GlExportContext *ctx, const char *id, GError **error);
+
+/* For "glimpse remove": removes the calling user's exports of @id, using
+ * the XDG directories of the environment.  As root (e.g. under sudo) it does
+ * nothing and returns TRUE: exports live in each user's home and are cleaned
+ * by that user's next sync (the session agent or "glimpse export"), which
+ * drops sandboxes that are gone from the store. */
+gboolean gl_export_remove_sandbox (const char *id, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,316 @@
+/* gl-fm-actions.c: "Open in <sandbox>" for Nautilus, Caja, Nemo, Thunar,
+ * Dolphin and PCManFM-Qt, each calling "glimpse open ID -- FILES"
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "gl-exec.h"
+#include "gl-fm-actions.h"
+
+#define THUNAR_PREFIX "glimpse-"
+
+/* A name fit for a file name and a one-line comment. */
+static char *
+clean_label (const char *name)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (const char *p = name; *p != '\0'; p++)
+    {
+      if (*p == '/')
+        g_string_append_c (out, '-');
+      else if ((guchar) *p < 0x20 || *p == 0x7f)
+        g_string_append_c (out, ' ');
+      else
+        g_string_append_c (out, *p);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* Nautilus and Caja run scripts with the selected files as arguments
+ * (relative to the working directory they set for local folders); "$@"
+ * keeps every name intact, and glimpse open makes them absolute. */
+static char *
+script (const char *glimpse, const char *id, const char *label)
+{
+  g_autofree char *qglimpse = g_shell_quote (glimpse);
+  g_autofree char *qid = g_shell_quote (id);
+
+  return g_strdup_printf ("#!/bin/sh\n"
+                          "# Open in %s: written by glimpse export, replaced on the next export.\n"
+                          "exec %s open %s -- \"$@\"\n", label, qglimpse, qid);
+}
+
+static char *
+keyfile_action (const char *group, const char *const *kv)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+
+  g_key_file_set_comment (kf, NULL, NULL, " Written by glimpse export; it is replaced on the next export.", NULL);
+  for (gsize i = 0; kv[i] != NULL; i += 3)
+    g_key_file_set_string (kf, kv[i] != NULL && *kv[i] != '\0' ? kv[i] : group, kv[i + 1], kv[i + 2]);
+  return g_key_file_to_data (kf, NULL, NULL);
+}
+
+void
+gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, const char *id, const char *name)
+{
+  g_autofree char *label = clean_label (name);
+  g_autofree char *title = g_strdup_printf ("Open in %s", label);
+  g_autofree char *comment = g_strdup_printf ("Open the selected files with an application of %s", label);
+  g_autofree char *sh = script (ctx->glimpse, id, label);
+  g_autofree char *qglimpse = gl_exec_quote_literal (ctx->glimpse);
+  g_autofree char *qid = gl_exec_quote_literal (id);
+  g_autofree char *exec = g_strdup_printf ("%s open %s -- %%F", qglimpse, qid);
+  g_autofree char *base = g_strdup_printf ("glimpse-%s", id);
+  g_autofree char *path = NULL;
+  g_autofree char *data = NULL;
+
+  /* Nautilus: scripts/Glimpse/ is the "Glimpse" submenu */
+  path = g_build_filename (ctx->data_home, "nautilus", "scripts", "Glimpse", title, NULL);
+  gl_plan_add (plan, path, id, sh, -1, 0755);
+  g_free (path);
+
+  /* Caja: the same convention under the configuration directory */
+  path = g_build_filename (ctx->config_home, "caja", "scripts", "Glimpse", title, NULL);
+  gl_plan_add (plan, path, id, sh, -1, 0755);
+  g_free (path);
+
+  /* Nemo runs scripts the same way; the script gets every name exactly */
+  path = g_build_filename (ctx->data_home, "nemo", "scripts", "Glimpse", title, NULL);
+  gl_plan_add (plan, path, id, sh, -1, 0755);
+  g_free (path);
+
+  /* Nemo action: Nemo puts each path of %F in single quotes without
+   * escaping and splits the line like a shell, so a name with a single
+   * quote arrives split (never as an option: "--" comes first); the
+   * script above is exact */
+  {
+    const char *kv[] = {
+      "", "Name", title,
+      "", "Comment", comment,
+      "", "Exec", exec,
+      "", "Icon-Name", "folder",
+      "", "Selection", "notnone",
+      "", "Extensions", "any;",
+      NULL, NULL, NULL,
+    };
+    g_autofree char *file = g_strconcat (base, ".nemo_action", NULL);
+
+    data = keyfile_action ("Nemo Action", kv);
+    path = g_build_filename (ctx->data_home, "nemo", "actions", file, NULL);
+    gl_plan_add (plan, path, id, data, -1, 0644);
+    g_clear_pointer (&path, g_free);
+    g_clear_pointer (&data, g_free);
+  }
+
+  /* Dolphin/Konqueror: a KIO service menu, which KIO runs only when it is
+   * executable; in the "Glimpse" submenu */
+  {
+    const char *kv[] = {
+      "", "Type", "Service",
+      "", "MimeType", "all/all;",
+      "", "Actions", "open;",
+      "", "X-KDE-Submenu", "Glimpse",
+      "Desktop Action open", "Name", title,
+      "Desktop Action open", "Icon", "folder",
+      "Desktop Action open", "Exec", exec,
+      NULL, NULL, NULL,
+    };
+    g_autofree char *file = g_strconcat (base, ".desktop", NULL);
+
+    data = keyfile_action ("Desktop Entry", kv);
+    path = g_build_filename (ctx->data_home, "kio", "servicemenus", file, NULL);
+    gl_plan_add (plan, path, id, data, -1, 0755);
+    g_clear_pointer (&path, g_free);
+    g_clear_pointer (&data, g_free);
+  }
+
+  /* PCManFM-Qt: a FileManager-Actions file */
+  {
+    const char *kv[] = {
+      "", "Type", "Action",
+      "", "Name", title,
+      "", "Tooltip", comment,
+      "", "Icon", "folder",
+      "", "Profiles", "glimpse;",
+      "X-Action-Profile glimpse", "Name", title,
+      "X-Action-Profile glimpse", "MimeTypes", "all/all;",
+      "X-Action-Profile glimpse", "Exec", exec,
+      NULL, NULL, NULL,
+    };
+    g_autofree char *file = g_strconcat (base, ".desktop", NULL);
+
+    data = keyfile_action ("Desktop Entry", kv);
+    path = g_build_filename (ctx->data_home, "file-manager", "actions", file, NULL);
+    gl_plan_add (plan, path, id, data, -1, 0644);
+  }
+}
+
+/* ----------------------------------------------------------------- Thunar */
+
+char *
+gl_fm_thunar_path (GlExportContext *ctx)
+{
+  return g_build_filename (ctx->config_home, "Thunar", "uca.xml", NULL);
+}
+
+char *
+gl_fm_thunar_system_default (void)
+{
+  const char * const *dirs = g_get_system_config_dirs ();
+
+  for (gsize i = 0; dirs[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (dirs[i], "Thunar", "uca.xml", NULL);
+      char *data = NULL;
+
+      if (g_file_get_contents (path, &data, NULL, NULL))
+        return data;
+    }
+  return NULL;
+}
+
+static char *
+thunar_action (const GlExportedSandbox *s, const char *glimpse)
+{
+  g_autofree char *label = clean_label (s->name);
+  g_autofree char *qglimpse = g_shell_quote (glimpse);
+  g_autofree char *qid = g_shell_quote (s->id);
+  g_autofree char *command = g_strdup_printf ("%s open %s -- %%F", qglimpse, qid);
+
+  return g_markup_printf_escaped ("<action>\n"
+                                  "\t<icon>folder</icon>\n"
+                                  "\t<name>Open in %s</name>\n"
+                                  "\t<submenu>Glimpse</submenu>\n"
+                                  "\t<unique-id>" THUNAR_PREFIX "%s</unique-id>\n"
+                                  "\t<command>%s</command>\n"
+                                  "\t<description>Open the selected files with an application of %s</description>\n"
+                                  "\t<range>*</range>\n"
+                                  "\t<patterns>*</patterns>\n"
+                                  "\t<directories/>\n"
+                                  "\t<audio-files/>\n"
+                                  "\t<image-files/>\n"
+                                  "\t<other-files/>\n"
+                                  "\t<text-files/>\n"
+                                  "\t<video-files/>\n"
+                                  "</action>\n",
+                                  label, s->id, command, label);
+}
+
+static gboolean
+check_well_formed (const char *path, const char *text, GError **error)
+{
+  static const GMarkupParser parser = { NULL, NULL, NULL, NULL, NULL };
+  g_autoptr(GMarkupParseContext) pc = g_markup_parse_context_new (&parser, 0, NULL, NULL);
+
+  if (!g_markup_parse_context_parse (pc, text, -1, error) ||
+      !g_markup_parse_context_end_parse (pc, error))
+    {
+      g_prefix_error (error, "Cannot merge Glimpse's actions into %s, it is not valid XML "
+                      "(fix it or move it away): ", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Skips a comment, CDATA section or processing instruction at @p. */
+static const char *
+skip_special (const char *p)
+{
+  static const struct { const char *open, *close; } kinds[] = {
+    { "<!--", "-->" }, { "<![CDATA[", "]]>" }, { "<?", "?>" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (kinds); i++)
+    if (g_str_has_prefix (p, kinds[i].open))
+      {
+        const char *end = strstr (p + strlen (kinds[i].open), kinds[i].close);
+        return end != NULL ? end + strlen (kinds[i].close) : p + strlen (p);
+      }
+  return NULL;
+}
+
+char *
+gl_fm_thunar_merge (const char *path, const char *existing,
+                    const GlExportedSandbox *sandboxes, guint n_sandboxes,
+                    const char *glimpse, GError **error)
+{
+  const char *text = existing != NULL
+    ? existing
+    : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<actions>\n</actions>\n";
+  g_autoptr(GString) out = g_string_new (NULL);
+  const char *p = text;
+  const char *close = NULL;
+  gsize close_at;
+
+  if (!check_well_formed (path, text, error))
+    return NULL;
+
+  /* copy everything but our own <action> elements */
+  while (*p != '\0')
+    {
+      const char *skip;
+
+      if (*p != '<')
+        {
+          g_string_append_c (out, *p++);
+          continue;
+        }
+      if ((skip = skip_special (p)) != NULL)
+        {
+          g_string_append_len (out, p, skip - p);
+          p = skip;
+          continue;
+        }
+      if (g_str_has_prefix (p, "<action>") || g_str_has_prefix (p, "<action "))
+        {
+          const char *end = strstr (p, "</action>");
+          g_autofree char *element = NULL;
+
+          if (end == NULL)
+            {
+              g_string_append (out, p);
+              break;
+            }
+          end += strlen ("</action>");
+          element = g_strndup (p, end - p);
+          if (strstr (element, "<unique-id>" THUNAR_PREFIX) != NULL)
+            {
+              /* ours: drop it with its line */
+              if (*end == '\n')
+                end++;
+              p = end;
+              continue;
+            }
+          g_string_append (out, element);
+          p = end;
+          continue;
+        }
+      g_string_append_c (out, *p++);
+    }
+
+  /* ours go before the last </actions>, at the start of its line */
+  for (const char *q = out->str; (q = strstr (q, "</actions>")) != NULL; q++)
+    close = q;
+  if (close == NULL)
+    {
+      g_set_error (error, G_MARKUP_ERROR, G_MARKUP_ERROR_INVALID_CONTENT,
+                   "Cannot merge Glimpse's actions into %s: it has no <actions> element "
+                   "(fix it or move it away)", path);
+      return NULL;
+    }
+  close_at = close - out->str;
+  while (close_at > 0 && (out->str[close_at - 1] == ' ' || out->str[close_at - 1] == '\t'))
+    close_at--;
+
+  for (guint i = n_sandboxes; i > 0; i--)
+    {
+      g_autofree char *action = thunar_action (&sandboxes[i - 1], glimpse);
+      g_string_insert (out, close_at, action);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}

@@ -1,0 +1,558 @@
+/* gl-icon.c: icon resolution inside sandbox trees
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gl-icon.h"
+
+/* The fixed sizes the hicolor index.theme has: an icon put anywhere else is
+ * never found by the host. */
+static const int hicolor_sizes[] = { 16, 22, 24, 32, 36, 48, 64, 72, 96, 128, 192, 256, 512 };
+
+static const char * const icon_exts[] = { "png", "svg", "xpm", NULL };
+
+void
+gl_icon_file_free (GlIconFile *file)
+{
+  if (file == NULL)
+    return;
+  g_free (file->path);
+  g_free (file->size_dir);
+  g_free (file->ext);
+  g_free (file);
+}
+
+static GlIconFile *
+icon_file_new (const char *path, const char *size_dir, const char *ext)
+{
+  GlIconFile *f = g_new0 (GlIconFile, 1);
+
+  f->path = g_strdup (path);
+  f->size_dir = g_strdup (size_dir);
+  f->ext = g_strdup (ext);
+  return f;
+}
+
+char *
+gl_root_resolve (const char *root, const char *path)
+{
+  g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GQueue) todo = g_queue_new ();
+  g_auto(GStrv) first = g_strsplit (path, "/", -1);
+  guint hops = 0;
+  char *result = NULL;
+
+  for (gsize i = 0; first[i] != NULL; i++)
+    g_queue_push_tail (todo, g_strdup (first[i]));
+
+  while (!g_queue_is_empty (todo))
+    {
+      g_autofree char *comp = g_queue_pop_head (todo);
+      g_autofree char *candidate = NULL;
+      g_autofree char *prefix = NULL;
+      struct stat st;
+
+      if (*comp == '\0' || strcmp (comp, ".") == 0)
+        continue;
+      if (strcmp (comp, "..") == 0)
+        {
+          if (done->len > 0)
+            g_ptr_array_remove_index (done, done->len - 1);
+          continue;
+        }
+
+      g_ptr_array_add (done, NULL);
+      prefix = g_strjoinv ("/", (GStrv) done->pdata);
+      g_ptr_array_remove_index (done, done->len - 1);
+      candidate = g_build_filename (root, prefix, comp, NULL);
+      if (lstat (candidate, &st) != 0)
+        {
+          while (!g_queue_is_empty (todo))
+            g_free (g_queue_pop_head (todo));
+          return NULL;
+        }
+      if (S_ISLNK (st.st_mode))
+        {
+          g_autofree char *target = g_file_read_link (candidate, NULL);
+          g_auto(GStrv) parts = NULL;
+
+          if (target == NULL || ++hops > 40)
+            {
+              while (!g_queue_is_empty (todo))
+                g_free (g_queue_pop_head (todo));
+              return NULL;
+            }
+          if (target[0] == '/')
+            g_ptr_array_set_size (done, 0);
+          parts = g_strsplit (target, "/", -1);
+          for (gssize i = (gssize) g_strv_length (parts) - 1; i >= 0; i--)
+            g_queue_push_head (todo, g_strdup (parts[i]));
+          continue;
+        }
+      g_ptr_array_add (done, g_steal_pointer (&comp));
+    }
+
+  g_ptr_array_add (done, NULL);
+  {
+    g_autofree char *rel = g_strjoinv ("/", (GStrv) done->pdata);
+    result = g_build_filename (root, rel, NULL);
+  }
+  return result;
+}
+
+int
+gl_icon_png_size (const char *path)
+{
+  guchar header[24];
+  FILE *f = fopen (path, "rbe");
+  size_t n;
+
+  if (f == NULL)
+    return 0;
+  n = fread (header, 1, sizeof header, f);
+  fclose (f);
+  if (n < sizeof header || memcmp (header, "\x89PNG\r\n\x1a\n", 8) != 0 ||
+      memcmp (header + 12, "IHDR", 4) != 0)
+    return 0;
+  return (int) (((guint32) header[16] << 24) | ((guint32) header[17] << 16) |
+                ((guint32) header[18] << 8) | (guint32) header[19]);
+}
+
+static gboolean
+is_hicolor_size (int size)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (hicolor_sizes); i++)
+    if (hicolor_sizes[i] == size)
+      return TRUE;
+  return FALSE;
+}
+
+/* "48x48" or "48" -> 48; "scalable" -> -1; else 0 (including "48x48@2") */
+static int
+parse_size_dir (const char *name)
+{
+  char *end = NULL;
+  guint64 a;
+
+  if (strcmp (name, "scalable") == 0)
+    return -1;
+  if (!g_ascii_isdigit (name[0]))
+    return 0;
+  a = g_ascii_strtoull (name, &end, 10);
+  if (*end == '\0')
+    return (int) a;
+  if (*end == 'x')
+    {
+      guint64 b = g_ascii_strtoull (end + 1, &end, 10);
+      if (*end == '\0' && a == b)
+        return (int) a;
+    }
+  return 0;
+}
+
+static char *
+size_dir_name (int size)
+{
+  if (size < 0)
+    return g_strdup ("scalable");
+  if (is_hicolor_size (size))
+    return g_strdup_printf ("%dx%d", size, size);
+  return NULL;
+}
+
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static GStrv
+list_dir_sorted (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  const char *name;
+
+  if (dir == NULL)
+    return NULL;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_strings);
+  g_ptr_array_add (names, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&names), FALSE);
+}
+
+/* One theme: <themes_rel>/<theme>/{A}/{B}/<name>.<ext>, with the size in A
+ * (hicolor: 48x48/apps) or in B (breeze: apps/48).  Fills @found, keyed by
+ * size directory, "apps" contexts winning. */
+static void
+scan_theme (const char *root, const char *theme_rel, const char *name, GHashTable *found)
+{
+  g_autofree char *theme_dir = gl_root_resolve (root, theme_rel);
+  g_auto(GStrv) level1 = NULL;
+
+  if (theme_dir == NULL || (level1 = list_dir_sorted (theme_dir)) == NULL)
+    return;
+
+  for (gsize i = 0; level1[i] != NULL; i++)
+    {
+      g_autofree char *a_rel = g_build_filename (theme_rel, level1[i], NULL);
+      g_autofree char *a_dir = gl_root_resolve (root, a_rel);
+      g_auto(GStrv) level2 = NULL;
+
+      if (a_dir == NULL || !g_file_test (a_dir, G_FILE_TEST_IS_DIR) ||
+          (level2 = list_dir_sorted (a_dir)) == NULL)
+        continue;
+      for (gsize j = 0; level2[j] != NULL; j++)
+        {
+          int size = parse_size_dir (level1[i]);
+          const char *context = level2[j];
+          g_autofree char *sdir = NULL;
+
+          if (size == 0)
+            {
+              size = parse_size_dir (level2[j]);
+              context = level1[i];
+            }
+          if (size == 0 || (sdir = size_dir_name (size)) == NULL)
+            continue;
+          if (g_hash_table_contains (found, sdir) && strcmp (context, "apps") != 0)
+            continue;
+
+          for (gsize k = 0; icon_exts[k] != NULL; k++)
+            {
+              g_autofree char *file = g_strdup_printf ("%s.%s", name, icon_exts[k]);
+              g_autofree char *rel = g_build_filename (a_rel, level2[j], file, NULL);
+              g_autofree char *real = gl_root_resolve (root, rel);
+
+              if (real == NULL || !g_file_test (real, G_FILE_TEST_IS_REGULAR))
+                continue;
+              /* SVG only as scalable, bitmaps only at fixed sizes */
+              if ((size < 0) != (strcmp (icon_exts[k], "svg") == 0))
+                continue;
+              g_hash_table_insert (found, g_strdup (sdir),
+                                   icon_file_new (real, sdir, icon_exts[k]));
+              break;
+            }
+        }
+    }
+}
+
+static GlIconFile *
+single_file (const char *real)
+{
+  const char *dot = strrchr (real, '.');
+  const char *ext = dot != NULL ? dot + 1 : "";
+  g_autofree char *sdir = NULL;
+
+  if (strcmp (ext, "svg") == 0)
+    sdir = g_strdup ("scalable");
+  else if (strcmp (ext, "png") == 0)
+    sdir = size_dir_name (gl_icon_png_size (real));
+  else if (strcmp (ext, "xpm") != 0)
+    return NULL;
+  return icon_file_new (real, sdir, ext);
+}
+
+static gint
+compare_icon_files (gconstpointer a, gconstpointer b)
+{
+  const GlIconFile *fa = *(GlIconFile * const *) a;
+  const GlIconFile *fb = *(GlIconFile * const *) b;
+
+  return g_strcmp0 (fa->size_dir, fb->size_dir);
+}
+
+/* Per root: the themes in lookup order, each a table
+ * icon name -> (size dir -> relative path of the file). */
+typedef struct {
+  char *root;
+  GPtrArray *themes;   /* GHashTable*, hicolor first */
+} RootIndex;
+
+struct _GlIconIndex {
+  GStrv roots;
+  GPtrArray *per_root;  /* RootIndex* */
+};
+
+static void
+root_index_free (RootIndex *ri)
+{
+  g_free (ri->root);
+  g_ptr_array_unref (ri->themes);
+  g_free (ri);
+}
+
+static void
+hash_table_unref0 (gpointer p)
+{
+  if (p != NULL)
+    g_hash_table_unref (p);
+}
+
+/* Lists <theme>/{A}/{B}/ once: every icon file in it by name and size. */
+static GHashTable *
+index_theme (const char *root, const char *theme_rel)
+{
+  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, hash_table_unref0);
+  g_autofree char *theme_dir = gl_root_resolve (root, theme_rel);
+  g_auto(GStrv) level1 = NULL;
+
+  if (theme_dir == NULL || (level1 = list_dir_sorted (theme_dir)) == NULL)
+    return names;
+  for (gsize i = 0; level1[i] != NULL; i++)
+    {
+      g_autofree char *a_rel = g_build_filename (theme_rel, level1[i], NULL);
+      g_autofree char *a_dir = gl_root_resolve (root, a_rel);
+      g_auto(GStrv) level2 = NULL;
+
+      if (a_dir == NULL || !g_file_test (a_dir, G_FILE_TEST_IS_DIR) ||
+          (level2 = list_dir_sorted (a_dir)) == NULL)
+        continue;
+      for (gsize j = 0; level2[j] != NULL; j++)
+        {
+          int size = parse_size_dir (level1[i]);
+          const char *context = level2[j];
+          g_autofree char *sdir = NULL;
+          g_autofree char *b_rel = NULL;
+          g_autofree char *b_dir = NULL;
+          g_auto(GStrv) files = NULL;
+
+          if (size == 0)
+            {
+              size = parse_size_dir (level2[j]);
+              context = level1[i];
+            }
+          if (size == 0 || (sdir = size_dir_name (size)) == NULL)
+            continue;
+          b_rel = g_build_filename (a_rel, level2[j], NULL);
+          b_dir = gl_root_resolve (root, b_rel);
+          if (b_dir == NULL || (files = list_dir_sorted (b_dir)) == NULL)
+            continue;
+          for (gsize k = 0; files[k] != NULL; k++)
+            {
+              const char *dot = strrchr (files[k], '.');
+              g_autofree char *name = NULL;
+              GHashTable *sizes;
+
+              if (dot == NULL || dot == files[k] ||
+                  !g_strv_contains (icon_exts, dot + 1) ||
+                  (size < 0) != (strcmp (dot + 1, "svg") == 0))
+                continue;
+              name = g_strndup (files[k], dot - files[k]);
+              sizes = g_hash_table_lookup (names, name);
+              if (sizes == NULL)
+                {
+                  sizes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+                  g_hash_table_insert (names, g_strdup (name), sizes);
+                }
+              /* first extension wins (png, svg, xpm order is by name here:
+               * keep png over xpm), "apps" contexts over others */
+              if (g_hash_table_contains (sizes, sdir) && strcmp (context, "apps") != 0)
+                continue;
+              if (g_hash_table_contains (sizes, sdir) && strcmp (dot + 1, "xpm") == 0)
+                continue;
+              g_hash_table_insert (sizes, g_strdup (sdir), g_build_filename (b_rel, files[k], NULL));
+            }
+        }
+    }
+  return names;
+}
+
+GlIconIndex *
+gl_icon_index_new (const char * const *roots)
+{
+  GlIconIndex *index = g_new0 (GlIconIndex, 1);
+
+  index->roots = g_strdupv ((GStrv) roots);
+  index->per_root = g_ptr_array_new_with_free_func ((GDestroyNotify) root_index_free);
+  for (gsize r = 0; roots[r] != NULL; r++)
+    {
+      RootIndex *ri = g_new0 (RootIndex, 1);
+      g_autofree char *icons_dir = gl_root_resolve (roots[r], "usr/share/icons");
+      g_auto(GStrv) themes = icons_dir != NULL ? list_dir_sorted (icons_dir) : NULL;
+
+      ri->root = g_strdup (roots[r]);
+      ri->themes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+      g_ptr_array_add (ri->themes, index_theme (roots[r], "usr/share/icons/hicolor"));
+      for (gsize t = 0; themes != NULL && themes[t] != NULL; t++)
+        {
+          g_autofree char *rel = NULL;
+
+          if (strcmp (themes[t], "hicolor") == 0)
+            continue;
+          rel = g_build_filename ("usr/share/icons", themes[t], NULL);
+          if (g_file_test (icons_dir, G_FILE_TEST_IS_DIR))
+            g_ptr_array_add (ri->themes, index_theme (roots[r], rel));
+        }
+      g_ptr_array_add (index->per_root, ri);
+    }
+  return index;
+}
+
+void
+gl_icon_index_free (GlIconIndex *index)
+{
+  if (index == NULL)
+    return;
+  g_strfreev (index->roots);
+  g_ptr_array_unref (index->per_root);
+  g_free (index);
+}
+
+static GPtrArray *
+resolve (const char * const *roots, GlIconIndex *index, const char *icon);
+
+GPtrArray *
+gl_icon_index_resolve (GlIconIndex *index, const char *icon)
+{
+  return resolve ((const char * const *) index->roots, index, icon);
+}
+
+GPtrArray *
+gl_icon_resolve (const char * const *roots, const char *icon)
+{
+  return resolve (roots, NULL, icon);
+}
+
+/* the themed part through the index */
+static gboolean
+index_lookup (GlIconIndex *index, const char *name, GPtrArray *result)
+{
+  for (guint r = 0; r < index->per_root->len; r++)
+    {
+      RootIndex *ri = index->per_root->pdata[r];
+
+      for (guint t = 0; t < ri->themes->len; t++)
+        {
+          GHashTable *sizes = g_hash_table_lookup (ri->themes->pdata[t], name);
+          GHashTableIter iter;
+          gpointer key, value;
+
+          if (sizes == NULL)
+            continue;
+          g_hash_table_iter_init (&iter, sizes);
+          while (g_hash_table_iter_next (&iter, &key, &value))
+            {
+              g_autofree char *real = gl_root_resolve (ri->root, value);
+              const char *dot = strrchr (value, '.');
+
+              if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR))
+                g_ptr_array_add (result, icon_file_new (real, key, dot + 1));
+            }
+          if (result->len > 0)
+            {
+              g_ptr_array_sort (result, compare_icon_files);
+              return TRUE;
+            }
+        }
+    }
+  return FALSE;
+}
+
+static GPtrArray *
+resolve (const char * const *roots, GlIconIndex *index, const char *icon)
+{
+  g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_icon_file_free);
+  g_autofree char *name = NULL;
+
+  if (icon == NULL || *icon == '\0')
+    return g_steal_pointer (&result);
+
+  if (icon[0] == '/')
+    {
+      for (gsize r = 0; roots[r] != NULL; r++)
+        {
+          g_autofree char *real = gl_root_resolve (roots[r], icon);
+          GlIconFile *f;
+
+          if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR) &&
+              (f = single_file (real)) != NULL)
+            {
+              g_ptr_array_add (result, f);
+              break;
+            }
+        }
+      return g_steal_pointer (&result);
+    }
+
+  if (strchr (icon, '/') != NULL)
+    return g_steal_pointer (&result);
+
+  name = g_strdup (icon);
+  for (gsize k = 0; icon_exts[k] != NULL; k++)
+    if (g_str_has_suffix (name, icon_exts[k]) &&
+        strlen (name) > strlen (icon_exts[k]) + 1 &&
+        name[strlen (name) - strlen (icon_exts[k]) - 1] == '.')
+      name[strlen (name) - strlen (icon_exts[k]) - 1] = '\0';
+
+  if (index != NULL && index_lookup (index, name, result))
+    return g_steal_pointer (&result);
+
+  /* themes: hicolor first, then the others in name order */
+  for (gsize r = 0; index == NULL && roots[r] != NULL; r++)
+    {
+      g_autoptr(GHashTable) found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                           (GDestroyNotify) gl_icon_file_free);
+      g_autofree char *icons_dir = gl_root_resolve (roots[r], "usr/share/icons");
+      g_auto(GStrv) themes = icons_dir != NULL ? list_dir_sorted (icons_dir) : NULL;
+
+      scan_theme (roots[r], "usr/share/icons/hicolor", name, found);
+      for (gsize t = 0; themes != NULL && themes[t] != NULL && g_hash_table_size (found) == 0; t++)
+        {
+          g_autofree char *rel = NULL;
+
+          if (strcmp (themes[t], "hicolor") == 0)
+            continue;
+          rel = g_build_filename ("usr/share/icons", themes[t], NULL);
+          scan_theme (roots[r], rel, name, found);
+        }
+      if (g_hash_table_size (found) > 0)
+        {
+          GHashTableIter iter;
+          gpointer key, value;
+
+          g_hash_table_iter_init (&iter, found);
+          while (g_hash_table_iter_next (&iter, &key, &value))
+            {
+              g_ptr_array_add (result, value);
+              g_hash_table_iter_steal (&iter);
+              g_free (key);
+            }
+          g_ptr_array_sort (result, compare_icon_files);
+          return g_steal_pointer (&result);
+        }
+    }
+
+  /* unthemed: share/icons/<name>.<ext>, share/pixmaps/<name>[.<ext>] */
+  for (gsize r = 0; roots[r] != NULL; r++)
+    {
+      static const char * const dirs[] = { "usr/share/icons", "usr/share/pixmaps", NULL };
+
+      for (gsize d = 0; dirs[d] != NULL; d++)
+        {
+          for (gsize k = 0; icon_exts[k] != NULL; k++)
+            {
+              g_autofree char *file = g_strdup_printf ("%s.%s", name, icon_exts[k]);
+              g_autofree char *rel = g_build_filename (dirs[d], file, NULL);
+              g_autofree char *real = gl_root_resolve (roots[r], rel);
+              GlIconFile *f;
+
+              if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR) &&
+                  (f = single_file (real)) != NULL)
+                {
+                  g_ptr_array_add (result, f);
+                  return g_steal_pointer (&result);
+                }
+            }
+        }
+    }
+  return g_steal_pointer (&result);
+}

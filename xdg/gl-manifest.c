@@ -1,0 +1,276 @@
+/* gl-manifest.c: a line-based text file, fields separated by tabs and each
+ * escaped with g_strescape, so any path or name round-trips:
+ *
+ *   glimpse-export-manifest 1
+ *   sandbox  ID  NAME  APP;APP;
+ *   file     PATH  SANDBOX  SHA256[,SHA256]
+ *   dir      PATH
+ *   merged   PATH  CREATED(0|1)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "gl-manifest.h"
+
+#define MANIFEST_MAGIC "glimpse-export-manifest 1"
+
+static void
+manifest_file_free (GlManifestFile *f)
+{
+  g_free (f->path);
+  g_free (f->sandbox);
+  g_strfreev (f->checksums);
+  g_free (f);
+}
+
+static void
+manifest_sandbox_free (GlManifestSandbox *s)
+{
+  g_free (s->id);
+  g_free (s->name);
+  g_strfreev (s->apps);
+  g_free (s);
+}
+
+void
+gl_manifest_free (GlManifest *manifest)
+{
+  if (manifest == NULL)
+    return;
+  g_free (manifest->path);
+  g_hash_table_unref (manifest->files);
+  g_hash_table_unref (manifest->sandboxes);
+  g_hash_table_unref (manifest->dirs);
+  g_hash_table_unref (manifest->merged);
+  g_free (manifest);
+}
+
+char *
+gl_checksum_bytes (GBytes *bytes)
+{
+  return g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bytes);
+}
+
+char *
+gl_checksum_file (const char *path)
+{
+  g_autoptr(GMappedFile) mf = g_mapped_file_new (path, FALSE, NULL);
+  g_autoptr(GBytes) bytes = NULL;
+
+  if (mf == NULL)
+    return NULL;
+  bytes = g_mapped_file_get_bytes (mf);
+  return gl_checksum_bytes (bytes);
+}
+
+void
+gl_manifest_add_file (GlManifest *manifest, const char *path,
+                      const char *sandbox, const char *checksum)
+{
+  GlManifestFile *f = g_hash_table_lookup (manifest->files, path);
+
+  if (f == NULL)
+    {
+      f = g_new0 (GlManifestFile, 1);
+      f->path = g_strdup (path);
+      f->sandbox = g_strdup (sandbox);
+      f->checksums = g_new0 (char *, 1);
+      g_hash_table_insert (manifest->files, f->path, f);
+    }
+  if (!g_strv_contains ((const char * const *) f->checksums, checksum))
+    {
+      guint n = g_strv_length (f->checksums);
+
+      f->checksums = g_renew (char *, f->checksums, n + 2);
+      f->checksums[n] = g_strdup (checksum);
+      f->checksums[n + 1] = NULL;
+    }
+}
+
+gboolean
+gl_manifest_file_matches (GlManifestFile *file, const char *checksum)
+{
+  return checksum != NULL && g_strv_contains ((const char * const *) file->checksums, checksum);
+}
+
+void
+gl_manifest_set_sandbox (GlManifest *manifest, const char *id,
+                         const char *name, const char * const *apps)
+{
+  GlManifestSandbox *s = g_new0 (GlManifestSandbox, 1);
+
+  s->id = g_strdup (id);
+  s->name = g_strdup (name);
+  s->apps = g_strdupv ((GStrv) apps);
+  g_hash_table_replace (manifest->sandboxes, s->id, s);
+}
+
+static GlManifest *
+manifest_new (const char *path)
+{
+  GlManifest *m = g_new0 (GlManifest, 1);
+
+  m->path = g_strdup (path);
+  m->files = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) manifest_file_free);
+  m->sandboxes = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) manifest_sandbox_free);
+  m->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  m->merged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return m;
+}
+
+GlManifest *
+gl_manifest_load (const char *path, GError **error)
+{
+  g_autoptr(GlManifest) m = manifest_new (path);
+  g_autofree char *data = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &data, NULL, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return g_steal_pointer (&m);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
+                                  "Cannot read the export manifest: ");
+      return NULL;
+    }
+
+  lines = g_strsplit (data, "\n", -1);
+  if (lines[0] == NULL || strcmp (lines[0], MANIFEST_MAGIC) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "The export manifest %s is not one Glimpse wrote; move it away and run “glimpse export” again",
+                   path);
+      return NULL;
+    }
+
+  for (gsize i = 1; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) raw = NULL;
+      g_autoptr(GPtrArray) fields = g_ptr_array_new_with_free_func (g_free);
+      guint n;
+
+      if (lines[i][0] == '\0')
+        continue;
+      raw = g_strsplit (lines[i], "\t", -1);
+      for (gsize j = 0; raw[j] != NULL; j++)
+        g_ptr_array_add (fields, g_strcompress (raw[j]));
+      n = fields->len;
+      g_ptr_array_add (fields, NULL);
+
+#define F(k) ((const char *) fields->pdata[k])
+      if (strcmp (F (0), "sandbox") == 0 && n == 4)
+        {
+          g_auto(GStrv) apps = g_strsplit (F (3), ";", -1);
+          g_autoptr(GPtrArray) list = g_ptr_array_new ();
+
+          for (gsize j = 0; apps[j] != NULL; j++)
+            if (*apps[j] != '\0')
+              g_ptr_array_add (list, apps[j]);
+          g_ptr_array_add (list, NULL);
+          gl_manifest_set_sandbox (m, F (1), F (2), (const char * const *) list->pdata);
+        }
+      else if (strcmp (F (0), "file") == 0 && n == 4)
+        {
+          g_auto(GStrv) sums = g_strsplit (F (3), ",", -1);
+
+          for (gsize j = 0; sums[j] != NULL; j++)
+            if (*sums[j] != '\0')
+              gl_manifest_add_file (m, F (1), F (2), sums[j]);
+        }
+      else if (strcmp (F (0), "dir") == 0 && n == 2)
+        g_hash_table_add (m->dirs, g_strdup (F (1)));
+      else if (strcmp (F (0), "merged") == 0 && n == 3)
+        g_hash_table_insert (m->merged, g_strdup (F (1)), g_strdup (F (2)));
+      else
+        g_debug ("%s:%zu: ignoring unknown manifest line", path, i + 1);
+#undef F
+    }
+  return g_steal_pointer (&m);
+}
+
+static void
+append_fields (GString *out, ...)
+{
+  va_list ap;
+  const char *field;
+  gboolean first = TRUE;
+
+  va_start (ap, out);
+  while ((field = va_arg (ap, const char *)) != NULL)
+    {
+      g_autofree char *escaped = g_strescape (field, NULL);
+
+      if (!first)
+        g_string_append_c (out, '\t');
+      g_string_append (out, escaped);
+      first = FALSE;
+    }
+  va_end (ap);
+  g_string_append_c (out, '\n');
+}
+
+static GList *
+sorted_keys (GHashTable *table)
+{
+  return g_list_sort (g_hash_table_get_keys (table), (GCompareFunc) strcmp);
+}
+
+gboolean
+gl_manifest_save (GlManifest *manifest, GError **error)
+{
+  g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");
+  g_autofree char *dir = g_path_get_dirname (manifest->path);
+  GList *keys;
+
+  keys = sorted_keys (manifest->sandboxes);
+  for (GList *l = keys; l != NULL; l = l->next)
+    {
+      GlManifestSandbox *s = g_hash_table_lookup (manifest->sandboxes, l->data);
+      g_autofree char *apps = g_strjoinv (";", s->apps);
+
+      append_fields (out, "sandbox", s->id, s->name, apps, NULL);
+    }
+  g_list_free (keys);
+
+  keys = sorted_keys (manifest->dirs);
+  for (GList *l = keys; l != NULL; l = l->next)
+    append_fields (out, "dir", (const char *) l->data, NULL);
+  g_list_free (keys);
+
+  keys = sorted_keys (manifest->merged);
+  for (GList *l = keys; l != NULL; l = l->next)
+    append_fields (out, "merged", (const char *) l->data,
+                   (const char *) g_hash_table_lookup (manifest->merged, l->data), NULL);
+  g_list_free (keys);
+
+  keys = sorted_keys (manifest->files);
+  for (GList *l = keys; l != NULL; l = l->next)
+    {
+      GlManifestFile *f = g_hash_table_lookup (manifest->files, l->data);
+      g_autofree char *sums = g_strjoinv (",", f->checksums);
+
+      append_fields (out, "file", f->path, f->sandbox, sums, NULL);
+    }
+  g_list_free (keys);
+
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create %s for the export manifest: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  if (!g_file_set_contents_full (manifest->path, out->str, out->len,
+                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+    {
+      g_prefix_error (error, "Cannot write the export manifest: ");
+      return FALSE;
+    }
+  return TRUE;
+}

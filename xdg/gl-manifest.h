@@ -1,0 +1,48 @@
+/* gl-manifest.h: the record of every file desktop integration wrote
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *path;
+  char *sandbox;     /* owning sandbox id, "" for shared files */
+  GStrv checksums;   /* contents Glimpse wrote (more than one only while a sync runs) */
+} GlManifestFile;
+
+typedef struct {
+  char *id;
+  char *name;
+  GStrv apps;        /* exported desktop file names */
+} GlManifestSandbox;
+
+typedef struct {
+  char *path;                 /* the manifest file itself */
+  GHashTable *files;          /* path -> GlManifestFile */
+  GHashTable *sandboxes;      /* id -> GlManifestSandbox */
+  GHashTable *dirs;           /* directories Glimpse created (set) */
+  GHashTable *merged;         /* merged files (uca.xml) -> "1" if Glimpse created it, else "0" */
+} GlManifest;
+
+void        gl_manifest_free (GlManifest *manifest);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlManifest, gl_manifest_free)
+
+/* Loads @path; a missing file is an empty manifest. */
+GlManifest *gl_manifest_load (const char *path, GError **error);
+gboolean    gl_manifest_save (GlManifest *manifest, GError **error);
+
+/* Adds @checksum to the checksums of @path (creating the record). */
+void        gl_manifest_add_file (GlManifest *manifest, const char *path,
+                                  const char *sandbox, const char *checksum);
+void        gl_manifest_set_sandbox (GlManifest *manifest, const char *id,
+                                     const char *name, const char * const *apps);
+gboolean    gl_manifest_file_matches (GlManifestFile *file, const char *checksum);
+
+char       *gl_checksum_file (const char *path);  /* sha256, NULL if unreadable */
+char       *gl_checksum_bytes (GBytes *bytes);
+
+G_END_DECLS
