@@ -9,6 +9,7 @@
 #include "gl-profile.h"
 #include "gl-store.h"
 #include "glimpse-cli.h"
+#include "glimpse-run.h"
 #include "glimpse-store-cmds.h"
 #include "glimpse-export.h"
 
@@ -28,6 +29,9 @@ static const GlCommand commands[] = {
   { "list", "", "List the sandboxes", gl_cmd_list, FALSE },
   { "info", "ID", "Show a sandbox", gl_cmd_info, FALSE },
   { "remove", "ID… [--force]", "Remove sandboxes (root)", gl_cmd_remove, FALSE },
+  { "run", "ID [--] COMMAND [ARG…]", "Run a command in a sandbox, as you", gl_cmd_run, FALSE },
+  { "changes", "ID [PATH] [--json]", "Show what apps changed in your files", gl_cmd_changes, FALSE },
+  { "purge", "ID [PATH] [--yes]", "Drop those changes", gl_cmd_purge, FALSE },
   { "export", "[ID…]", "Put sandboxes' applications into the menu", gl_cmd_export, FALSE },
   { "unexport", "ID…", "Take a sandbox's applications out of the menu", gl_cmd_unexport, FALSE },
   { "apps", "ID", "List a sandbox's applications and which are exported", gl_cmd_apps, FALSE },

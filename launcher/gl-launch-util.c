@@ -1,0 +1,367 @@
+/* glimpse-launch: pure helpers (no system calls), unit-tested.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include "gl-launch-util.h"
+#include "utils.h"
+
+#include <string.h>
+
+bool
+gl_launch_id_is_valid (const char *id)
+{
+  size_t len;
+
+  if (id == NULL)
+    return false;
+  len = strlen (id);
+  if (len == 0 || len > GL_LAUNCH_ID_MAX)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    {
+      char c = id[i];
+      bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      if (i == 0 && !alnum)
+        return false;
+      if (!alnum && c != '_' && c != '.' && c != '-')
+        return false;
+    }
+  return true;
+}
+
+GlLaunchAction
+gl_launch_parse_args (int argc, char *const *argv, GlLaunchArgs *out)
+{
+  memset (out, 0, sizeof *out);
+
+  if (argc < 1 || argv == NULL || argv[0] == NULL)
+    {
+      out->error = "called without a program name";
+      return GL_LAUNCH_ACTION_ERROR;
+    }
+  if (argc == 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    return GL_LAUNCH_ACTION_HELP;
+  if (argc == 2 && strcmp (argv[1], "--version") == 0)
+    return GL_LAUNCH_ACTION_VERSION;
+  if (argc < 2)
+    {
+      out->error = "missing sandbox ID; usage: glimpse-launch ID -- COMMAND [ARG...]";
+      return GL_LAUNCH_ACTION_ERROR;
+    }
+  if (!gl_launch_id_is_valid (argv[1]))
+    {
+      out->error = "invalid sandbox ID (allowed: a letter or digit, then up to 63 of "
+                   "A-Z a-z 0-9 _ . -); see glimpse list for the IDs";
+      return GL_LAUNCH_ACTION_ERROR;
+    }
+  if (argc < 3 || strcmp (argv[2], "--") != 0)
+    {
+      out->error = "expected \"--\" after the sandbox ID; usage: glimpse-launch ID -- COMMAND [ARG...]";
+      return GL_LAUNCH_ACTION_ERROR;
+    }
+  if (argc < 4 || argv[3] == NULL || argv[3][0] == '\0')
+    {
+      out->error = "missing command; usage: glimpse-launch ID -- COMMAND [ARG...]";
+      return GL_LAUNCH_ACTION_ERROR;
+    }
+  out->id = argv[1];
+  out->command = &argv[3];
+  return GL_LAUNCH_ACTION_RUN;
+}
+
+static const char *const allowed_env[] = {
+  "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS",
+  "XAUTHORITY", "PULSE_SERVER", "LANG", "LANGUAGE", "TERM", "COLORTERM",
+  "XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP",
+  "DESKTOP_SESSION",
+  NULL
+};
+
+static const char *const notify_env[] = {
+  "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY",
+  NULL
+};
+
+static bool
+name_in (const char *name, size_t len, const char *const *list)
+{
+  for (size_t i = 0; list[i] != NULL; i++)
+    if (strlen (list[i]) == len && strncmp (list[i], name, len) == 0)
+      return true;
+  return false;
+}
+
+static bool
+lc_name (const char *name, size_t len)
+{
+  if (len < 4 || strncmp (name, "LC_", 3) != 0)
+    return false;
+  for (size_t i = 3; i < len; i++)
+    if (!((name[i] >= 'A' && name[i] <= 'Z') || name[i] == '_'))
+      return false;
+  return true;
+}
+
+bool
+gl_launch_env_name_allowed (const char *name)
+{
+  size_t len = strcspn (name, "=");
+  return name_in (name, len, allowed_env) || lc_name (name, len);
+}
+
+const char *
+gl_launch_env_get (char *const *envp, const char *name)
+{
+  size_t len = strlen (name);
+  if (envp == NULL)
+    return NULL;
+  for (size_t i = 0; envp[i] != NULL; i++)
+    if (strncmp (envp[i], name, len) == 0 && envp[i][len] == '=')
+      return envp[i] + len + 1;
+  return NULL;
+}
+
+static bool
+already_set (char **env, size_t n, const char *entry)
+{
+  size_t len = strcspn (entry, "=");
+  for (size_t i = 0; i < n; i++)
+    if (strncmp (env[i], entry, len) == 0 && env[i][len] == '=')
+      return true;
+  return false;
+}
+
+static char **
+filter_env (char *const *envp, bool notify, size_t extra, size_t *n_out)
+{
+  size_t cap = extra + 1, n = 0;
+  char **env;
+
+  for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
+    cap++;
+  env = xcalloc (cap, sizeof (char *));
+  for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
+    {
+      const char *e = envp[i];
+      const char *eq = strchr (e, '=');
+      size_t len;
+      if (eq == NULL || eq == e)
+        continue;
+      len = (size_t) (eq - e);
+      if (notify ? !name_in (e, len, notify_env) : !(name_in (e, len, allowed_env) || lc_name (e, len)))
+        continue;
+      if (strlen (eq + 1) > GL_LAUNCH_ENV_VALUE_MAX)
+        continue;
+      if (already_set (env, n, e))
+        continue;
+      env[n++] = xstrdup (e);
+    }
+  *n_out = n;
+  return env;
+}
+
+char **
+gl_launch_filter_env (char *const *envp)
+{
+  size_t n;
+  char **env = filter_env (envp, false, 0, &n);
+  env[n] = NULL;
+  return env;
+}
+
+char **
+gl_launch_build_env (char *const *envp, const char *home, const char *user,
+                     const char *shell, const char *sandbox_id)
+{
+  size_t n;
+  char **env = filter_env (envp, false, 6, &n);
+
+  env[n++] = xasprintf ("HOME=%s", home);
+  env[n++] = xasprintf ("USER=%s", user);
+  env[n++] = xasprintf ("LOGNAME=%s", user);
+  env[n++] = xasprintf ("SHELL=%s", shell);
+  env[n++] = xstrdup ("PATH=" GL_LAUNCH_DEFAULT_PATH);
+  env[n++] = xasprintf ("GLIMPSE_SANDBOX=%s", sandbox_id);
+  env[n] = NULL;
+  return env;
+}
+
+char **
+gl_launch_build_notify_env (char *const *envp)
+{
+  size_t n;
+  char **env = filter_env (envp, true, 1, &n);
+  env[n++] = xstrdup ("PATH=" GL_LAUNCH_DEFAULT_PATH);
+  env[n] = NULL;
+  return env;
+}
+
+void
+gl_launch_strv_free (char **strv)
+{
+  if (strv == NULL)
+    return;
+  for (size_t i = 0; strv[i] != NULL; i++)
+    free (strv[i]);
+  free (strv);
+}
+
+char *
+gl_launch_conf_get_base (const char *text)
+{
+  bool in_group = false;
+  const char *p = text;
+
+  while (p != NULL && *p != '\0')
+    {
+      const char *end = strchr (p, '\n');
+      size_t len = end ? (size_t) (end - p) : strlen (p);
+      while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
+        len--;
+      if (len > 0 && p[0] == '[')
+        in_group = (len == 9 && strncmp (p, "[Sandbox]", 9) == 0);
+      else if (in_group && len >= 5 && strncmp (p, "Base", 4) == 0)
+        {
+          const char *q = p + 4, *lim = p + len;
+          while (q < lim && (*q == ' ' || *q == '\t'))
+            q++;
+          if (q < lim && *q == '=')
+            {
+              char *v;
+              q++;
+              while (q < lim && (*q == ' ' || *q == '\t'))
+                q++;
+              v = xmalloc ((size_t) (lim - q) + 1);
+              memcpy (v, q, (size_t) (lim - q));
+              v[lim - q] = '\0';
+              return v;
+            }
+        }
+      p = end ? end + 1 : NULL;
+    }
+  return NULL;
+}
+
+void
+gl_launch_unescape_octal (char *s)
+{
+  char *w = s;
+  for (char *r = s; *r != '\0'; r++)
+    {
+      if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7'
+          && r[3] >= '0' && r[3] <= '7')
+        {
+          *w++ = (char) (((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+          r += 3;
+        }
+      else
+        *w++ = *r;
+    }
+  *w = '\0';
+}
+
+/* Returns a copy of the N-th space-separated field of [p, end). */
+static char *
+field (const char *p, const char *end, int n)
+{
+  for (int i = 0; p < end; i++)
+    {
+      const char *s;
+      while (p < end && *p == ' ')
+        p++;
+      s = p;
+      while (p < end && *p != ' ')
+        p++;
+      if (p == s)
+        return NULL;
+      if (i == n)
+        {
+          char *f = xmalloc ((size_t) (p - s) + 1);
+          memcpy (f, s, (size_t) (p - s));
+          f[p - s] = '\0';
+          return f;
+        }
+    }
+  return NULL;
+}
+
+char *
+gl_launch_mountinfo_mountpoint (const char *line, char **fstype)
+{
+  const char *end = line + strcspn (line, "\n");
+  const char *sep = strstr (line, " - ");
+  char *mp;
+
+  *fstype = NULL;
+  if (sep == NULL || sep > end)
+    return NULL;
+  mp = field (line, sep, 4);
+  if (mp == NULL || mp[0] != '/')
+    {
+      free (mp);
+      return NULL;
+    }
+  *fstype = field (sep + 3, end, 0);
+  if (*fstype == NULL)
+    {
+      free (mp);
+      return NULL;
+    }
+  gl_launch_unescape_octal (mp);
+  gl_launch_unescape_octal (*fstype);
+  return mp;
+}
+
+bool
+gl_launch_path_has_prefix (const char *path, const char *dir)
+{
+  size_t len = strlen (dir);
+  if (strcmp (dir, "/") == 0)
+    return path[0] == '/';
+  return strncmp (path, dir, len) == 0 && (path[len] == '\0' || path[len] == '/');
+}
+
+bool
+gl_launch_path_is_canonical (const char *path)
+{
+  const char *p;
+  if (path == NULL || path[0] != '/')
+    return false;
+  if (strcmp (path, "/") == 0)
+    return true;
+  p = path;
+  while (*p == '/')
+    {
+      const char *s = ++p;
+      size_t len = strcspn (s, "/");
+      if (len == 0)
+        return false;
+      if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.'))
+        return false;
+      p = s + len;
+    }
+  return *p == '\0';
+}
+
+char *
+gl_launch_path_candidate (const char *search_path, const char *command, size_t i)
+{
+  const char *p = search_path;
+
+  if (strchr (command, '/') != NULL)
+    return i == 0 ? xstrdup (command) : NULL;
+  if (p == NULL)
+    p = GL_LAUNCH_DEFAULT_PATH;
+  for (size_t k = 0;; k++)
+    {
+      size_t len = strcspn (p, ":");
+      if (k == i)
+        {
+          if (len == 0)
+            return xasprintf ("./%s", command);
+          return xasprintf ("%.*s/%s", (int) len, p, command);
+        }
+      if (p[len] == '\0')
+        return NULL;
+      p += len + 1;
+    }
+}

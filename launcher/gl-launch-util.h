@@ -1,0 +1,61 @@
+/* glimpse-launch: pure helpers (no system calls), unit-tested.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GL_LAUNCH_ID_MAX 64
+#define GL_LAUNCH_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define GL_LAUNCH_ENV_VALUE_MAX 4096
+
+typedef enum {
+  GL_LAUNCH_ACTION_ERROR,
+  GL_LAUNCH_ACTION_HELP,
+  GL_LAUNCH_ACTION_VERSION,
+  GL_LAUNCH_ACTION_RUN,
+} GlLaunchAction;
+
+typedef struct {
+  const char *id;
+  char *const *command;   /* NULL-terminated, at least one element */
+  const char *error;      /* for GL_LAUNCH_ACTION_ERROR */
+} GlLaunchArgs;
+
+bool gl_launch_id_is_valid (const char *id);
+GlLaunchAction gl_launch_parse_args (int argc, char *const *argv, GlLaunchArgs *out);
+
+/* True if NAME=... from the caller may reach the app. */
+bool gl_launch_env_name_allowed (const char *name);
+/* Builds the app's environment: allow-listed entries of ENVP (first wins,
+ * malformed or over-long ones dropped), then HOME/USER/LOGNAME/SHELL,
+ * PATH and GLIMPSE_SANDBOX.  Returns a malloc'd NULL-terminated vector. */
+char **gl_launch_build_env (char *const *envp, const char *home, const char *user,
+                            const char *shell, const char *sandbox_id);
+/* Only the allow-listed entries of ENVP. */
+char **gl_launch_filter_env (char *const *envp);
+/* Same, but only what `glimpse notify-error` needs to reach the desktop. */
+char **gl_launch_build_notify_env (char *const *envp);
+const char *gl_launch_env_get (char *const *envp, const char *name);
+void gl_launch_strv_free (char **strv);
+
+/* The value of Base= in group [Sandbox] of a sandbox.conf text, as a new
+ * string, or NULL if absent. */
+char *gl_launch_conf_get_base (const char *text);
+
+/* Decodes the octal escapes (\040 …) of a mountinfo field in place. */
+void gl_launch_unescape_octal (char *s);
+/* Parses one line of /proc/self/mountinfo; returns the mount point (malloc'd)
+ * and the fs type in *fstype (malloc'd), or NULL on a malformed line. */
+char *gl_launch_mountinfo_mountpoint (const char *line, char **fstype);
+
+/* True if PATH is DIR or below it (both absolute, normalised). */
+bool gl_launch_path_has_prefix (const char *path, const char *dir);
+/* Canonical absolute path check: starts with '/', no "//", no "." or ".."
+ * components, no trailing slash (except "/"). */
+bool gl_launch_path_is_canonical (const char *path);
+
+/* The i-th candidate for COMMAND along SEARCH_PATH (execvp rules: empty
+ * element = "."), or NULL when exhausted.  COMMAND containing '/' has
+ * exactly one candidate, itself. */
+char *gl_launch_path_candidate (const char *search_path, const char *command, size_t i);

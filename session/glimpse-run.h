@@ -1,0 +1,14 @@
+/* glimpse-run.h
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "glimpse-cli.h"
+
+int gl_cmd_run (int argc, char **argv);
+int gl_cmd_changes (int argc, char **argv);
+int gl_cmd_purge (int argc, char **argv);
+
+/* The launcher to run: $GLIMPSE_LAUNCHER (tests) or the installed one. */
+const char *gl_cli_launcher_path (void);

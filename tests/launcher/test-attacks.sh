@@ -1,0 +1,140 @@
+#!/bin/bash
+# glimpse-launch: the attack list of shared/SECURITY.md, cases 1-10, against
+# the setuid copy run by ordinary users.  Each: the attack fails, the host
+# is unchanged (mount table and checksums before/during/after).
+# SPDX-License-Identifier: LGPL-2.1-or-later
+. "$(dirname "$0")/libtest.sh"
+
+gl_make_sandbox t-att-bb rootfs
+gl_make_sandbox t-att-host host
+gl_install_setuid
+as_user $GL_USER_A "$LAUNCH" t-att-bb -- true   # creates users/UID
+as_user $GL_USER_B "$LAUNCH" t-att-bb -- true
+
+mounts_before=$(gl_mounts)
+host_sums () { gl_tree_sums /etc "$HOME_A" "$HOME_B" "$GL_BIN"; gl_top_sums /root; }
+sums_before=$(host_sums)
+host_unchanged () {
+  [ "$(gl_mounts)" = "$mounts_before" ] && [ "$(host_sums)" = "$sums_before" ]
+}
+
+# 1. empty argv
+as_user $GL_USER_A "$GL_EXEC_EMPTY_ARGV" "$LAUNCH" 2>"$WORK/err"; rc=$?
+check_sh "1: empty argv refused (125, message)" '[ $rc = 125 ] && grep -q "empty argument list" "$WORK/err"'
+
+# 2. loader/libc variables: nothing runs as root, the app does not get them
+cat > "$WORK/evil.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+__attribute__((constructor)) static void evil (void) {
+  FILE *f = fopen ("/tmp/gl-evil-ran", "a"); if (f) { fprintf (f, "%d\n", (int) geteuid ()); fclose (f); }
+}
+C
+if cc -shared -fPIC -o "$WORK/evil.so" "$WORK/evil.c" 2>/dev/null; then
+  chmod 755 "$WORK/evil.so"; rm -f /tmp/gl-evil-ran
+  out=$(GL_EXTRA_ENV="LD_PRELOAD=$WORK/evil.so LD_LIBRARY_PATH=$WORK LD_AUDIT=$WORK/evil.so GCONV_PATH=$WORK GLIBC_TUNABLES=glibc.malloc.check=3 MALLOC_CHECK_=3 MALLOC_PERTURB_=85" \
+    as_user $GL_USER_A "$LAUNCH" t-att-host -- env)
+  check "2: preloaded code never ran as root" not grep -qsx 0 /tmp/gl-evil-ran
+  check "2: the app does not receive LD_*/GCONV_PATH/GLIBC_TUNABLES/MALLOC_*" \
+    [ "$(grep -cE '^(LD_|GCONV_PATH=|GLIBC_TUNABLES=|MALLOC_)' <<< "$out")" = 0 ]
+  rm -f /tmp/gl-evil-ran
+else
+  fail "2: no C compiler to build the preload library"
+fi
+
+# 3. hostile IDs
+for id in '..' '../x' 'a/b' 'x,lowerdir=/root' '' "$(head -c 4096 /dev/zero | tr '\0' a)" '.' '-x' "../../../../etc"; do
+  as_user $GL_USER_A "$LAUNCH" "$id" -- /bin/true 2>"$WORK/err"; rc=$?
+  check_sh "3: ID '${id:0:20}' refused (125, one line)" '[ $rc = 125 ] && [ "$(wc -l < "$WORK/err")" = 1 ]'
+done
+
+# 4. untrusted sandbox directories
+gl_make_sandbox t-att-4 rootfs
+try4 () {  # try4 description
+  as_user $GL_USER_A "$LAUNCH" t-att-4 -- /bin/true 2>"$WORK/err"; local rc=$?
+  check_sh "4: $1 refused" '[ '$rc' = 125 ] && grep -q "not usable\|unknown sandbox" "$WORK/err"'
+}
+chown $GL_USER_A "$GL_STORE/t-att-4"; try4 "user-owned sandbox dir"; chown root "$GL_STORE/t-att-4"
+chmod 0775 "$GL_STORE/t-att-4"; try4 "group-writable sandbox dir"; chmod 0755 "$GL_STORE/t-att-4"
+chmod 0757 "$GL_STORE/t-att-4/rootfs"; try4 "world-writable rootfs"; chmod 0755 "$GL_STORE/t-att-4/rootfs"
+chown $GL_USER_A "$GL_STORE/t-att-4/system/upper"; try4 "user-owned system/upper"; chown root "$GL_STORE/t-att-4/system/upper"
+mv "$GL_STORE/t-att-4" "$GL_STORE/t-att-4.real"; ln -s t-att-4.real "$GL_STORE/t-att-4"; GL_SANDBOXES+=(t-att-4.real)
+try4 "symlinked sandbox dir"; rm "$GL_STORE/t-att-4"; mv "$GL_STORE/t-att-4.real" "$GL_STORE/t-att-4"
+mv "$GL_STORE/t-att-4/rootfs" "$GL_STORE/t-att-4/rootfs.real"; ln -s rootfs.real "$GL_STORE/t-att-4/rootfs"
+try4 "symlinked rootfs"; rm "$GL_STORE/t-att-4/rootfs"; mv "$GL_STORE/t-att-4/rootfs.real" "$GL_STORE/t-att-4/rootfs"
+chmod 0777 "$GL_STORE"; try4 "world-writable component above (store)"; chmod 0755 "$GL_STORE"
+chown $GL_USER_A "$GL_STORE"; try4 "user-owned component above (store)"; chown root "$GL_STORE"
+install -d -o $GL_USER_A -m 0700 "$GL_STORE/t-att-4/users/$UID_B"
+as_user $GL_USER_B "$LAUNCH" t-att-4 -- /bin/true 2>"$WORK/err"; rc=$?
+check_sh "4: users/UID owned by someone else refused" '[ $rc = 125 ] && grep -q "not a directory owned by you" "$WORK/err"'
+check "4: works again when repaired" as_user $GL_USER_A "$LAUNCH" t-att-4 -- /bin/true
+
+# 5. home/tmp/proc/dev in the sandbox tree replaced by symlinks to host paths
+for d in home tmp proc dev; do
+  gl_make_sandbox t-att-5$d rootfs
+  rm -rf "$GL_STORE/t-att-5$d/rootfs/$d"; ln -s /etc "$GL_STORE/t-att-5$d/rootfs/$d"
+  out=$(as_user $GL_USER_A "$LAUNCH" t-att-5$d -- /bin/sh -c 'echo RAN' 2>&1); rc=$?
+  check_sh "5: /$d -> /etc symlink refused" '[ $rc = 125 ] && grep -q "symbolic link" <<< "$out"'
+done
+check "5: host unchanged so far" host_unchanged
+
+# 6. $HOME pointing at another user's home or /root
+out=$(GL_EXTRA_ENV="HOME=$HOME_B" as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'echo $HOME; touch ~/gl-att6; ls -d ~')
+check "6: HOME=other user's home ignored (passwd home used)" [ "$(head -1 <<< "$out")" = "$HOME_A" ]
+out=$(GL_EXTRA_ENV="HOME=/root" as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'echo $HOME; ls /root 2>&1 | head -1')
+check "6: HOME=/root ignored" [ "$(head -1 <<< "$out")" = "$HOME_A" ]
+check "6: nothing written in B's home or /root" [ ! -e "$HOME_B/gl-att6" ] && [ ! -e /root/gl-att6 ]
+
+# 7. B launching: gets only B's layer
+as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'echo secret-a > /tmp/gl-att7-a'
+out=$(as_user $GL_USER_B "$LAUNCH" t-att-bb -- /bin/sh -c "cat /tmp/gl-att7-a 2>&1; ls $GL_STORE/t-att-bb/users/$UID_A 2>&1; id -u")
+check "7: B does not see A's layer" not grep -q secret-a <<< "$out"
+check "7: B runs as B" [ "$(tail -1 <<< "$out")" = "$UID_B" ]
+check "7: B's writes land in B's layer only" as_user $GL_USER_B "$LAUNCH" t-att-bb -- /bin/sh -c 'echo b > /tmp/gl-att7-b'
+check_sh "7: layers are per uid, 0700" '[ -f "$GL_STORE/t-att-bb/users/$UID_B/tmp/upper/gl-att7-b" ] && [ ! -e "$GL_STORE/t-att-bb/users/$UID_A/tmp/upper/gl-att7-b" ] && [ "$(stat -c %a:%u "$GL_STORE/t-att-bb/users/$UID_B")" = "700:$UID_B" ]'
+check "7: /tmp on the host untouched" [ ! -e /tmp/gl-att7-a ]
+
+# 8. setuid-root binaries and file capabilities inside the tree and the layer
+install -d "$GL_STORE/t-att-bb/rootfs/opt/suid" "$GL_STORE/t-att-bb/rootfs/opt/cap"
+install -m 4755 /bin/busybox "$GL_STORE/t-att-bb/rootfs/opt/suid/busybox"
+install -d -o $GL_USER_A "$GL_STORE/t-att-bb/users/$UID_A/home/upper/suid"
+install -o root -m 4755 /bin/busybox "$GL_STORE/t-att-bb/users/$UID_A/home/upper/suid/busybox"
+capbb=""
+if command -v setcap >/dev/null; then
+  install -m 0755 /bin/busybox "$GL_STORE/t-att-bb/rootfs/opt/cap/busybox"
+  setcap cap_setuid,cap_dac_override+ep "$GL_STORE/t-att-bb/rootfs/opt/cap/busybox" && capbb=/opt/cap/busybox
+fi
+for b in /opt/suid/busybox "$HOME_A/suid/busybox" $capbb; do
+  out=$(as_user $GL_USER_A "$LAUNCH" t-att-bb -- $b sh -c 'grep -E "^(Uid|CapEff|NoNewPrivs):" /proc/self/status; cat /etc/shadow 2>&1 | head -1' 2>&1)
+  check_sh "8: $b gives no privilege (NoNewPrivs 1, CapEff 0, euid user)" 'grep -qE "^NoNewPrivs:[[:space:]]+1" <<< "$out" && grep -qE "^CapEff:[[:space:]]+0+$" <<< "$out" && grep -qE "^Uid:[[:space:]]+$UID_A[[:space:]]+$UID_A" <<< "$out"'
+done
+
+# 9. mount, umount, pivot_root, remount / rw, unshare -Ur + chroot ..
+for cmd in "mount -t tmpfs none /mnt" "umount -l $HOME_A" "umount /proc" "mount -o remount,rw /" \
+           "mount --bind /etc /mnt" "pivot_root /tmp /tmp"; do
+  as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c "$cmd" >/dev/null 2>&1
+  check "9: '$cmd' refused" [ $? != 0 ]
+done
+out=$(as_user $GL_USER_A "$LAUNCH" t-att-host -- unshare -Urm sh -c '
+  umount -l /home 2>/dev/null; umount -l '"$HOME_A"' 2>/dev/null && echo UMOUNTED-HOME
+  mount -o remount,rw / 2>/dev/null && echo REMOUNTED
+  touch /etc/gl-att9 2>/dev/null && echo WROTE-ETC
+  cd /; chroot .. /bin/sh -c "ls /var/lib/glimpse-tests/sandboxes/t-att-host/users >/dev/null 2>&1; tr \"\\0\" \"\\n\" < /proc/1/cmdline | head -1; test -e /etc/gl-att9 && echo SEEN"
+  echo x > '"$HOME_A"'/gl-att9 && echo HOME-WRITE-OK' 2>&1)
+check "9: unshare -Ur: remount / rw refused" not grep -q REMOUNTED <<< "$out"
+check "9: unshare -Ur: / still read-only" not grep -q WROTE-ETC <<< "$out"
+check "9: unshare -Ur: locked \$HOME overlay not removable" not grep -q UMOUNTED-HOME <<< "$out"
+check "9: chroot .. stays in the sandbox (pid 1 is the launcher's init)" grep -q "launch-$TEST_NAME" <<< "$out"
+check "9: writes still land in the layer, not the host" [ ! -e "$HOME_A/gl-att9" ] && [ ! -e /etc/gl-att9 ]
+
+# 10. the app's view while it runs; the host mount table before/during/after
+as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'cat /proc/self/status > /tmp/gl-att10; sleep 1.5' &
+bg=$!; sleep 0.8
+mounts_during=$(gl_mounts)
+wait $bg
+st=$(cat "$GL_STORE/t-att-bb/users/$UID_A/tmp/upper/gl-att10")
+check_sh "10: real uid/gid, no capabilities, NoNewPrivs" 'grep -qE "^Uid:[[:space:]]+$UID_A[[:space:]]+$UID_A[[:space:]]+$UID_A[[:space:]]+$UID_A" <<< "$st" && grep -qE "^Gid:[[:space:]]+$GID_A[[:space:]]+$GID_A" <<< "$st" && [ "$(grep -E "^Cap(Prm|Eff|Bnd|Amb|Inh):" <<< "$st" | grep -vc "0000000000000000$")" = 0 ] && grep -qE "^NoNewPrivs:[[:space:]]+1" <<< "$st"'
+check "10: host mount table unchanged during a run" [ "$mounts_during" = "$mounts_before" ]
+check "10: host mount table and checksums unchanged after" host_unchanged
+
+finish

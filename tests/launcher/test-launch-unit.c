@@ -1,0 +1,202 @@
+/* TAP unit test of glimpse-launch's pure helpers.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include "gl-launch-util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int n_test = 0, n_fail = 0;
+
+static void
+ok (int cond, const char *what)
+{
+  n_test++;
+  if (!cond)
+    n_fail++;
+  printf ("%sok %d - %s\n", cond ? "" : "not ", n_test, what);
+}
+
+static int
+has (char **env, const char *entry)
+{
+  for (size_t i = 0; env[i]; i++)
+    if (strcmp (env[i], entry) == 0)
+      return 1;
+  return 0;
+}
+
+static int
+has_name (char **env, const char *name)
+{
+  return gl_launch_env_get (env, name) != NULL;
+}
+
+int
+main (void)
+{
+  char long_id[4097];
+  GlLaunchArgs a;
+
+  /* IDs (SECURITY.md case 3) */
+  ok (gl_launch_id_is_valid ("debian-sid"), "id debian-sid valid");
+  ok (gl_launch_id_is_valid ("a"), "id a valid");
+  ok (gl_launch_id_is_valid ("A1_b.c-d"), "id A1_b.c-d valid");
+  ok (!gl_launch_id_is_valid (""), "empty id refused");
+  ok (!gl_launch_id_is_valid (NULL), "NULL id refused");
+  ok (!gl_launch_id_is_valid (".."), "id .. refused");
+  ok (!gl_launch_id_is_valid ("."), "id . refused");
+  ok (!gl_launch_id_is_valid ("../x"), "id ../x refused");
+  ok (!gl_launch_id_is_valid ("a/b"), "id a/b refused");
+  ok (!gl_launch_id_is_valid ("x,lowerdir=/root"), "id x,lowerdir=/root refused");
+  ok (!gl_launch_id_is_valid ("-x"), "id -x refused");
+  ok (!gl_launch_id_is_valid ("_x"), "id _x refused");
+  ok (!gl_launch_id_is_valid ("a b"), "id with space refused");
+  ok (!gl_launch_id_is_valid ("a\nb"), "id with newline refused");
+  ok (!gl_launch_id_is_valid ("a:b"), "id with colon refused");
+  memset (long_id, 'a', 64);
+  long_id[64] = '\0';
+  ok (gl_launch_id_is_valid (long_id), "64-char id valid");
+  long_id[64] = 'a';
+  long_id[65] = '\0';
+  ok (!gl_launch_id_is_valid (long_id), "65-char id refused");
+  memset (long_id, 'a', 4096);
+  long_id[4096] = '\0';
+  ok (!gl_launch_id_is_valid (long_id), "4 KiB id refused");
+
+  /* Arguments */
+  {
+    char *v1[] = { "gl", "--help", NULL };
+    char *v2[] = { "gl", "--version", NULL };
+    char *v3[] = { "gl", "sid", "--", "echo", "hi", NULL };
+    char *v4[] = { "gl", "sid", "echo", NULL };
+    char *v5[] = { "gl", "sid", "--", NULL };
+    char *v6[] = { "gl", "../x", "--", "echo", NULL };
+    char *v7[] = { "gl", NULL };
+    char *v8[] = { "gl", "--help", "x", NULL };
+    char *v9[] = { "gl", "sid", "--", "", NULL };
+    char *v10[] = { NULL };
+    ok (gl_launch_parse_args (2, v1, &a) == GL_LAUNCH_ACTION_HELP, "--help");
+    ok (gl_launch_parse_args (2, v2, &a) == GL_LAUNCH_ACTION_VERSION, "--version");
+    ok (gl_launch_parse_args (5, v3, &a) == GL_LAUNCH_ACTION_RUN && strcmp (a.id, "sid") == 0
+        && strcmp (a.command[0], "echo") == 0 && strcmp (a.command[1], "hi") == 0
+        && a.command[2] == NULL, "ID -- COMMAND ARG");
+    ok (gl_launch_parse_args (3, v4, &a) == GL_LAUNCH_ACTION_ERROR, "missing -- refused");
+    ok (gl_launch_parse_args (3, v5, &a) == GL_LAUNCH_ACTION_ERROR, "missing command refused");
+    ok (gl_launch_parse_args (4, v6, &a) == GL_LAUNCH_ACTION_ERROR && a.error != NULL,
+        "bad id refused with a message");
+    ok (gl_launch_parse_args (1, v7, &a) == GL_LAUNCH_ACTION_ERROR, "no args refused");
+    ok (gl_launch_parse_args (3, v8, &a) == GL_LAUNCH_ACTION_ERROR, "--help with extra refused");
+    ok (gl_launch_parse_args (4, v9, &a) == GL_LAUNCH_ACTION_ERROR, "empty command refused");
+    ok (gl_launch_parse_args (0, v10, &a) == GL_LAUNCH_ACTION_ERROR, "empty argv refused");
+  }
+
+  /* Environment allow-list (SECURITY.md case 2) */
+  {
+    char big[GL_LAUNCH_ENV_VALUE_MAX + 20];
+    char *envp[] = {
+      "DISPLAY=:1", "DISPLAY=:2", "LD_PRELOAD=/tmp/evil.so", "LD_LIBRARY_PATH=/tmp",
+      "LD_AUDIT=/tmp/a.so", "GCONV_PATH=/tmp", "GLIBC_TUNABLES=glibc.malloc.check=3",
+      "MALLOC_CHECK_=3", "MALLOC_ARENA_MAX=1", "HOME=/root", "USER=root", "PATH=/tmp/evil",
+      "SHELL=/tmp/sh", "LANG=de_DE.UTF-8", "LC_ALL=C", "LC_TIME=en_GB.UTF-8", "LC_=x",
+      "LC_evil=x", "TERM=xterm", "WAYLAND_DISPLAY=wayland-0", "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1/bus",
+      "XDG_RUNTIME_DIR=/run/user/1", "XAUTHORITY=/x", "PULSE_SERVER=unix:/p", "COLORTERM=truecolor",
+      "XDG_SESSION_TYPE=wayland", "XDG_CURRENT_DESKTOP=GNOME", "GLIMPSE_SANDBOX=evil",
+      "IFS=x", "ENV=/tmp/x", "BASH_ENV=/tmp/x", "=novalue", "NOEQUALS", big, NULL
+    };
+    char **env;
+    snprintf (big, sizeof big, "TERM=");
+    memset (big + 5, 'x', GL_LAUNCH_ENV_VALUE_MAX + 1);
+    big[5 + GL_LAUNCH_ENV_VALUE_MAX + 1] = '\0';
+    env = gl_launch_build_env (envp, "/home/u", "u", "/bin/bash", "sid");
+    ok (has (env, "DISPLAY=:1") && !has (env, "DISPLAY=:2"), "first DISPLAY kept, once");
+    ok (!has_name (env, "LD_PRELOAD") && !has_name (env, "LD_LIBRARY_PATH")
+        && !has_name (env, "LD_AUDIT"), "LD_* dropped");
+    ok (!has_name (env, "GCONV_PATH") && !has_name (env, "GLIBC_TUNABLES"), "GCONV_PATH, GLIBC_TUNABLES dropped");
+    ok (!has_name (env, "MALLOC_CHECK_") && !has_name (env, "MALLOC_ARENA_MAX"), "MALLOC_* dropped");
+    ok (has (env, "HOME=/home/u") && !has (env, "HOME=/root"), "HOME from passwd");
+    ok (has (env, "USER=u") && has (env, "LOGNAME=u") && has (env, "SHELL=/bin/bash"), "USER/LOGNAME/SHELL from passwd");
+    ok (has (env, "PATH=" GL_LAUNCH_DEFAULT_PATH) && !has (env, "PATH=/tmp/evil"), "PATH reset");
+    ok (has (env, "GLIMPSE_SANDBOX=sid") && !has (env, "GLIMPSE_SANDBOX=evil"), "GLIMPSE_SANDBOX set");
+    ok (has (env, "LANG=de_DE.UTF-8") && has (env, "LC_ALL=C") && has (env, "LC_TIME=en_GB.UTF-8"), "locale kept");
+    ok (!has_name (env, "LC_") && !has_name (env, "LC_evil"), "odd LC_ names dropped");
+    ok (has (env, "TERM=xterm") && has_name (env, "WAYLAND_DISPLAY") && has_name (env, "DBUS_SESSION_BUS_ADDRESS")
+        && has_name (env, "XDG_RUNTIME_DIR") && has_name (env, "XAUTHORITY") && has_name (env, "PULSE_SERVER")
+        && has_name (env, "COLORTERM") && has_name (env, "XDG_SESSION_TYPE") && has_name (env, "XDG_CURRENT_DESKTOP"),
+        "desktop variables kept");
+    ok (!has_name (env, "IFS") && !has_name (env, "ENV") && !has_name (env, "BASH_ENV"), "shell hooks dropped");
+    {
+      int n = 0;
+      for (size_t i = 0; env[i]; i++)
+        if (strncmp (env[i], "TERM=", 5) == 0)
+          n++;
+      ok (n == 1, "over-long value dropped");
+    }
+    gl_launch_strv_free (env);
+    env = gl_launch_build_notify_env (envp);
+    ok (has (env, "DISPLAY=:1") && has_name (env, "DBUS_SESSION_BUS_ADDRESS") && !has_name (env, "LANG")
+        && !has_name (env, "LD_PRELOAD") && !has_name (env, "HOME"), "notify env minimal");
+    gl_launch_strv_free (env);
+    env = gl_launch_filter_env (envp);
+    ok (!has_name (env, "HOME") && !has_name (env, "PATH") && has_name (env, "TERM"), "filter only");
+    gl_launch_strv_free (env);
+  }
+
+  /* sandbox.conf */
+  {
+    char *b;
+    b = gl_launch_conf_get_base ("[Sandbox]\nProfile=debian\nBase=host\n");
+    ok (b && strcmp (b, "host") == 0, "Base=host");
+    free (b);
+    b = gl_launch_conf_get_base ("# c\n[Other]\nBase=host\n[Sandbox]\nBase = rootfs \r\n");
+    ok (b && strcmp (b, "rootfs") == 0, "Base in [Sandbox] only, trimmed");
+    free (b);
+    b = gl_launch_conf_get_base ("[Other]\nBase=host\n");
+    ok (b == NULL, "Base outside [Sandbox] ignored");
+    b = gl_launch_conf_get_base ("[Sandbox]\nBasement=host\n");
+    ok (b == NULL, "Basement is not Base");
+  }
+
+  /* mountinfo */
+  {
+    char *fstype = NULL;
+    char *mp = gl_launch_mountinfo_mountpoint (
+      "36 35 98:0 /mnt1 /mnt/with\\040space rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n", &fstype);
+    ok (mp && strcmp (mp, "/mnt/with space") == 0 && fstype && strcmp (fstype, "ext3") == 0,
+        "mountinfo line parsed, octal unescaped");
+    free (mp);
+    free (fstype);
+    mp = gl_launch_mountinfo_mountpoint ("garbage", &fstype);
+    ok (mp == NULL, "malformed mountinfo line refused");
+  }
+
+  /* paths */
+  ok (gl_launch_path_has_prefix ("/run/user/1", "/run/user/1"), "prefix: equal");
+  ok (gl_launch_path_has_prefix ("/run/user/1/x", "/run/user/1"), "prefix: below");
+  ok (!gl_launch_path_has_prefix ("/run/user/10", "/run/user/1"), "prefix: not a sibling");
+  ok (gl_launch_path_has_prefix ("/x", "/"), "prefix: root");
+  ok (gl_launch_path_is_canonical ("/var/lib/glimpse"), "canonical");
+  ok (gl_launch_path_is_canonical ("/"), "canonical /");
+  ok (!gl_launch_path_is_canonical ("/var//lib"), "not canonical //");
+  ok (!gl_launch_path_is_canonical ("/var/../etc"), "not canonical ..");
+  ok (!gl_launch_path_is_canonical ("/var/./lib"), "not canonical .");
+  ok (!gl_launch_path_is_canonical ("/var/"), "not canonical trailing /");
+  ok (!gl_launch_path_is_canonical ("var"), "not canonical relative");
+  {
+    char *c0 = gl_launch_path_candidate ("/a:/b::/c", "ls", 0);
+    char *c1 = gl_launch_path_candidate ("/a:/b::/c", "ls", 1);
+    char *c2 = gl_launch_path_candidate ("/a:/b::/c", "ls", 2);
+    char *c3 = gl_launch_path_candidate ("/a:/b::/c", "ls", 3);
+    char *c4 = gl_launch_path_candidate ("/a:/b::/c", "ls", 4);
+    char *d0 = gl_launch_path_candidate ("/a", "./x", 0);
+    char *d1 = gl_launch_path_candidate ("/a", "./x", 1);
+    ok (strcmp (c0, "/a/ls") == 0 && strcmp (c1, "/b/ls") == 0 && strcmp (c2, "./ls") == 0
+        && strcmp (c3, "/c/ls") == 0 && c4 == NULL, "PATH candidates");
+    ok (strcmp (d0, "./x") == 0 && d1 == NULL, "command with / is used as is");
+    free (c0); free (c1); free (c2); free (c3); free (d0);
+  }
+
+  printf ("1..%d\n", n_test);
+  return n_fail ? 1 : 0;
+}

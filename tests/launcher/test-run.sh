@@ -1,0 +1,153 @@
+#!/bin/bash
+# glimpse-launch: running apps — identity, exit status, signals, cwd, env,
+# sockets, errors and their desktop report, root and non-setuid runs.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+. "$(dirname "$0")/libtest.sh"
+
+gl_make_sandbox t-run-bb rootfs
+gl_make_sandbox t-run-host host
+gl_install_setuid
+
+# --- identity (uid, gid, supplementary groups), no caps, NoNewPrivs ---
+want="$(as_user $GL_USER_A id -u) $(as_user $GL_USER_A id -g) $(as_user $GL_USER_A id -G | tr ' ' '\n' | sort -n | tr '\n' ' ')"
+for sb in t-run-bb t-run-host; do
+  got=$(as_user $GL_USER_A "$LAUNCH" $sb -- /bin/sh -c 'echo "$(id -u) $(id -g) $(id -G | tr " " "\n" | sort -n | tr "\n" " ")"')
+  check "$sb: uid/gid/groups inside equal the caller's ($want)" [ "$got" = "$want" ]
+  st=$(as_user $GL_USER_A "$LAUNCH" $sb -- cat /proc/self/status)
+  check "$sb: CapEff/CapPrm/CapBnd/CapAmb all zero" \
+    [ "$(echo "$st" | grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' | grep -vc '0000000000000000$')" = 0 ]
+  check "$sb: NoNewPrivs 1" grep -q '^NoNewPrivs:[[:space:]]*1' <<< "$st"
+  check "$sb: Uid line is the real uid" grep -qE "^Uid:[[:space:]]+$UID_A[[:space:]]+$UID_A[[:space:]]+$UID_A[[:space:]]+$UID_A" <<< "$st"
+done
+check "rootfs view is the busybox tree" [ "$(as_user $GL_USER_A "$LAUNCH" t-run-bb -- cat /etc/glimpse-test-marker)" = busybox-rootfs ]
+check "system layer visible over rootfs" [ "$(as_user $GL_USER_A "$LAUNCH" t-run-bb -- cat /etc-glimpse-system)" = system-layer ]
+check "host view shows host /etc/os-release" \
+  cmp -s /etc/os-release <(as_user $GL_USER_A "$LAUNCH" t-run-host -- cat /etc/os-release)
+echo host-system > "$GL_STORE/t-run-host/system/upper/glimpse-host-system-marker"
+check "system layer visible over host base" [ "$(as_user $GL_USER_A "$LAUNCH" t-run-host -- cat /glimpse-host-system-marker 2>&1)" = host-system ]
+check "host base: / is read-only" not as_user $GL_USER_A "$LAUNCH" t-run-host -- touch /etc/glimpse-should-fail 2>/dev/null
+check "host base: host /etc not written" [ ! -e /etc/glimpse-should-fail ]
+
+# --- exit status and signals ---
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c 'exit 42'; rc=$?
+check "exit status passed back (42)" [ $rc = 42 ]
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c 'kill -TERM $$'; rc=$?
+check "death by SIGTERM passed back (143)" [ $rc = 143 ]
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c 'kill -KILL $$'; rc=$?
+check "death by SIGKILL passed back (137)" [ $rc = 137 ]
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/does-not-exist 2>"$WORK/err"; rc=$?
+check "command not found: 127" [ $rc = 127 ]
+check_sh "command not found: one clear line" '[ "$(wc -l < "$WORK/err")" = 1 ] && grep -q "^glimpse-launch: command not found inside sandbox" "$WORK/err"' 
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /etc/passwd 2>"$WORK/err"; rc=$?
+check "not executable: 126" [ $rc = 126 ]
+as_user $GL_USER_A "$LAUNCH" no-such-sandbox -- /bin/true 2>"$WORK/err"; rc=$?
+check_sh "unknown sandbox: 125, one line" '[ $rc = 125 ] && [ "$(wc -l < "$WORK/err")" = 1 ] && grep -q "unknown sandbox" "$WORK/err"' 
+as_user $GL_USER_A "$LAUNCH" 2>/dev/null; check "usage error: 125" [ $? = 125 ]
+check "--help exits 0" as_user $GL_USER_A "$LAUNCH" --help >/dev/null
+# signal forwarding: SIGTERM to the launcher reaches the app
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c 'trap "echo got-term; exit 7" TERM; echo ready; while :; do sleep 0.05; done' > "$WORK/sig" &
+bgpid=$!
+for _ in $(seq 100); do grep -q ready "$WORK/sig" 2>/dev/null && break; sleep 0.05; done
+lpid=$(pgrep -o -u $UID_A -f "launch-$TEST_NAME t-run-bb -- /bin/sh -c trap")
+kill -TERM $lpid; wait $bgpid; rc=$?
+check_sh "SIGTERM forwarded to the app (trap ran, status 7)" '[ $rc = 7 ] && grep -q got-term "$WORK/sig"' 
+
+# --- cwd kept when visible, else $HOME ---
+got=$(cd "$HOME_A" && as_user $GL_USER_A "$LAUNCH" t-run-bb -- pwd)
+check "cwd kept ($HOME_A)" [ "$got" = "$HOME_A" ]
+got=$(cd /usr/lib && as_user $GL_USER_A "$LAUNCH" t-run-bb -- pwd)
+check "cwd not in the sandbox -> \$HOME" [ "$got" = "$HOME_A" ]
+got=$(cd /usr/lib && as_user $GL_USER_A "$LAUNCH" t-run-host -- pwd)
+check "cwd kept in host base (/usr/lib)" [ "$got" = /usr/lib ]
+
+# --- environment (SECURITY.md case 2 for the app's side) ---
+env_out=$(GL_EXTRA_ENV="LD_PRELOAD=/nonexistent.so LD_LIBRARY_PATH=/tmp LD_AUDIT=/x.so GCONV_PATH=/tmp GLIBC_TUNABLES=glibc.malloc.check=3 MALLOC_CHECK_=3 MALLOC_PERTURB_=7 DISPLAY=:99 TERM=xterm-test HOME=/root PATH=/tmp SHELL=/tmp/x" \
+  as_user $GL_USER_A "$LAUNCH" t-run-bb -- env)
+check "LD_*/GCONV_PATH/GLIBC_TUNABLES/MALLOC_* not passed" [ "$(echo "$env_out" | grep -cE '^(LD_|GCONV_PATH|GLIBC_TUNABLES|MALLOC_)')" = 0 ]
+check_sh "DISPLAY and TERM passed" 'grep -qx DISPLAY=:99 <<< "$env_out" && grep -qx TERM=xterm-test <<< "$env_out"'
+check_sh "HOME/SHELL from passwd, PATH reset, GLIMPSE_SANDBOX" 'grep -qx "HOME=$HOME_A" <<< "$env_out" &&
+  grep -qx "SHELL=/bin/sh" <<< "$env_out" && grep -qx "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" <<< "$env_out" &&
+  grep -qx GLIMPSE_SANDBOX=t-run-bb <<< "$env_out"' 
+check "no inherited fds beyond 0-2" [ "$(as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/ls /proc/self/fd | tr '\n' ' ')" = "0 1 2 3 " ]
+
+# --- sockets in lower layers stay connectable (X11 dir in /tmp, runtime dir) ---
+if command -v python3 >/dev/null; then
+  install -d -m 1777 /tmp/.X11-unix
+  sock_srv () {
+    as_user $GL_USER_A python3 -c '
+import socket, sys, os
+p = sys.argv[1]
+try: os.unlink(p)
+except FileNotFoundError: pass
+s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)
+open(sys.argv[2], "w").close()
+c, _ = s.accept(); c.sendall(b"hello-from-host"); c.close(); os.unlink(p)' "$1" "$2" &
+  }
+  for sp in "/tmp/.X11-unix/X-gltest$$" "/run/user/$UID_A/gl-test-bus$$"; do
+    rm -f "$WORK/ready"; sock_srv "$sp" "$WORK/ready"; spid=$!
+    for _ in $(seq 100); do [ -e "$WORK/ready" ] && break; sleep 0.05; done
+    got=$(as_user $GL_USER_A timeout 10 "$LAUNCH" t-run-host -- python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100).decode())' "$sp" 2>&1)
+    check "host socket $sp connectable from inside" [ "$got" = hello-from-host ]
+    pkill -P $spid 2>/dev/null; kill $spid 2>/dev/null; wait $spid 2>/dev/null
+  done
+else
+  fail "python3 missing: socket pass-through not tested"
+fi
+
+# --- submounts below an overlaid dir are shown, read-only ---
+install -d -o $GL_USER_A -m 0755 "$HOME_A/gl-submount"
+mount -t tmpfs -o size=1m,mode=0755,uid=$UID_A tmpfs "$HOME_A/gl-submount"
+echo sub > "$HOME_A/gl-submount/file"
+check "submount below \$HOME visible inside" [ "$(as_user $GL_USER_A "$LAUNCH" t-run-bb -- cat "$HOME_A/gl-submount/file")" = sub ]
+check "submount below \$HOME read-only inside" not as_user $GL_USER_A "$LAUNCH" t-run-bb -- sh -c "echo x > $HOME_A/gl-submount/file" 2>/dev/null
+check "submount file unchanged" [ "$(cat "$HOME_A/gl-submount/file")" = sub ]
+umount "$HOME_A/gl-submount"; rmdir "$HOME_A/gl-submount"
+check "/run/user/UID is the tmpfs's content" [ "$(as_user $GL_USER_A sh -c "echo rt > /run/user/$UID_A/gl-rt; $LAUNCH t-run-bb -- cat /run/user/$UID_A/gl-rt")" = rt ]
+rm -f /run/user/$UID_A/gl-rt
+
+# --- the lock: busy sandbox refused; app holds LOCK_SH for its life ---
+flock -x "$GL_STORE/t-run-bb/lock" sleep 2 &
+holder=$!
+sleep 0.3
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/true 2>"$WORK/err"; rc=$?
+check_sh "sandbox being changed: 125 + message" '[ $rc = 125 ] && grep -q "being changed" "$WORK/err"'
+wait $holder
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- sleep 2 &
+lp=$!; sleep 0.7
+check "running app holds the lock (LOCK_EX|LOCK_NB fails)" not flock -x -n "$GL_STORE/t-run-bb/lock" true
+wait $lp
+check "lock free after the app exits" flock -x -n "$GL_STORE/t-run-bb/lock" true
+
+# --- errors reach the desktop when there is no terminal ---
+rm -f /run/user/$UID_A/notify.log
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/nope 2>/dev/null </dev/null
+for _ in $(seq 50); do [ -s /run/user/$UID_A/notify.log ] && break; sleep 0.05; done
+log=$(cat /run/user/$UID_A/notify.log 2>/dev/null)
+check_sh "notify-error called with the message" 'grep -q "^args: notify-error --title .*command not found inside sandbox" <<< "$log"'
+check_sh "notify-error runs as the user, no caps, NoNewPrivs" 'grep -q "^uid: $UID_A gid: $GID_A" <<< "$log" &&
+  [ "$(grep -E "^Cap(Prm|Eff|Bnd|Amb):" <<< "$log" | grep -vc "0000000000000000$")" = 0 ] && grep -q "NoNewPrivs:.*1" <<< "$log"' 
+rm -f /run/user/$UID_A/notify.log
+as_user $GL_USER_A "$LAUNCH" '../x' -- /bin/true 2>/dev/null </dev/null
+for _ in $(seq 50); do [ -s /run/user/$UID_A/notify.log ] && break; sleep 0.05; done
+check "early (pre-clone) error also notified, as the user" grep -q "^uid: $UID_A " /run/user/$UID_A/notify.log
+rm -f /run/user/$UID_A/notify.log
+
+# --- as root, no setuid needed ---
+got=$("$GL_LAUNCHER" t-run-bb -- /bin/sh -c 'id -u; cat /etc/glimpse-test-marker; grep CapEff /proc/self/status')
+check_sh "root run works, no caps" '[ "$(echo "$got" | head -2 | tr "\n" " ")" = "0 busybox-rootfs " ] && grep -q "CapEff:[[:space:]]*0000000000000000" <<< "$got"' 
+
+# --- without the setuid bit (unprivileged user namespaces) ---
+install -o root -g root -m 0755 "$GL_LAUNCHER" "$GL_BIN/nosuid-$TEST_NAME"
+got=$(as_user $GL_USER_A "$GL_BIN/nosuid-$TEST_NAME" t-run-bb -- /bin/sh -c "id -u; cat /etc/glimpse-test-marker" 2>"$WORK/err")
+cat "$WORK/err" | sed "s/^/# /"
+rm -f "$GL_BIN/nosuid-$TEST_NAME"
+if [ "$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null || echo 1)" = 1 ]; then
+  check "non-setuid run works as the user (rootfs base)" [ "$(echo "$got" | tr '\n' ' ')" = "$UID_A busybox-rootfs " ]
+  echo "$got" | sed "s/^/# /"
+else
+  echo "# unprivileged user namespaces disabled: non-setuid run not tested"
+fi
+
+finish

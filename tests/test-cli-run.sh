@@ -1,0 +1,76 @@
+#!/bin/bash
+# Integration: glimpse create → run → changes → purge → remove, through the
+# real setuid launcher run by an ordinary user, on a sandbox of the host
+# profile made by `glimpse create`.  Needs root for the set-up.
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+source "$(dirname "$0")/launcher/libtest.sh"
+gl_install_setuid
+
+export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH
+export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+id=cli-$$
+GL_SANDBOXES+=("$id")
+GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH"
+
+check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
+
+mkdir -p "$HOME_A/cli-test"
+echo original > "$HOME_A/cli-test/edit-me"
+echo doomed > "$HOME_A/cli-test/delete-me"
+chown -R "$GL_USER_A:" "$HOME_A/cli-test"
+before=$(gl_tree_sums "$HOME_A" /tmp/.glimpse-none)
+
+out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sh -c '
+  echo changed > ~/cli-test/edit-me
+  rm ~/cli-test/delete-me
+  echo new > ~/cli-test/"new file"
+  id -u' 2>&1); rc=$?
+check_sh "glimpse run runs as the user (uid $UID_A)" '[ $rc -eq 0 ] && [ "$(tail -n1 <<<"$out")" = "$UID_A" ]'
+check_sh "the host home is unchanged" '[ "$(gl_tree_sums "$HOME_A" /tmp/.glimpse-none)" = "$before" ]'
+
+as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sh -c 'exit 7'; rc=$?
+check_sh "the app's exit status comes back through glimpse run" '[ $rc -eq 7 ]'
+
+changes=$(as_user "$GL_USER_A" "$GLIMPSE" changes "$id" "$HOME_A/cli-test")
+expected="deleted   $HOME_A/cli-test/delete-me
+modified  $HOME_A/cli-test/edit-me
+added     $HOME_A/cli-test/new file"
+check_sh "glimpse changes lists exactly those changes" '[ "$changes" = "$expected" ]'
+[ "$changes" = "$expected" ] || printf '# got:\n%s\n# expected:\n%s\n' "$changes" "$expected"
+
+json=$(as_user "$GL_USER_A" "$GLIMPSE" changes "$id" "$HOME_A/cli-test" --json)
+check_sh "--json is valid JSON with the same three entries" \
+  '[ "$(python3 -c "import json,sys; d=json.load(sys.stdin); print(len(d), sorted(c[\"change\"] for c in d))" <<<"$json")" = "3 ['"'"'added'"'"', '"'"'deleted'"'"', '"'"'modified'"'"']" ]'
+
+# another user sees none of it
+changes_b=$(as_user "$GL_USER_B" "$GLIMPSE" changes "$id" 2>&1)
+check_sh "user B has no changes of user A's" '! grep -q cli-test <<<"$changes_b"'
+
+# in use: purge and remove refuse
+as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sleep 30 &
+runner=$!
+in_use () { "$GLIMPSE" list > "$WORK/list" && grep -q "^$id .* $1\$" "$WORK/list"; }
+for _ in $(seq 50); do in_use yes && break; sleep 0.1; done
+check "list shows the sandbox in use while an app runs" in_use yes
+as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes 2>/dev/null; rc=$?
+check_sh "purge refuses while an app runs (exit 5)" '[ $rc -eq 5 ]'
+"$GLIMPSE" remove "$id" 2>/dev/null; rc=$?
+check_sh "remove refuses while an app runs (exit 5)" '[ $rc -eq 5 ] && [ -d "$GL_STORE/$id" ]'
+# the oldest process of that command line is the launcher the user started
+kill -TERM "$(pgrep -o -f -- "$id -- sleep 30")"; wait "$runner" 2>/dev/null
+for _ in $(seq 50); do in_use no && break; sleep 0.1; done
+check "killing the launcher ends the app, and the sandbox is free again" in_use no
+
+as_user "$GL_USER_A" "$GLIMPSE" purge "$id" < /dev/null 2>/dev/null; rc=$?
+check_sh "purge without a terminal and without --yes asks for --yes (exit 2)" '[ $rc -eq 2 ]'
+check "purge --yes as the user" as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes
+changes=$(as_user "$GL_USER_A" "$GLIMPSE" changes "$id" 2>/dev/null)
+check_sh "after purge no changes are left" '[ -z "$changes" ]'
+out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- cat "$HOME_A/cli-test/edit-me" "$HOME_A/cli-test/delete-me")
+check_sh "after purge the sandbox shows the host's files again" '[ "$out" = "original
+doomed" ]'
+
+check "remove" "$GLIMPSE" remove "$id"
+check_sh "remove leaves nothing" '[ ! -e "$GL_STORE/$id" ]'
+rm -rf "$HOME_A/cli-test"
+finish
