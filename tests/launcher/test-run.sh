@@ -96,6 +96,48 @@ else
   fail "python3 missing: socket pass-through not tested"
 fi
 
+# --- host themes, icons and fonts merged over the sandbox's own, host first ---
+bbroot=$GL_STORE/t-run-bb/rootfs
+made_dirs=()
+for d in themes icons fonts; do
+  h=/usr/share/$d
+  [ -d "$h" ] || { mkdir "$h"; made_dirs+=("$h"); }
+  mkdir -p "$h/GlTestHost$$" "$h/GlTestBoth$$" "$bbroot/usr/share/$d/GlTestBoth$$" \
+    "$bbroot/usr/share/$d/GlTestSandbox$$"
+  echo host > "$h/GlTestHost$$/index"; echo host > "$h/GlTestBoth$$/index"
+  echo sandbox > "$bbroot/usr/share/$d/GlTestBoth$$/index"
+  echo sandbox > "$bbroot/usr/share/$d/GlTestSandbox$$/index"
+  got=$(as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c \
+    "cd /usr/share/$d && cat GlTestHost$$/index GlTestBoth$$/index GlTestSandbox$$/index" 2>&1 | tr '\n' ' ')
+  check "host /usr/share/$d merged over the sandbox's, host first" [ "$got" = "host host sandbox " ]
+  check "merged /usr/share/$d read-only inside" \
+    not as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c "echo x > /usr/share/$d/GlTestHost$$/index" 2>/dev/null
+  check "host /usr/share/$d unchanged" [ "$(cat "$h/GlTestHost$$/index")" = host ]
+  rm -rf "$h/GlTestHost$$" "$h/GlTestBoth$$"
+done
+for d in "${made_dirs[@]}"; do rmdir "$d"; done
+
+# --- a real X client reaches the host's X server (Xvfb) ---
+if command -v Xvfb >/dev/null && command -v xdpyinfo >/dev/null; then
+  dpy=
+  for n in $(seq 71 99); do
+    [ -e /tmp/.X11-unix/X$n ] || [ -e /tmp/.X$n-lock ] || { dpy=$n; break; }
+  done
+  Xvfb :$dpy -nolisten tcp -screen 0 640x480x24 >"$WORK/xvfb.log" 2>&1 &
+  xpid=$!
+  for _ in $(seq 100); do [ -S /tmp/.X11-unix/X$dpy ] && break; sleep 0.05; done
+  got=$(GL_EXTRA_ENV="DISPLAY=:$dpy" as_user $GL_USER_A timeout 20 "$LAUNCH" t-run-host -- \
+    xdpyinfo 2>&1)
+  check_sh "xdpyinfo inside sees the host's Xvfb :$dpy (640x480)" \
+    'grep -q "dimensions:[[:space:]]*640x480 pixels" <<< "$got"'
+  [ "$n_fail" -eq 0 ] || echo "$got" | head -5 | sed "s/^/# /"
+  kill $xpid 2>/dev/null; wait $xpid 2>/dev/null
+elif gl_required; then
+  fail "Xvfb or xdpyinfo missing (install xvfb x11-utils): X11 pass-through not tested"
+else
+  echo "# Xvfb or xdpyinfo missing (install xvfb x11-utils): X11 pass-through not tested"
+fi
+
 # --- submounts below an overlaid dir are shown, read-only ---
 install -d -o $GL_USER_A -m 0755 "$HOME_A/gl-submount"
 mount -t tmpfs -o size=1m,mode=0755,uid=$UID_A tmpfs "$HOME_A/gl-submount"
