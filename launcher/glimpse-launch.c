@@ -1146,7 +1146,8 @@ build_view (void)
           close (fd);
           continue;
         }
-      if (errno == ENOENT && ops.ops[i].kind != OP_MERGE)
+      /* (A merged directory the sandbox lacks still shows the host's.) */
+      if (errno == ENOENT)
         {
           skel_mkdir_p (skel_fd, ops.ops[i].path);
           skel_changed = true;
@@ -1179,8 +1180,6 @@ build_view (void)
 
       if (target < 0)
         {
-          if (op->kind == OP_MERGE && errno == ENOENT)
-            continue;   /* the sandbox has none of its own: nothing to merge */
           die_target (op->path);
         }
       switch (op->kind)

@@ -10,7 +10,7 @@ Launchers=
 [Base]
 Type=bootstrap
 Suite=unstable
-Include=ca-certificates;locales;dbus-user-session;
+Include=ca-certificates;locales;
 
 [Packages]
 Refresh=apt-get update

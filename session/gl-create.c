@@ -419,7 +419,34 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
 
   status (options, "Building %s with %s%s%s", profile->suite, tool,
           mirror ? " from " : " from its default mirror", mirror ? mirror : "");
-  return run_command ((const char * const *) argv->pdata, NULL, cancellable, error);
+  if (run_command ((const char * const *) argv->pdata, NULL, cancellable, error))
+    return TRUE;
+
+  /* debootstrap's own log is inside the half-built tree, which goes away:
+   * keep a copy where its message can still point. */
+  {
+    g_autofree char *log = g_build_filename (rootfs, "debootstrap", "debootstrap.log", NULL);
+    const char *cache_dir = options->cache_dir ? options->cache_dir : gl_create_default_cache_dir ();
+    g_autofree char *kept_name = g_strdup_printf ("debootstrap-%s.log", profile->suite);
+    g_autofree char *kept = g_build_filename (cache_dir, kept_name, NULL);
+    g_autofree char *text = NULL;
+    gsize len;
+
+    if (error != NULL && *error != NULL
+        && !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+        && g_file_get_contents (log, &text, &len, NULL)
+        && g_mkdir_with_parents (cache_dir, 0755) == 0
+        && g_file_set_contents_full (kept, text, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT,
+                                     0644, NULL))
+      {
+        GError *e = *error;
+        g_autofree char *msg = g_strdup_printf ("%s; debootstrap's log (the tree it names is "
+                                                "removed) is kept in %s", e->message, kept);
+        g_free (e->message);
+        e->message = g_steal_pointer (&msg);
+      }
+  }
+  return FALSE;
 }
 
 static gboolean

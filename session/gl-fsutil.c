@@ -109,3 +109,27 @@ gl_format_size (guint64 bytes)
 {
   return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
 }
+
+guint
+gl_keyfile_bad_line (const char *data, gsize length)
+{
+  const char *end = data + (length == (gsize) -1 ? strlen (data) : length);
+  guint line = 1;
+
+  for (const char *p = data; p < end; line++)
+    {
+      const char *eol = memchr (p, '\n', (size_t) (end - p));
+      const char *stop = eol ? eol : end;
+      const char *s = p;
+
+      while (s < stop && g_ascii_isspace (*s))
+        s++;
+      if (s < stop && *s != '#' && !(*s == '[' && stop[-1 - (stop[-1] == '\r')] == ']')
+          && memchr (s, '=', (size_t) (stop - s)) == NULL)
+        return line;
+      if (s < stop && *s == '[' && memchr (s, ']', (size_t) (stop - s)) == NULL)
+        return line;
+      p = eol ? eol + 1 : end;
+    }
+  return 0;
+}

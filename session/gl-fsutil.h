@@ -20,4 +20,9 @@ gboolean gl_mkdir (const char *path, int mode, GError **error);
 /* "12.3 MiB" */
 char *gl_format_size (guint64 bytes);
 
+/* The first line (from 1) of a key file that GKeyFile cannot parse as a
+ * blank line, comment, group header or key=value; 0 if there is none
+ * (GKeyFile's own errors name no line). */
+guint gl_keyfile_bad_line (const char *data, gsize length);
+
 G_END_DECLS

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-profile.h"
+#include "gl-fsutil.h"
 
 #include <sys/utsname.h>
 
@@ -256,8 +257,10 @@ gl_profile_load_from_data (const char *name, const char *path,
 
   if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_NONE, &local_error))
     {
+      guint line = gl_keyfile_bad_line (data, length);
+      g_autofree char *where = line ? g_strdup_printf ("%s:%u", path, line) : g_strdup (path);
       g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_MALFORMED,
-                   "%s: %s", path, local_error->message);
+                   "%s: %s; fix that line or remove the file", where, local_error->message);
       return NULL;
     }
 

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-store.h"
+#include "gl-fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,8 +130,11 @@ gl_sandbox_load_from_data (const char *id, const char *path,
 
   if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_KEEP_COMMENTS, &local_error))
     {
+      guint line = gl_keyfile_bad_line (data, length);
+      g_autofree char *where = line ? g_strdup_printf ("%s/sandbox.conf:%u", path, line)
+                                    : g_strdup_printf ("%s/sandbox.conf", path);
       g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s/sandbox.conf: %s", path, local_error->message);
+                   "%s: %s", where, local_error->message);
       return NULL;
     }
 
@@ -139,15 +143,21 @@ gl_sandbox_load_from_data (const char *id, const char *path,
   sandbox->profile = g_key_file_get_string (kf, SANDBOX_GROUP, "Profile", &local_error);
   if (sandbox->profile == NULL)
     {
+      guint line = gl_keyfile_bad_line (data, length);
+      g_autofree char *where = line ? g_strdup_printf ("%s/sandbox.conf:%u", path, line)
+                                    : g_strdup_printf ("%s/sandbox.conf", path);
       g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s/sandbox.conf: %s", path, local_error->message);
+                   "%s: %s", where, local_error->message);
       return NULL;
     }
   sandbox->base = g_key_file_get_string (kf, SANDBOX_GROUP, "Base", &local_error);
   if (sandbox->base == NULL)
     {
+      guint line = gl_keyfile_bad_line (data, length);
+      g_autofree char *where = line ? g_strdup_printf ("%s/sandbox.conf:%u", path, line)
+                                    : g_strdup_printf ("%s/sandbox.conf", path);
       g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s/sandbox.conf: %s", path, local_error->message);
+                   "%s: %s", where, local_error->message);
       return NULL;
     }
   if (!g_str_equal (sandbox->base, GL_BASE_HOST) && !g_str_equal (sandbox->base, GL_BASE_ROOTFS))

@@ -80,7 +80,8 @@ static const Malformed malformed[] = {
   { "unknown-group", "[Tweaks]", "[Tweeks]", "[Tweeks]", 24 },
   { "no-checksum", "Checksum=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n", "", "Url", 11 },
   { "no-base", "[Base]\nType=tarball\n", "[Hooks]\n", "[Base]", 0 },
-  { "syntax", "Release=1.0\n", "Release 1.0\n", "test.profile", 0 },
+  { "syntax", "Release=1.0\n", "Release 1.0\n", "test.profile", 5 },
+  { "syntax-group", "[Tweaks]", "[Tweaks", "test.profile", 24 },
 };
 
 static void

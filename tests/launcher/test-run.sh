@@ -113,8 +113,12 @@ for d in themes icons fonts; do
   check "merged /usr/share/$d read-only inside" \
     not as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c "echo x > /usr/share/$d/GlTestHost$$/index" 2>/dev/null
   check "host /usr/share/$d unchanged" [ "$(cat "$h/GlTestHost$$/index")" = host ]
-  rm -rf "$h/GlTestHost$$" "$h/GlTestBoth$$"
 done
+# A sandbox without a directory of its own still shows the host's.
+rm -rf "$bbroot/usr/share/fonts"
+got=$(as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/cat /usr/share/fonts/GlTestHost$$/index 2>&1)
+check "host /usr/share/fonts shown where the sandbox has none" [ "$got" = host ]
+for d in themes icons fonts; do rm -rf "/usr/share/$d/GlTestHost$$" "/usr/share/$d/GlTestBoth$$"; done
 for d in "${made_dirs[@]}"; do rmdir "$d"; done
 
 # --- a real X client reaches the host's X server (Xvfb) ---
