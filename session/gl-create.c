@@ -330,7 +330,8 @@ build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *r
           if (!gl_create_resolve_tarball (profile, &url, &expected, cancellable, &local_error))
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                           "Cannot verify %s: %s. Pass the sum you trust with --sha256 %s, "
+                           "Cannot verify %s: %s. Its SHA-256 is %s: if that is the sum "
+                           "the project publishes for it, pass that sum with --sha256; "
                            "or rerun when the network is back",
                            options->image, local_error->message, actual);
               return FALSE;

@@ -362,24 +362,15 @@ download_attempt (GlTransfer *t, GError **error)
 static gboolean
 normalize_sha256 (const char *in, char **out, GError **error)
 {
-  gsize i;
-
   if (in == NULL)
     return TRUE;
 
-  if (strlen (in) != 64)
+  if (!gl_is_sha256 (in))
     {
       g_set_error (error, GL_DOWNLOAD_ERROR, GL_DOWNLOAD_ERROR_INVALID,
                    "“%s” is not a SHA-256 checksum (64 hexadecimal digits)", in);
       return FALSE;
     }
-  for (i = 0; i < 64; i++)
-    if (!g_ascii_isxdigit (in[i]))
-      {
-        g_set_error (error, GL_DOWNLOAD_ERROR, GL_DOWNLOAD_ERROR_INVALID,
-                     "“%s” is not a SHA-256 checksum (64 hexadecimal digits)", in);
-        return FALSE;
-      }
 
   *out = g_ascii_strdown (in, -1);
   return TRUE;
@@ -635,6 +626,12 @@ is_sha256_hex (const char *s, gsize len)
     if (!g_ascii_isxdigit (s[i]))
       return FALSE;
   return TRUE;
+}
+
+gboolean
+gl_is_sha256 (const char *s)
+{
+  return is_sha256_hex (s, strlen (s));
 }
 
 /* Parses one line into (name, sum) pointing into line, which it modifies. */

@@ -65,6 +65,9 @@ gchar *gl_checksum_find_in_list (const char  *list_text,
                                  GError     **error);
 
 /* The lower-case hex SHA-256 of the file at path. */
+/* TRUE when @s is 64 hexadecimal digits */
+gboolean gl_is_sha256 (const char *s);
+
 gchar *gl_checksum_file_sha256 (const char    *path,
                                 GCancellable  *cancellable,
                                 GError       **error);

@@ -169,6 +169,18 @@ gl_cmd_apps (int argc, char **argv)
   if (source == NULL || (apps = gl_export_source_list_apps (source, &error)) == NULL)
     return gl_cli_fail (error);
 
+  if (apps->len == 0)
+    {
+      if (source->exclude_apps_dir != NULL)
+        g_printerr ("“%s” has no applications of its own: a sandbox of the host lists "
+                    "only those installed into it, not the host's.\n", argv[1]);
+      else
+        g_printerr ("“%s” has no applications: no desktop entries in its "
+                    "share/applications directories.\n", argv[1]);
+      return GL_EXIT_OK;
+    }
+  if (isatty (STDOUT_FILENO))
+    g_printerr ("* = chosen for the menu (“glimpse export” puts them there)\n");
   for (guint i = 0; i < apps->len; i++)
     {
       GlApp *app = apps->pdata[i];

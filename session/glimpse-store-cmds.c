@@ -212,6 +212,8 @@ gl_cmd_create (int argc, char **argv)
     return gl_cli_fail (error);
   if (sha256 != NULL && image == NULL)
     return gl_cli_usage ("create", "--sha256 goes with --image");
+  if (sha256 != NULL && !gl_is_sha256 (sha256))
+    return gl_cli_usage ("create", "--sha256 takes 64 hexadecimal digits (sha256sum FILE prints them)");
 
   profile = gl_profile_find ((const char * const *) path, argv[1], &error);
   if (profile == NULL)
@@ -305,8 +307,11 @@ gl_cmd_list (int argc, char **argv)
       g_autofree char *created = format_time (s->created);
       g_autofree char *updated = format_time (s->updated);
 
-      g_print ("%-20s %-16s %10s  %-16s  %-16s  %s\n", s->id, s->profile, size, created, updated,
-               gl_sandbox_is_in_use (s) ? "yes" : "no");
+      /* (the no-break space in the size is two bytes, one column) */
+      int size_width = 10 + (int) (strlen (size) - (gsize) g_utf8_strlen (size, -1));
+
+      g_print ("%-20s %-16s %*s  %-16s  %-16s  %s\n", s->id, s->profile, size_width, size,
+               created, updated, gl_sandbox_is_in_use (s) ? "yes" : "no");
     }
   for (guint i = 0; i < errors->len; i++)
     status = gl_cli_fail (errors->pdata[i]);

@@ -25,7 +25,7 @@ static int cmd_notify_error (int argc, char **argv);
 
 static const GlCommand commands[] = {
   { "profiles", "[--verbose] [NAME…]", "List the distribution profiles", gl_cmd_profiles, FALSE },
-  { "create", "PROFILE [--name ID] [--image FILE]", "Create a sandbox (root)", gl_cmd_create, FALSE },
+  { "create", "PROFILE [--name ID] [--image FILE [--sha256 SUM]]", "Create a sandbox (root)", gl_cmd_create, FALSE },
   { "list", "", "List the sandboxes", gl_cmd_list, FALSE },
   { "info", "ID", "Show a sandbox", gl_cmd_info, FALSE },
   { "remove", "ID… [--force]", "Remove sandboxes (root)", gl_cmd_remove, FALSE },
@@ -111,8 +111,8 @@ gl_cli_require_root (const char *what)
 GOptionContext *
 gl_cli_context_new (const char *command, const char *parameters, const char *summary)
 {
-  g_autofree char *params = g_strdup_printf ("%s%s%s", command, *parameters ? " " : "", parameters);
-  GOptionContext *context = g_option_context_new (params);
+  /* (the program name is already "glimpse COMMAND") */
+  GOptionContext *context = g_option_context_new (parameters);
 
   g_option_context_set_summary (context, summary);
   g_option_context_set_description (context, "See glimpse(1) for exit codes and files.");
@@ -168,19 +168,79 @@ print_help (FILE *out)
   fprintf (out, "Usage: glimpse COMMAND [OPTION…]\n\n"
            "Try software from another distribution release in a sandbox on your own desktop.\n\n"
            "Commands:\n");
+  glong width = 0;
+
+  /* Columns counted in characters, not bytes ("…" is three) */
+  for (const GlCommand *c = commands; c->name; c++)
+    if (!c->hidden)
+      {
+        glong len = (glong) strlen (c->name) + 1 + g_utf8_strlen (c->args, -1);
+        if (len <= 40)
+          width = MAX (width, len);
+      }
   for (const GlCommand *c = commands; c->name; c++)
     if (!c->hidden)
       {
         g_autofree char *usage = g_strdup_printf ("%s %s", c->name, c->args);
-        fprintf (out, "  %-44s %s\n", usage, c->summary);
+        glong len = g_utf8_strlen (usage, -1);
+        if (len > width)  /* too long for the column: the summary below it */
+          fprintf (out, "  %s\n  %*s %s\n", usage, (int) width, "", c->summary);
+        else
+          fprintf (out, "  %s%*s %s\n", usage, (int) (width - len), "", c->summary);
       }
   fprintf (out, "\n“glimpse COMMAND --help” shows a command's options; glimpse(1) the rest.\n");
+}
+
+/* In a locale that is not UTF-8 (a bare "su -" login has LANG unset),
+ * GLib would turn the typographic quotes, ellipses and no-break spaces of
+ * the messages into "?": those become their ASCII forms, and everything
+ * else (file names above all) is written as it is. */
+static void
+write_plain (FILE *out, const char *s)
+{
+  static const struct { const char *from, *to; } plain[] = {
+    { "“", "\"" }, { "”", "\"" }, { "‘", "'" }, { "’", "'" }, { "…", "..." },
+    { "\u00a0", " " }, { "→", "->" }, { "—", "-" }, { "–", "-" },
+  };
+
+  while (*s)
+    {
+      gsize i;
+      for (i = 0; i < G_N_ELEMENTS (plain); i++)
+        if (g_str_has_prefix (s, plain[i].from))
+          break;
+      if (i < G_N_ELEMENTS (plain))
+        {
+          fputs (plain[i].to, out);
+          s += strlen (plain[i].from);
+        }
+      else
+        fputc (*s++, out);
+    }
+  fflush (out);
+}
+
+static void
+print_plain (const char *s)
+{
+  write_plain (stdout, s);
+}
+
+static void
+printerr_plain (const char *s)
+{
+  write_plain (stderr, s);
 }
 
 int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
+  if (!g_get_charset (NULL))
+    {
+      g_set_print_handler (print_plain);
+      g_set_printerr_handler (printerr_plain);
+    }
 
   if (argc < 2)
     {

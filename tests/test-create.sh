@@ -67,7 +67,7 @@ requests() { # path -> number of GET requests seen
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..23"
+echo "1..24"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -135,6 +135,10 @@ id=$("$GLIMPSE" create offline --image "$work/local.tar.gz" --sha256 "$sum" 2>/d
 check "--image with --sha256 creates without network" [ $rc -eq 0 -a "$id" = offline ]
 "$GLIMPSE" create offline --image "$work/local.tar.gz" >/dev/null 2>"$work/err"; rc=$?
 check "--image that cannot be verified offline is refused with advice" eval '[ $rc -ne 0 ] && grep -q -- --sha256 "$work/err"'
+snap=$(store_entries)
+"$GLIMPSE" create offline --name bad-sum --image "$work/local.tar.gz" --sha256 0000 >/dev/null 2>"$work/err"; rc=$?
+check "a malformed --sha256 is a usage error (2) and creates nothing" \
+  eval '[ $rc -eq 2 ] && grep -q "64 hexadecimal" "$work/err" && [ "$(store_entries)" = "$snap" ]'
 
 # --- a full disk
 mkdir -p "$work/small"
