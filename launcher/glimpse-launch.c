@@ -16,10 +16,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <linux/audit.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -37,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -79,14 +84,18 @@ typedef struct {
   char **notify_env;
   const char *id;
   bool host_base;
-  int sandbox_fd, rootfs_fd, sysupper_fd, userdir_fd, lock_fd;
+  int sandbox_fd, rootfs_fd, sysupper_fd, userdir_fd, lock_fd, user_lock_fd;
   int sandbox_copy, base_copy;
+  /* /tmp/.X11-unix and /tmp/.ICE-unix as checked on the host (root's or
+   * yours, sticky): st_ino 0 when not to be passed */
+  struct stat sockdir[2];
   Overlaid ov[8];
   size_t n_ov;
 } Launch;
 
 static Launch L = {
   .sandbox_fd = -1, .rootfs_fd = -1, .sysupper_fd = -1, .userdir_fd = -1, .lock_fd = -1,
+  .user_lock_fd = -1,
   .sandbox_copy = -1, .base_copy = -1,
 };
 
@@ -109,6 +118,66 @@ static const char usage_text[] =
 
 /* ---------------------------------------------------------------------- */
 /* Privileges                                                              */
+
+/* The terminal the app shares with its caller must not become a way out:
+ * TIOCSTI pushes input that the caller's shell then runs on the host, and
+ * TIOCLINUX can do the same on a virtual console.  A seccomp filter makes
+ * both ioctls fail with EPERM, for the native and the compat system-call
+ * ABI (old 32-bit binaries are a reason to use Glimpse). */
+#if defined(__x86_64__)
+# define GL_ARCH AUDIT_ARCH_X86_64
+# define GL_IOCTL_2 (0x40000000 | 514)          /* the x32 ABI's ioctl */
+# define GL_COMPAT_ARCH AUDIT_ARCH_I386
+# define GL_COMPAT_IOCTL 54
+#elif defined(__aarch64__)
+# define GL_ARCH AUDIT_ARCH_AARCH64
+# define GL_IOCTL_2 __NR_ioctl
+# define GL_COMPAT_ARCH AUDIT_ARCH_ARM
+# define GL_COMPAT_IOCTL 54
+#elif defined(__i386__)
+# define GL_ARCH AUDIT_ARCH_I386
+#elif defined(__arm__)
+# define GL_ARCH AUDIT_ARCH_ARM
+#elif defined(__riscv) && __riscv_xlen == 64
+# define GL_ARCH AUDIT_ARCH_RISCV64
+#else
+# error "glimpse-launch: add this architecture's AUDIT_ARCH to the terminal filter"
+#endif
+#ifndef GL_IOCTL_2
+# define GL_IOCTL_2 __NR_ioctl
+# define GL_COMPAT_ARCH 0                        /* none */
+# define GL_COMPAT_IOCTL __NR_ioctl
+#endif
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+# define GL_ARG1_LOW (offsetof (struct seccomp_data, args[1]) + 4)
+#else
+# define GL_ARG1_LOW offsetof (struct seccomp_data, args[1])
+#endif
+
+static void
+install_tty_filter (void)
+{
+  struct sock_filter code[] = {
+    /* 0 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
+    /* 1 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, GL_ARCH, 0, 3),
+    /* 2 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    /* 3 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 4, 0),
+    /* 4 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, GL_IOCTL_2, 3, 6),
+    /* 5 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, GL_COMPAT_ARCH, 0, 5),
+    /* 6 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    /* 7 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, GL_COMPAT_IOCTL, 0, 3),
+    /* 8: an ioctl; its request is an int: the low 32 bits */
+    /* 8 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, GL_ARG1_LOW),
+    /* 9 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0),
+    /* 10 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0),
+    /* 11 */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 12 */ BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+  };
+  struct sock_fprog prog = { (unsigned short) (sizeof code / sizeof code[0]), code };
+
+  if (prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+    die_with_error ("cannot install the terminal filter (seccomp); refusing to run the command");
+}
 
 static int
 gl_capget (struct __user_cap_data_struct data[2])
@@ -212,6 +281,10 @@ report_error (const char *message)
         (char *) "Glimpse could not start the application", (char *) message, NULL
       };
       int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+      sigset_t none;
+      /* not with the signals the launcher blocks for its own waiting */
+      sigemptyset (&none);
+      sigprocmask (SIG_SETMASK, &none, NULL);
       if (null >= 0)
         {
           dup2 (null, STDIN_FILENO);
@@ -399,14 +472,20 @@ open_sandbox (void)
   system_fd = open_trusted_at (L.sandbox_fd, "system", "system/", S_IFDIR, false);
   L.sysupper_fd = open_trusted_at (system_fd, "upper", "system/upper/", S_IFDIR, false);
 
-  /* The lock: shared while any app of the sandbox runs. */
-  L.lock_fd = open_trusted_at (L.sandbox_fd, "lock", "lock", S_IFREG, false);
-  if (flock (L.lock_fd, LOCK_SH | LOCK_NB) != 0)
+  /* The sandbox's lock (root's, 0600 so that no user can take it):
+   * shared while any app of the sandbox runs.  Without privilege it cannot
+   * be opened; your own lock (below) then stands for it, and the
+   * administrator's operations take every user's lock too. */
+  if (L.privileged)
     {
-      if (errno == EWOULDBLOCK)
-        die ("sandbox \"%s\" is being changed (an update, remove or purge is running); "
-             "try again when it has finished", L.id);
-      die_with_error ("cannot lock sandbox \"%s\"", L.id);
+      L.lock_fd = open_trusted_at (L.sandbox_fd, "lock", "lock", S_IFREG, false);
+      if (flock (L.lock_fd, LOCK_SH | LOCK_NB) != 0)
+        {
+          if (errno == EWOULDBLOCK)
+            die ("sandbox \"%s\" is being changed (an update or remove is running); "
+                 "try again when it has finished", L.id);
+          die_with_error ("cannot lock sandbox \"%s\"", L.id);
+        }
     }
 
   /* users/<uid>: made here by root, fd-relative, on the checked tree. */
@@ -435,11 +514,22 @@ open_sandbox (void)
         die ("your layer users/%s of sandbox \"%s\" does not exist and glimpse-launch "
              "is not setuid root, so it cannot create it; run the installed (setuid) "
              "glimpse-launch once", uidname, L.id);
-      if (mkdirat (users_fd, uidname, 0700) != 0)
-        die_with_error ("cannot create users/%s", uidname);
-      if (fchownat (users_fd, uidname, L.uid, L.gid, AT_SYMLINK_NOFOLLOW) != 0
-          || fchmodat (users_fd, uidname, 0700, 0) != 0)
-        die_with_error ("cannot give users/%s to uid %u", uidname, (unsigned) L.uid);
+      /* Made under a temporary name and given to you before it gets its
+       * real one: stopped half-way, it never leaves a users/<uid> that is
+       * not yours (only root creates entries in users/). */
+      char tmpname[48];
+      snprintf (tmpname, sizeof tmpname, ".new-%s", uidname);
+      if (mkdirat (users_fd, tmpname, 0700) != 0 && errno != EEXIST)
+        die_with_error ("cannot create users/%s", tmpname);
+      if (fchownat (users_fd, tmpname, L.uid, L.gid, AT_SYMLINK_NOFOLLOW) != 0
+          || fchmodat (users_fd, tmpname, 0700, 0) != 0)
+        die_with_error ("cannot give users/%s to uid %u", tmpname, (unsigned) L.uid);
+      if (renameat2 (users_fd, tmpname, users_fd, uidname, RENAME_NOREPLACE) != 0)
+        {
+          if (errno != EEXIST)
+            die_with_error ("cannot create users/%s", uidname);
+          (void) unlinkat (users_fd, tmpname, AT_REMOVEDIR);   /* made meanwhile */
+        }
     }
   fd = openat (users_fd, uidname, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
@@ -458,6 +548,57 @@ open_sandbox (void)
  * namespace the kernel refuses to copy a mount without its (locked) child
  * mounts.  Host paths are resolved with the user's filesystem ids, so only
  * what the user can reach is copied; nothing is attached anywhere. */
+/* Your lock, users/<uid>/lock, made and opened with your ids: shared while
+ * an app runs; glimpse purge (as you) and the administrator's operations
+ * take it exclusively. */
+static void
+lock_user_layer (void)
+{
+  struct stat st;
+  int fd = openat (L.userdir_fd, "lock", O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK
+                   | O_NOCTTY | O_CLOEXEC, 0600);
+
+  if (fd < 0)
+    die_with_error ("cannot open your lock users/%u/lock in sandbox \"%s\"",
+                    (unsigned) L.uid, L.id);
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != L.uid)
+    die ("sandbox not usable: users/%u/lock is not a regular file of yours; remove it "
+         "(\"glimpse purge %s\" removes your whole layer)", (unsigned) L.uid, L.id);
+  if (flock (fd, LOCK_SH | LOCK_NB) != 0)
+    {
+      if (errno == EWOULDBLOCK)
+        die ("your layer of sandbox \"%s\" is being changed (a purge, update or remove is "
+             "running); try again when it has finished", L.id);
+      die_with_error ("cannot lock your layer of sandbox \"%s\"", L.id);
+    }
+  L.user_lock_fd = fd;
+}
+
+/* The X11 and ICE socket directories in /tmp are passed in only when they
+ * are root's (or yours) and sticky, as a desktop makes them: anyone can
+ * create them when they are missing, and fill them. */
+static void
+check_socket_dirs (void)
+{
+  static const char *const paths[] = { "/tmp/.X11-unix", "/tmp/.ICE-unix" };
+
+  for (size_t k = 0; k < 2; k++)
+    {
+      struct stat st;
+      memset (&L.sockdir[k], 0, sizeof L.sockdir[k]);
+      if (lstat (paths[k], &st) != 0 || !S_ISDIR (st.st_mode))
+        continue;
+      if ((st.st_uid != 0 && st.st_uid != L.uid)
+          || ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)))
+        {
+          fprintf (stderr, "glimpse-launch: warning: not passing the sockets of %s: it is "
+                   "not root's (or yours) and sticky\n", paths[k]);
+          continue;
+        }
+      L.sockdir[k] = st;
+    }
+}
+
 static void
 make_copies (void)
 {
@@ -517,6 +658,9 @@ make_copies (void)
         }
       L.ov[L.n_ov++] = (Overlaid) { dirs[i].layer, steal_pointer (&path), fd };
     }
+
+  lock_user_layer ();
+  check_socket_dirs ();
 
   if (L.privileged)
     {
@@ -818,9 +962,11 @@ reopen_same (int dirfd, const char *name, int same, const char *what)
 /* Unix sockets cannot be connected through an overlay (the socket is found
  * by inode, and the overlay's inode is not the socket's), so every socket in
  * the host directory DIR (an overlay lower) down to DEPTH levels is bound
- * over its own overlay entry.  Only sockets the user can reach. */
+ * over its own overlay entry.  Only sockets the user can reach, and at most
+ * *BUDGET of them (each is a mount, and mounts are a limited resource). */
+#define MAX_SOCKETS 256
 static void
-bind_sockets (int root, int dir, const char *view_path, int depth)
+bind_sockets (int root, int dir, const char *view_path, int depth, size_t *budget)
 {
   cleanup_fd int rd = openat (dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *d;
@@ -851,7 +997,7 @@ bind_sockets (int root, int dir, const char *view_path, int depth)
         {
           cleanup_fd int sub = openat (dirfd (d), e->d_name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
           if (sub >= 0)
-            bind_sockets (root, sub, vp, depth - 1);
+            bind_sockets (root, sub, vp, depth - 1, budget);
         }
       else if (S_ISSOCK (type))
         {
@@ -863,9 +1009,20 @@ bind_sockets (int root, int dir, const char *view_path, int depth)
           cleanup_fd int target = (int) gl_openat2 (root, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC,
                                                     RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS
                                                     | RESOLVE_NO_MAGICLINKS);
-          struct stat tst;
-          if (src < 0 || target < 0 || fstat (target, &tst) != 0 || !S_ISSOCK (tst.st_mode))
-            continue;   /* gone, or deleted in your layer: nothing to pass */
+          struct stat tst, sst;
+          if (src < 0 || target < 0 || fstat (target, &tst) != 0 || !S_ISSOCK (tst.st_mode)
+              || fstat (src, &sst) != 0 || !S_ISSOCK (sst.st_mode))
+            continue;   /* gone, replaced, or deleted in your layer: nothing to pass */
+          if (*budget == 0)
+            {
+              static bool warned;
+              if (!warned)
+                fprintf (stderr, "glimpse-launch: warning: more than %d sockets below %s; "
+                         "the rest are not passed\n", MAX_SOCKETS, view_path);
+              warned = true;
+              break;
+            }
+          (*budget)--;
           if (mount_setattr (src, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
             die_with_error ("cannot restrict the socket %s", vp);
           if (move_mount (src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
@@ -889,10 +1046,16 @@ make_layer_overlay (const MountOp *op, int userdir_fd)
   /* The overlay's root shows the upper directory's mode: the host's.  (Not
    * rewritten when it already is: that would dirty the layer's filesystem
    * on every launch, to be synced when the overlay goes away.) */
-  if (fstat (op->src_fd, &host) != 0 || fstat (upper, &up) != 0
-      || ((host.st_mode ^ up.st_mode) & 07777
-          && fchmodat (layer, "upper", host.st_mode & 07777, 0) != 0))
+  if (fstat (op->src_fd, &host) != 0 || fstat (upper, &up) != 0)
     die_with_error ("cannot set the mode of your layer for %s", op->path);
+  if ((host.st_mode ^ up.st_mode) & 07777)
+    {
+      /* on the directory checked, not on whatever the name is now */
+      char fdpath[40];
+      snprintf (fdpath, sizeof fdpath, "/proc/self/fd/%d", upper);
+      if (chmod (fdpath, host.st_mode & 07777) != 0)
+        die_with_error ("cannot set the mode of your layer for %s", op->path);
+    }
   return make_overlay (&op->src_fd, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, what);
 }
 
@@ -1222,17 +1385,28 @@ build_view (void)
   for (size_t i = 0; i < n_ov; i++)
     {
       if (strcmp (ov[i].layer, "run-user") == 0)
-        bind_sockets (root, ov[i].host_fd, ov[i].path, 3);
+        {
+          size_t budget = MAX_SOCKETS;
+          bind_sockets (root, ov[i].host_fd, ov[i].path, 3, &budget);
+        }
       else if (strcmp (ov[i].layer, "tmp") == 0)
         {
           static const char *const sockdirs[] = { ".X11-unix", ".ICE-unix" };
           for (size_t k = 0; k < 2; k++)
             {
-              cleanup_fd int sd = openat (ov[i].host_fd, sockdirs[k], O_PATH | O_NOFOLLOW
-                                          | O_DIRECTORY | O_CLOEXEC);
+              cleanup_fd int sd = -1;
               cleanup_free char *vp = xasprintf ("/tmp/%s", sockdirs[k]);
-              if (sd >= 0)
-                bind_sockets (root, sd, vp, 1);
+              struct stat st;
+              if (L.sockdir[k].st_ino == 0)
+                continue;
+              sd = openat (ov[i].host_fd, sockdirs[k], O_PATH | O_NOFOLLOW | O_DIRECTORY
+                           | O_CLOEXEC);
+              if (sd >= 0 && fstat (sd, &st) == 0 && st.st_dev == L.sockdir[k].st_dev
+                  && st.st_ino == L.sockdir[k].st_ino)
+                {
+                  size_t budget = MAX_SOCKETS;
+                  bind_sockets (root, sd, vp, 1, &budget);
+                }
             }
         }
     }
@@ -1365,14 +1539,21 @@ child_main (int sync_fd, int err_fd, int status_fd, char *const *command)
     die_with_error ("cannot raise capabilities in the new user namespace");
   if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     die_with_error ("cannot set the parent-death signal");
+  {
+    /* The parent (which holds the locks) may have gone before that: its
+     * end of the error pipe is then closed. */
+    struct pollfd p = { err_fd, 0, 0 };
+    if (poll (&p, 1, 0) != 0 && (p.revents & (POLLERR | POLLHUP)))
+      _exit (125);
+  }
   (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
 
   build_view ();
 
   /* Nothing of the host stays open: keep only the two pipes, as 3 and 4. */
   {
-    int e = fcntl (err_fd, F_DUPFD_CLOEXEC, 100);
-    int s = fcntl (status_fd, F_DUPFD_CLOEXEC, 100);
+    int e = fcntl (err_fd, F_DUPFD_CLOEXEC, 5);
+    int s = fcntl (status_fd, F_DUPFD_CLOEXEC, 5);
     if (e < 0 || s < 0 || dup3 (e, 3, O_CLOEXEC) != 3 || dup3 (s, 4, O_CLOEXEC) != 4)
       die_with_error ("cannot rearrange descriptors");
     gl_error_fd = err_fd = 3;
@@ -1423,6 +1604,11 @@ child_main (int sync_fd, int err_fd, int status_fd, char *const *command)
       sigprocmask (SIG_SETMASK, &none, NULL);
       close (sigfd);
       close (status_fd);
+      /* Without a terminal to keep (a menu click, a script), a session of
+       * its own: kill (0, ...) then reaches nothing outside the sandbox. */
+      if (!isatty (STDIN_FILENO))
+        (void) setsid ();
+      install_tty_filter ();
       if (L.cwd == NULL || chdir (L.cwd) != 0)
         if (chdir (L.home) != 0)
           (void) chdir ("/");
@@ -1684,6 +1870,7 @@ main (int argc, char **argv)
   if (read (status_p[0], &app_status, sizeof app_status) != (ssize_t) sizeof app_status)
     app_status = -1;
   close (L.lock_fd);
+  close (L.user_lock_fd);
 
   if (errlen > 0)
     {

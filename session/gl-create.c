@@ -475,10 +475,12 @@ run_hooks (GlProfile *profile, const char *tmp, const char *rootfs, const char *
   return TRUE;
 }
 
+/* 0600: any user who could open the lock could also hold it, and so keep
+ * everyone's apps from starting. */
 static gboolean
-write_empty (const char *path, GError **error)
+write_lock (const char *path, GError **error)
 {
-  return g_file_set_contents_full (path, "", 0, G_FILE_SET_CONTENTS_NONE, 0644, error);
+  return g_file_set_contents_full (path, "", 0, G_FILE_SET_CONTENTS_NONE, 0600, error);
 }
 
 static gboolean
@@ -496,7 +498,7 @@ build_tree (const char *store_dir, const char *tmp, const char *id, GlProfile *p
 
   if (!gl_mkdir (system, 0755, error) || !gl_mkdir (upper, 0755, error) ||
       !gl_mkdir (work, 0755, error) || !gl_mkdir (users, 0755, error) ||
-      !write_empty (lock, error))
+      !write_lock (lock, error))
     return FALSE;
 
   if (profile->base_type != GL_PROFILE_BASE_HOST)
@@ -627,10 +629,10 @@ gl_remove_sandbox (GlSandbox *sandbox, gboolean force, GCancellable *cancellable
   g_autofree char *parent = g_path_get_dirname (sandbox->path);
   g_autofree char *doomed = g_build_filename (parent, ".removing-XXXXXX", NULL);
   g_autoptr(GError) lock_error = NULL;
-  int lock_fd = -1;
+  g_autoptr(GArray) locks = NULL;
 
-  lock_fd = gl_sandbox_lock_exclusive (sandbox, &lock_error);
-  if (lock_fd < 0 && !force)
+  locks = gl_sandbox_lock_exclusive (sandbox, &lock_error);
+  if (locks == NULL && !force)
     {
       if (g_error_matches (lock_error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE))
         g_propagate_prefixed_error (error, g_steal_pointer (&lock_error),
@@ -649,12 +651,9 @@ gl_remove_sandbox (GlSandbox *sandbox, gboolean force, GCancellable *cancellable
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                    "Cannot remove %s: %s", sandbox->path, g_strerror (saved));
       g_rmdir (doomed);
-      if (lock_fd >= 0)
-        close (lock_fd);
       return FALSE;
     }
-  if (lock_fd >= 0)
-    close (lock_fd);
+  g_clear_pointer (&locks, g_array_unref);
 
   return gl_rm_rf (doomed, cancellable, error);
 }

@@ -324,53 +324,176 @@ gl_store_list (const char *store_dir, GPtrArray *errors, GError **error)
   return g_steal_pointer (&result);
 }
 
+/* Opens the lock file NAME in DIR (without following links, without
+ * blocking on anything that is not a plain file) and tries OP on it.
+ * Returns the fd, or -1 with errno (EWOULDBLOCK: held by someone else). */
 static int
-open_lock (GlSandbox *sandbox)
+try_lock (int dir, const char *name, gboolean create, int op)
 {
-  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
+  struct stat st;
+  int fd = openat (dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK
+                   | (create ? O_CREAT : 0), 0600);
+  int saved;
 
-  return open (lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+  if (fd < 0)
+    return -1;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      errno = EINVAL;
+      return -1;
+    }
+  if (flock (fd, op | LOCK_NB) != 0)
+    {
+      saved = errno;
+      close (fd);
+      errno = saved;
+      return -1;
+    }
+  return fd;
+}
+
+/* Calls FN on users/<uid>/lock for every user directory the caller can open. */
+static gboolean
+for_each_user_lock (GlSandbox *sandbox, gboolean (*fn) (int dir, const char *uid, gpointer data),
+                    gpointer data)
+{
+  g_autofree char *users = g_build_filename (sandbox->path, "users", NULL);
+  DIR *d = opendir (users);
+  struct dirent *e;
+  gboolean go_on = TRUE;
+
+  if (d == NULL)
+    return TRUE;
+  while (go_on && (e = readdir (d)) != NULL)
+    {
+      int dir;
+      if (!g_ascii_isdigit (e->d_name[0]))
+        continue;
+      dir = openat (dirfd (d), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (dir < 0)
+        continue;       /* not yours */
+      go_on = fn (dir, e->d_name, data);
+      close (dir);
+    }
+  closedir (d);
+  return go_on;
+}
+
+static gboolean
+user_lock_free (int dir, const char *uid, gpointer data)
+{
+  int fd = try_lock (dir, "lock", FALSE, LOCK_EX);
+
+  if (fd >= 0)
+    close (fd);
+  else if (errno == EWOULDBLOCK)
+    {
+      *(gboolean *) data = TRUE;
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean
 gl_sandbox_is_in_use (GlSandbox *sandbox)
 {
-  int fd = open_lock (sandbox);
+  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
+  int fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
   gboolean in_use = FALSE;
 
-  if (fd < 0)
-    return FALSE;
-  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
-    in_use = (errno == EWOULDBLOCK);
-  close (fd);
+  if (fd >= 0)
+    close (fd);
+  else if (errno == EWOULDBLOCK)
+    return TRUE;
+  for_each_user_lock (sandbox, user_lock_free, &in_use);
   return in_use;
 }
 
-int
+static void
+in_use_error (GlSandbox *sandbox, const char *who, int saved_errno, const char *path,
+              GError **error)
+{
+  if (saved_errno == EWOULDBLOCK)
+    g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                 "Sandbox “%s” is in use: %s; close its apps and try again", sandbox->id, who);
+  else
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                 "Cannot lock %s: %s", path, g_strerror (saved_errno));
+}
+
+typedef struct {
+  GlSandbox *sandbox;
+  GArray *fds;
+  GError **error;
+} LockAll;
+
+static gboolean
+take_user_lock (int dir, const char *uid, gpointer data)
+{
+  LockAll *all = data;
+  int fd = try_lock (dir, "lock", FALSE, LOCK_EX);
+
+  if (fd >= 0)
+    g_array_append_val (all->fds, fd);
+  else if (errno == EWOULDBLOCK)
+    {
+      g_autofree char *who = g_strdup_printf ("an app of uid %s runs in it", uid);
+      in_use_error (all->sandbox, who, EWOULDBLOCK, NULL, all->error);
+      return FALSE;
+    }
+  /* (no lock file: that user never launched it since locks came in) */
+  return TRUE;
+}
+
+static void
+close_fd (gpointer p)
+{
+  close (*(int *) p);
+}
+
+GArray *
 gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error)
 {
-  int fd = open_lock (sandbox);
-  int saved_errno;
+  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
+  g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
+  LockAll all = { sandbox, fds, error };
+  int fd;
 
+  g_array_set_clear_func (fds, close_fd);
+  fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
   if (fd < 0)
     {
-      saved_errno = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Cannot open %s/lock: %s", sandbox->path, g_strerror (saved_errno));
+      in_use_error (sandbox, "an app runs in it", errno, lock, error);
+      return NULL;
+    }
+  g_array_append_val (fds, fd);
+  if (!for_each_user_lock (sandbox, take_user_lock, &all))
+    return NULL;
+  return g_steal_pointer (&fds);
+}
+
+int
+gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error)
+{
+  g_autofree char *dir_path = gl_sandbox_get_user_dir (sandbox, uid);
+  int dir = open (dir_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd, saved;
+
+  if (dir < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot open %s: %s", dir_path, g_strerror (saved));
       return -1;
     }
-  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+  fd = try_lock (dir, "lock", TRUE, LOCK_EX);
+  saved = errno;
+  close (dir);
+  if (fd < 0)
     {
-      saved_errno = errno;
-      close (fd);
-      if (saved_errno == EWOULDBLOCK)
-        g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
-                     "Sandbox “%s” is in use: an app runs in it; close its apps and try again",
-                     sandbox->id);
-      else
-        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                     "Cannot lock %s/lock: %s", sandbox->path, g_strerror (saved_errno));
-      return -1;
+      g_autofree char *path = g_build_filename (dir_path, "lock", NULL);
+      in_use_error (sandbox, "an app of yours runs in it", saved, path, error);
     }
   return fd;
 }

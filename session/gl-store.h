@@ -69,11 +69,22 @@ char       *gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid);
  * g_debug, and their errors appended to @errors if non-NULL (GError*s). */
 GPtrArray  *gl_store_list (const char *store_dir, GPtrArray *errors, GError **error);
 
-/* TRUE if some app of the sandbox runs (the launcher holds a shared lock on <path>/lock). */
+/* The locks.  While an app runs, the launcher holds a shared lock on
+ * <path>/lock (root's, 0600; only the setuid launcher takes it) and on the
+ * user's own <path>/users/<uid>/lock.
+ *
+ * TRUE if some app of the sandbox runs, as far as the caller can see: root
+ * sees every user's apps, a user their own (and, if they can open it, the
+ * sandbox's lock). */
 gboolean    gl_sandbox_is_in_use (GlSandbox *sandbox);
-/* Takes the exclusive lock: returns an fd to close when done, or -1 with
- * GL_STORE_ERROR_IN_USE. */
-int         gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error);
+/* The administrator's lock for changing or removing the whole sandbox:
+ * <path>/lock and every user's lock, exclusively.  Returns the descriptors
+ * (unref the array to release them), or NULL with GL_STORE_ERROR_IN_USE. */
+GArray     *gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error);
+/* The lock of one user's layer, exclusively, as that user (glimpse purge):
+ * an fd to close, or -1 with GL_STORE_ERROR_IN_USE.  The layer directory
+ * users/<uid> must exist. */
+int         gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error);
 
 /* Disk usage of the sandbox's directory in bytes (not following links, one
  * file system). */

@@ -258,7 +258,7 @@ gl_cmd_purge (int argc, char **argv)
     }
 
   /* No app of the sandbox may run meanwhile: their overlays use the layer. */
-  lock_fd = gl_sandbox_lock_exclusive (l.sandbox, &error);
+  lock_fd = gl_sandbox_lock_user (l.sandbox, l.uid, &error);
   if (lock_fd < 0)
     {
       g_prefix_error (&error, "Nothing purged: ");

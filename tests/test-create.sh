@@ -75,8 +75,8 @@ check "create host twice gives host and host-2" [ "$id1" = host -a "$id2" = host
 check "both instances exist with the layout" \
   test -f "$GLIMPSE_SANDBOX_DIR/host/sandbox.conf" -a -d "$GLIMPSE_SANDBOX_DIR/host-2/system/upper" \
        -a -f "$GLIMPSE_SANDBOX_DIR/host-2/lock" -a ! -e "$GLIMPSE_SANDBOX_DIR/host/rootfs"
-check "store entries are root-owned 0755" \
-  [ "$(stat -c %U:%a "$GLIMPSE_SANDBOX_DIR/host-2")" = root:755 ]
+check "store entries are root-owned 0755, their lock 0600 (no user can hold it)" \
+  [ "$(stat -c %U:%a "$GLIMPSE_SANDBOX_DIR/host-2") $(stat -c %U:%a "$GLIMPSE_SANDBOX_DIR/host-2/lock")" = "root:755 root:600" ]
 out=$("$GLIMPSE" list)
 check "list shows both" grep -q '^host-2 *host ' <<<"$out"
 out=$("$GLIMPSE" info host-2)

@@ -184,34 +184,70 @@ test_list (void)
   g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_NOT_FOUND);
 }
 
+/* Holds LOCK shared, as a launch does; the sandbox is then in use and the
+ * administrator's lock is refused. */
+static int
+hold_shared (GlSandbox *s, const char *lock)
+{
+  g_autoptr(GError) error = NULL;
+  int holder = open (lock, O_RDONLY | O_CLOEXEC);
+
+  g_assert_cmpint (flock (holder, LOCK_SH), ==, 0);
+  g_assert_true (gl_sandbox_is_in_use (s));
+  g_assert_null (gl_sandbox_lock_exclusive (s, &error));
+  g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE);
+  return holder;
+}
+
 static void
 test_lock (void)
 {
   g_autofree char *store = make_store ();
   g_autoptr(GlSandbox) s = sample (store, "locked");
   g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
+  g_autofree char *users = g_build_filename (s->path, "users", NULL);
+  g_autofree char *user_dir = gl_sandbox_get_user_dir (s, getuid ());
+  g_autofree char *user_lock = g_build_filename (user_dir, "lock", NULL);
   g_autoptr(GError) error = NULL;
+  GArray *locks;
   int holder, fd;
 
   g_assert_cmpint (g_mkdir (s->path, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (users, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (user_dir, 0700), ==, 0);
   g_assert_true (g_file_set_contents (lock, "", 0, NULL));
   g_assert_false (gl_sandbox_is_in_use (s));
 
-  /* what the launcher does while an app runs */
-  holder = open (lock, O_RDONLY | O_CLOEXEC);
-  g_assert_cmpint (flock (holder, LOCK_SH), ==, 0);
-  g_assert_true (gl_sandbox_is_in_use (s));
-  fd = gl_sandbox_lock_exclusive (s, &error);
-  g_assert_cmpint (fd, ==, -1);
+  /* what the setuid launcher does while an app runs */
+  holder = hold_shared (s, lock);
+  close (holder);
+  g_assert_false (gl_sandbox_is_in_use (s));
+
+  /* a purge: the user's lock is made, taken and given back */
+  fd = gl_sandbox_lock_user (s, getuid (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (g_file_test (user_lock, G_FILE_TEST_IS_REGULAR));
+  close (fd);
+
+  /* the user's lock (every launch takes it, setuid or not) */
+  holder = hold_shared (s, user_lock);
+  g_assert_cmpint (gl_sandbox_lock_user (s, getuid (), &error), ==, -1);
   g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE);
   g_clear_error (&error);
   close (holder);
 
   g_assert_false (gl_sandbox_is_in_use (s));
-  fd = gl_sandbox_lock_exclusive (s, &error);
+  locks = gl_sandbox_lock_exclusive (s, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (fd, >=, 0);
-  close (fd);
+  g_assert_nonnull (locks);
+  g_assert_cmpuint (locks->len, ==, 2);
+  /* held: the launcher's shared lock is refused meanwhile */
+  holder = open (user_lock, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (flock (holder, LOCK_SH | LOCK_NB), ==, -1);
+  close (holder);
+  g_array_unref (locks);
+  g_assert_false (gl_sandbox_is_in_use (s));
 }
 
 static void

@@ -156,7 +156,7 @@ gl_make_sandbox () {
   printf '[Sandbox]\nProfile=test\nName=Test %s\nBase=%s\nFamily=apk\nCreated=2024-01-01T00:00:00Z\n' \
     "$id" "$base" > "$dir/sandbox.conf"
   chmod 0644 "$dir/sandbox.conf"
-  : > "$dir/lock"; chmod 0644 "$dir/lock"
+  : > "$dir/lock"; chmod 0600 "$dir/lock"
   if [ "$base" = rootfs ]; then
     local r=$dir/rootfs
     install -d -m 0755 "$r"

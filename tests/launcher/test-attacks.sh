@@ -137,4 +137,69 @@ check_sh "10: real uid/gid, no capabilities, NoNewPrivs" 'grep -qE "^Uid:[[:spac
 check "10: host mount table unchanged during a run" [ "$mounts_during" = "$mounts_before" ]
 check "10: host mount table and checksums unchanged after" host_unchanged
 
+# Beyond the list (found in review).
+# 12. another user holding the sandbox's lock cannot keep you out
+as_user $GL_USER_B flock -x -n "$GL_STORE/t-att-bb/lock" true 2>/dev/null; rc=$?
+check "12: the sandbox lock cannot be opened by another user" [ $rc -ne 0 ]
+as_user $GL_USER_B sh -c "exec 8<'$GL_STORE/t-att-bb/users/$UID_B/lock'; flock -x 8; sleep 3" &
+holder=$!; sleep 0.5
+as_user $GL_USER_A "$LAUNCH" t-att-bb -- true 2>"$WORK/err"; rc=$?
+check_sh "12: user B locking their own layer does not stop user A (0)" '[ $rc = 0 ]'
+as_user $GL_USER_B "$LAUNCH" t-att-bb -- true 2>"$WORK/err"; rc=$?
+check_sh "12: ... and B's own launch says their layer is busy (125)" '[ $rc = 125 ] && grep -q "your layer .* is being changed" "$WORK/err"'
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+
+# 13. the terminal: no TIOCSTI/TIOCLINUX (input the caller's shell would run)
+if command -v script >/dev/null && command -v python3 >/dev/null; then
+  cat > "$WORK/sti.py" <<'PY'
+import fcntl, sys, termios
+for name, req in (("TIOCSTI", termios.TIOCSTI), ("TIOCLINUX", 0x541C)):
+    try:
+        fcntl.ioctl(0, req, b"\x00")
+        print(name, "allowed")
+    except OSError as e:
+        print(name, "errno", e.errno)
+PY
+  chmod 0644 "$WORK/sti.py"; chmod 0755 "$WORK"
+  out=$(as_user $GL_USER_A script -qec "$LAUNCH t-att-host -- python3 $WORK/sti.py" /dev/null | tr -d '\r')
+  check_sh "13: TIOCSTI refused inside (EPERM)" 'grep -qx "TIOCSTI errno 1" <<< "$out"'
+  check_sh "13: TIOCLINUX refused inside (EPERM)" 'grep -qx "TIOCLINUX errno 1" <<< "$out"'
+  # 32-bit programs use the compat ioctl: refused too
+  if cc -m32 -x c -o "$WORK/sti32" - 2>/dev/null <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+int main (void) { char c = 0; int r = ioctl (0, TIOCSTI, &c); printf ("%s\n", r == 0 ? "allowed" : errno == 1 ? "EPERM" : "other"); return 0; }
+C
+  then
+    out=$(as_user $GL_USER_A script -qec "$LAUNCH t-att-host -- $WORK/sti32" /dev/null | tr -d '\r')
+    check "13: TIOCSTI refused to a 32-bit program" [ "$out" = EPERM ]
+  else
+    echo "# no 32-bit C toolchain (gcc-multilib): the compat ioctl is not tested"
+  fi
+else
+  fail "13: script (util-linux) or python3 missing: terminal ioctls not tested"
+fi
+
+# 14. without a terminal the app has a session of its own: kill (0, ...)
+# reaches nothing outside the sandbox
+out=$(as_user $GL_USER_A setsid sh -c "trap 'echo CALLER-SIGNALLED' USR1; sleep 3 & s=\$!
+  $LAUNCH t-att-bb -- /bin/sh -c 'kill -USR1 0' </dev/null 2>/dev/null
+  kill -0 \$s 2>/dev/null && echo SLEEP-ALIVE; kill \$s" 2>&1)
+check_sh "14: kill 0 inside reaches neither the caller nor its process group" \
+  'grep -q SLEEP-ALIVE <<< "$out" && ! grep -q CALLER-SIGNALLED <<< "$out"'
+
+# 15. socket directories in /tmp made by another user are not passed in
+if [ ! -e /tmp/.ICE-unix ]; then
+  as_user $GL_USER_B sh -c 'mkdir -m 1777 /tmp/.ICE-unix'
+  as_user $GL_USER_B python3 -c '
+import socket; s = socket.socket(socket.AF_UNIX); s.bind("/tmp/.ICE-unix/gl-planted")'
+  out=$(as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'grep -c ICE-unix /proc/self/mountinfo' 2>"$WORK/err")
+  check_sh "15: user B's /tmp/.ICE-unix is not bound into A's sandbox (with a warning)" \
+    '[ "$out" = 0 ] && grep -q "not passing the sockets of /tmp/.ICE-unix" "$WORK/err"'
+  rm -rf /tmp/.ICE-unix
+else
+  echo "# /tmp/.ICE-unix exists (a desktop session?): case 15 not run"
+fi
+
 finish
