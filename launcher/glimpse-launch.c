@@ -166,7 +166,7 @@ install_tty_filter (void)
     /* 5 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, GL_COMPAT_ARCH, 0, 5),
     /* 6 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
     /* 7 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, GL_COMPAT_IOCTL, 0, 3),
-    /* 8: an ioctl; its request is an int: the low 32 bits */
+    /* 8: an ioctl; its request is an int, the low 32 bits of the argument */
     /* 8 */ BPF_STMT (BPF_LD | BPF_W | BPF_ABS, GL_ARG1_LOW),
     /* 9 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 2, 0),
     /* 10 */ BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 1, 0),
@@ -522,13 +522,13 @@ open_sandbox (void)
       if (mkdirat (users_fd, tmpname, 0700) != 0 && errno != EEXIST)
         die_with_error ("cannot create users/%s", tmpname);
       if (fchownat (users_fd, tmpname, L.uid, L.gid, AT_SYMLINK_NOFOLLOW) != 0
-          || fchmodat (users_fd, tmpname, 0700, 0) != 0)
-        die_with_error ("cannot give users/%s to uid %u", tmpname, (unsigned) L.uid);
-      if (renameat2 (users_fd, tmpname, users_fd, uidname, RENAME_NOREPLACE) != 0)
+          || fchmodat (users_fd, tmpname, 0700, 0) != 0
+          || renameat2 (users_fd, tmpname, users_fd, uidname, RENAME_NOREPLACE) != 0)
         {
-          if (errno != EEXIST)
-            die_with_error ("cannot create users/%s", uidname);
-          (void) unlinkat (users_fd, tmpname, AT_REMOVEDIR);   /* made meanwhile */
+          /* Another first launch of yours may have made it meanwhile. */
+          if (fstatat (users_fd, uidname, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            die_with_error ("cannot create users/%s for uid %u", uidname, (unsigned) L.uid);
+          (void) unlinkat (users_fd, tmpname, AT_REMOVEDIR);
         }
     }
   fd = openat (users_fd, uidname, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
@@ -542,12 +542,6 @@ open_sandbox (void)
   L.userdir_fd = fd;
 }
 
-/* The host directories the view is made of, as detached non-recursive
- * copies of their mounts (without the mounts below them, which the child
- * adds back read-only).  The copies must be made here: inside the new user
- * namespace the kernel refuses to copy a mount without its (locked) child
- * mounts.  Host paths are resolved with the user's filesystem ids, so only
- * what the user can reach is copied; nothing is attached anywhere. */
 /* Your lock, users/<uid>/lock, made and opened with your ids: shared while
  * an app runs; glimpse purge (as you) and the administrator's operations
  * take it exclusively. */
@@ -599,6 +593,12 @@ check_socket_dirs (void)
     }
 }
 
+/* The host directories the view is made of, as detached non-recursive
+ * copies of their mounts (without the mounts below them, which the child
+ * adds back read-only).  The copies must be made here: inside the new user
+ * namespace the kernel refuses to copy a mount without its (locked) child
+ * mounts.  Host paths are resolved with the user's filesystem ids, so only
+ * what the user can reach is copied; nothing is attached anywhere. */
 static void
 make_copies (void)
 {
