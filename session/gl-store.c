@@ -143,21 +143,15 @@ gl_sandbox_load_from_data (const char *id, const char *path,
   sandbox->profile = g_key_file_get_string (kf, SANDBOX_GROUP, "Profile", &local_error);
   if (sandbox->profile == NULL)
     {
-      guint line = gl_keyfile_bad_line (data, length);
-      g_autofree char *where = line ? g_strdup_printf ("%s/sandbox.conf:%u", path, line)
-                                    : g_strdup_printf ("%s/sandbox.conf", path);
       g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s: %s", where, local_error->message);
+                   "%s/sandbox.conf: %s", path, local_error->message);
       return NULL;
     }
   sandbox->base = g_key_file_get_string (kf, SANDBOX_GROUP, "Base", &local_error);
   if (sandbox->base == NULL)
     {
-      guint line = gl_keyfile_bad_line (data, length);
-      g_autofree char *where = line ? g_strdup_printf ("%s/sandbox.conf:%u", path, line)
-                                    : g_strdup_printf ("%s/sandbox.conf", path);
       g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s: %s", where, local_error->message);
+                   "%s/sandbox.conf: %s", path, local_error->message);
       return NULL;
     }
   if (!g_str_equal (sandbox->base, GL_BASE_HOST) && !g_str_equal (sandbox->base, GL_BASE_ROOTFS))

@@ -128,7 +128,8 @@ static void
 test_malformed_conf (void)
 {
   const struct { const char *text; const char *expect; } cases[] = {
-    { "not a keyfile", "sandbox.conf" },
+    { "not a keyfile", "sandbox.conf:1:" },
+    { "[Sandbox]\nProfile=host\nBase host\n", "sandbox.conf:3:" },
     { "[Sandbox]\nBase=host\n", "Profile" },
     { "[Sandbox]\nProfile=host\n", "Base" },
     { "[Sandbox]\nProfile=host\nBase=iso\n", "“iso”" },
