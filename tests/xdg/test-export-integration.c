@@ -47,7 +47,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
 {
   g_ptr_array_unref (f->sources);
   gl_export_context_free (f->ctx);
-  g_free (f->root);
+  tu_tree_free (f->root);
   g_free (f->record);
 }
 

@@ -159,7 +159,7 @@ find (GPtrArray *apps, const char *id)
 static void
 test_list_apps (void)
 {
-  g_autofree char *root = tu_make_tree ();
+  g_autoptr(TuTree) root = tu_make_tree ();
   g_autoptr(GlExportSource) s = tu_source (root, "deb", "Debian");
   g_autoptr(GPtrArray) apps = gl_export_source_list_apps (s, NULL);
   g_autofree char *gone_wh = g_build_filename (root, "system/upper/usr/share/applications/gone.desktop", NULL);
@@ -215,7 +215,7 @@ test_list_apps (void)
 static void
 test_root_resolve (void)
 {
-  g_autofree char *root = tu_make_tree ();
+  g_autoptr(TuTree) root = tu_make_tree ();
   g_autofree char *rootfs = g_build_filename (root, "rootfs", NULL);
   g_autofree char *got = gl_root_resolve (rootfs, "/usr/share/pixmaps/viewer.png");
   g_autofree char *want = g_build_filename (rootfs, "usr/share/viewer/real.png", NULL);
@@ -251,7 +251,7 @@ describe_icons (GPtrArray *files, const char *root)
 static void
 test_icons (void)
 {
-  g_autofree char *root = tu_make_tree ();
+  g_autoptr(TuTree) root = tu_make_tree ();
   g_autofree char *rootfs = g_build_filename (root, "rootfs", NULL);
   g_autofree char *upper = g_build_filename (root, "system", "upper", NULL);
   const char *roots[] = { upper, rootfs, NULL };
@@ -437,7 +437,7 @@ test_app_folders (void)
 static void
 test_open_find (void)
 {
-  g_autofree char *root = tu_make_tree ();
+  g_autoptr(TuTree) root = tu_make_tree ();
   g_autoptr(GlExportSource) s = tu_source (root, "deb", "Debian");
   g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
   g_autofree char *user = g_build_filename (root, "user-config", NULL);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "xdg-test-util.h"
+#include "gl-fsutil.h"
 
 const char tu_editor_entry[] =
   "[Desktop Entry]\n"
@@ -94,6 +95,14 @@ tu_whiteout (const char *root, const char *rel)
 
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   return mknod (path, S_IFCHR | 0000, makedev (0, 0)) == 0;
+}
+
+void
+tu_tree_free (TuTree *root)
+{
+  if (root != NULL)
+    gl_rm_rf (root, NULL, NULL);
+  g_free (root);
 }
 
 char *

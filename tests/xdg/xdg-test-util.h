@@ -18,6 +18,10 @@ gboolean tu_whiteout (const char *root, const char *rel);
  * <root>/rootfs and <root>/system/upper; see xdg-test-util.c for what is in
  * it.  Returns <root>. */
 char *tu_make_tree (void);
+/* Removes such a tree and frees the string: g_autoptr(TuTree) root = tu_make_tree (). */
+typedef char TuTree;
+void  tu_tree_free (TuTree *root);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TuTree, tu_tree_free)
 GlExportSource *tu_source (const char *root, const char *id, const char *name);
 
 /* "relative-path mode sha256\n" for every file, link and directory under
