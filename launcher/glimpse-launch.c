@@ -659,6 +659,7 @@ make_copies (void)
       L.ov[L.n_ov++] = (Overlaid) { dirs[i].layer, steal_pointer (&path), fd };
     }
 
+  /* Still with your filesystem ids, as they need. */
   lock_user_layer ();
   check_socket_dirs ();
 

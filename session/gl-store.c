@@ -347,63 +347,6 @@ try_lock (int dir, const char *name, gboolean create, int op)
   return fd;
 }
 
-/* Calls FN on users/<uid>/lock for every user directory the caller can open. */
-static gboolean
-for_each_user_lock (GlSandbox *sandbox, gboolean (*fn) (int dir, const char *uid, gpointer data),
-                    gpointer data)
-{
-  g_autofree char *users = g_build_filename (sandbox->path, "users", NULL);
-  DIR *d = opendir (users);
-  struct dirent *e;
-  gboolean go_on = TRUE;
-
-  if (d == NULL)
-    return TRUE;
-  while (go_on && (e = readdir (d)) != NULL)
-    {
-      int dir;
-      if (!g_ascii_isdigit (e->d_name[0]))
-        continue;
-      dir = openat (dirfd (d), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (dir < 0)
-        continue;       /* not yours */
-      go_on = fn (dir, e->d_name, data);
-      close (dir);
-    }
-  closedir (d);
-  return go_on;
-}
-
-static gboolean
-user_lock_free (int dir, const char *uid, gpointer data)
-{
-  int fd = try_lock (dir, "lock", FALSE, LOCK_EX);
-
-  if (fd >= 0)
-    close (fd);
-  else if (errno == EWOULDBLOCK)
-    {
-      *(gboolean *) data = TRUE;
-      return FALSE;
-    }
-  return TRUE;
-}
-
-gboolean
-gl_sandbox_is_in_use (GlSandbox *sandbox)
-{
-  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
-  int fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
-  gboolean in_use = FALSE;
-
-  if (fd >= 0)
-    close (fd);
-  else if (errno == EWOULDBLOCK)
-    return TRUE;
-  for_each_user_lock (sandbox, user_lock_free, &in_use);
-  return in_use;
-}
-
 static void
 in_use_error (GlSandbox *sandbox, const char *who, int saved_errno, const char *path,
               GError **error)
@@ -418,18 +361,19 @@ in_use_error (GlSandbox *sandbox, const char *who, int saved_errno, const char *
 
 typedef struct {
   GlSandbox *sandbox;
-  GArray *fds;
+  GArray *fds;          /* the locks taken; NULL: only try them */
   GError **error;
 } LockAll;
 
 static gboolean
-take_user_lock (int dir, const char *uid, gpointer data)
+take_user_lock (int dir, const char *uid, LockAll *all)
 {
-  LockAll *all = data;
   int fd = try_lock (dir, "lock", FALSE, LOCK_EX);
 
-  if (fd >= 0)
+  if (fd >= 0 && all->fds != NULL)
     g_array_append_val (all->fds, fd);
+  else if (fd >= 0)
+    close (fd);
   else if (errno == EWOULDBLOCK)
     {
       g_autofree char *who = g_strdup_printf ("an app of uid %s runs in it", uid);
@@ -438,6 +382,47 @@ take_user_lock (int dir, const char *uid, gpointer data)
     }
   /* (no lock file: that user never launched it since locks came in) */
   return TRUE;
+}
+
+/* take_user_lock () on users/<uid>/lock for every user directory the caller
+ * can open; FALSE when one of them is held. */
+static gboolean
+take_user_locks (LockAll *all)
+{
+  g_autofree char *users = g_build_filename (all->sandbox->path, "users", NULL);
+  DIR *d = opendir (users);
+  struct dirent *e;
+  gboolean go_on = TRUE;
+
+  if (d == NULL)
+    return TRUE;
+  while (go_on && (e = readdir (d)) != NULL)
+    {
+      int dir;
+      if (!g_ascii_isdigit (e->d_name[0]))
+        continue;
+      dir = openat (dirfd (d), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (dir < 0)
+        continue;       /* not yours */
+      go_on = take_user_lock (dir, e->d_name, all);
+      close (dir);
+    }
+  closedir (d);
+  return go_on;
+}
+
+gboolean
+gl_sandbox_is_in_use (GlSandbox *sandbox)
+{
+  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
+  int fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
+  LockAll test = { sandbox, NULL, NULL };   /* only trying each lock */
+
+  if (fd >= 0)
+    close (fd);
+  else if (errno == EWOULDBLOCK)
+    return TRUE;
+  return !take_user_locks (&test);
 }
 
 static void
@@ -462,7 +447,7 @@ gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error)
       return NULL;
     }
   g_array_append_val (fds, fd);
-  if (!for_each_user_lock (sandbox, take_user_lock, &all))
+  if (!take_user_locks (&all))
     return NULL;
   return g_steal_pointer (&fds);
 }

@@ -31,6 +31,6 @@ gboolean gl_cli_parse (GOptionContext *context, int *argc, char ***argv, int *ex
 /* TRUE when running as root; otherwise prints how to rerun and returns FALSE. */
 gboolean gl_cli_require_root (const char *what);
 /* A context for "glimpse COMMAND" with the summary set */
-GOptionContext *gl_cli_context_new (const char *command, const char *parameters, const char *summary);
+GOptionContext *gl_cli_context_new (const char *parameters, const char *summary);
 
 G_END_DECLS

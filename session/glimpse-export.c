@@ -73,7 +73,7 @@ gl_cmd_export (int argc, char **argv)
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "Print only warnings and errors", NULL },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("export", "[ID…]",
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("[ID…]",
     "Put the applications of the sandboxes (all by default) into the Applications menu.");
   g_autoptr(GlExportContext) ctx = gl_export_context_new ();
   g_autoptr(GPtrArray) sandboxes = NULL;
@@ -116,7 +116,7 @@ gl_cmd_export (int argc, char **argv)
 int
 gl_cmd_unexport (int argc, char **argv)
 {
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("unexport", "ID…",
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("ID…",
     "Take the applications of sandboxes out of the menus and file managers.");
   g_autoptr(GlExportContext) ctx = gl_export_context_new ();
   g_autoptr(GError) error = NULL;
@@ -154,7 +154,7 @@ load_source (const char *id, GlSandbox **sandbox_out, GError **error)
 int
 gl_cmd_apps (int argc, char **argv)
 {
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("apps", "ID",
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("ID",
     "List the applications of a sandbox; * marks those in the menu.");
   g_autoptr(GlExportSource) source = NULL;
   g_autoptr(GPtrArray) apps = NULL;
@@ -217,7 +217,7 @@ static int
 change_launchers (int argc, char **argv, gboolean add)
 {
   const char *command = add ? "add-launcher" : "remove-launcher";
-  g_autoptr(GOptionContext) context = gl_cli_context_new (command, "ID DESKTOP-ID…",
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("ID DESKTOP-ID…",
     add ? "Show applications of a sandbox in the menu (as root: for every user)."
         : "Take applications of a sandbox out of the menu (as root: for every user).");
   g_autoptr(GlExportSource) source = NULL;
@@ -324,7 +324,7 @@ gl_cmd_open (int argc, char **argv)
     { "app", 0, 0, G_OPTION_ARG_STRING, &app_id, "Open with this application of the sandbox", "DESKTOP-ID" },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("open", "ID [--app DESKTOP-ID] [--] [FILE|URL…]",
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("ID [--app DESKTOP-ID] [--] [FILE|URL…]",
     "Open files in the sandbox's default application for their type.");
   g_autoptr(GlExportContext) ctx = gl_export_context_new ();
   g_autoptr(GlExportSource) source = NULL;

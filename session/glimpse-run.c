@@ -167,7 +167,7 @@ gl_cmd_changes (int argc, char **argv)
     { NULL }
   };
   g_autoptr(GOptionContext) context =
-    gl_cli_context_new ("changes", "ID [PATH]",
+    gl_cli_context_new ("ID [PATH]",
                         "List what apps in the sandbox changed in your files: added, modified, "
                         "deleted, per overlaid directory. The host's files are never changed.");
   g_auto(UserLayer) l = { 0 };
@@ -220,7 +220,7 @@ gl_cmd_purge (int argc, char **argv)
     { NULL }
   };
   g_autoptr(GOptionContext) context =
-    gl_cli_context_new ("purge", "ID [PATH]",
+    gl_cli_context_new ("ID [PATH]",
                         "Drop the changes apps in the sandbox made to your files (all, or under PATH), "
                         "so the sandbox shows the host's files again.");
   g_autoptr(GError) error = NULL;

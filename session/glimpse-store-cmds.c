@@ -76,7 +76,7 @@ gl_cmd_profiles (int argc, char **argv)
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Show every field", NULL },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("profiles", "[NAME…]",
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("[NAME…]",
                                                           "List the distribution profiles sandboxes are made from.");
   g_auto(GStrv) path = gl_profile_get_search_path ();
   g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
@@ -192,7 +192,7 @@ gl_cmd_create (int argc, char **argv)
     { "sha256", 0, 0, G_OPTION_ARG_STRING, &sha256, "The SHA-256 the --image must have (default: the profile's)", "SUM" },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("create", "PROFILE",
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("PROFILE",
                                                           "Create a sandbox from a profile (needs root).");
   g_auto(GStrv) path = gl_profile_get_search_path ();
   g_autoptr(GError) error = NULL;
@@ -279,7 +279,7 @@ format_time (GDateTime *t)
 int
 gl_cmd_list (int argc, char **argv)
 {
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("list", "", "List the sandboxes.");
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("", "List the sandboxes.");
   g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   g_autoptr(GPtrArray) sandboxes = NULL;
   g_autoptr(GError) error = NULL;
@@ -321,7 +321,7 @@ gl_cmd_list (int argc, char **argv)
 int
 gl_cmd_info (int argc, char **argv)
 {
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("info", "ID", "Show one sandbox.");
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("ID", "Show one sandbox.");
   g_autoptr(GError) error = NULL;
   g_autoptr(GlSandbox) s = NULL;
   g_autofree char *rootfs = NULL;
@@ -433,7 +433,7 @@ gl_cmd_remove (int argc, char **argv)
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Remove even while an app runs in it", NULL },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("remove", "ID…", "Remove sandboxes and everything in them (needs root).");
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("ID…", "Remove sandboxes and everything in them (needs root).");
   int status = GL_EXIT_OK;
   guint removed = 0;
 

@@ -109,7 +109,7 @@ gl_cli_require_root (const char *what)
 }
 
 GOptionContext *
-gl_cli_context_new (const char *command, const char *parameters, const char *summary)
+gl_cli_context_new (const char *parameters, const char *summary)
 {
   /* (the program name is already "glimpse COMMAND") */
   GOptionContext *context = g_option_context_new (parameters);
@@ -130,7 +130,7 @@ cmd_notify_error (int argc, char **argv)
     { "title", 0, 0, G_OPTION_ARG_STRING, &title, "Notification title", "TITLE" },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("notify-error", "MESSAGE",
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("MESSAGE",
                                                           "Show an error as a desktop notification.");
   g_autoptr(GError) error = NULL;
   NotifyNotification *n = NULL;
@@ -162,12 +162,13 @@ cmd_notify_error (int argc, char **argv)
   return status;
 }
 
+/* Through g_print/g_printerr, so the plain handlers below apply. */
 static void
-print_help (FILE *out)
+print_help (gboolean to_stderr)
 {
-  fprintf (out, "Usage: glimpse COMMAND [OPTION…]\n\n"
-           "Try software from another distribution release in a sandbox on your own desktop.\n\n"
-           "Commands:\n");
+  g_autoptr(GString) out = g_string_new ("Usage: glimpse COMMAND [OPTION…]\n\n"
+    "Try software from another distribution release in a sandbox on your own desktop.\n\n"
+    "Commands:\n");
   glong width = 0;
 
   /* Columns counted in characters, not bytes ("…" is three) */
@@ -184,11 +185,15 @@ print_help (FILE *out)
         g_autofree char *usage = g_strdup_printf ("%s %s", c->name, c->args);
         glong len = g_utf8_strlen (usage, -1);
         if (len > width)  /* too long for the column: the summary below it */
-          fprintf (out, "  %s\n  %*s %s\n", usage, (int) width, "", c->summary);
+          g_string_append_printf (out, "  %s\n  %*s %s\n", usage, (int) width, "", c->summary);
         else
-          fprintf (out, "  %s%*s %s\n", usage, (int) (width - len), "", c->summary);
+          g_string_append_printf (out, "  %s%*s %s\n", usage, (int) (width - len), "", c->summary);
       }
-  fprintf (out, "\n“glimpse COMMAND --help” shows a command's options; glimpse(1) the rest.\n");
+  g_string_append (out, "\n“glimpse COMMAND --help” shows a command's options; glimpse(1) the rest.\n");
+  if (to_stderr)
+    g_printerr ("%s", out->str);
+  else
+    g_print ("%s", out->str);
 }
 
 /* In a locale that is not UTF-8 (a bare "su -" login has LANG unset),
@@ -244,12 +249,12 @@ main (int argc, char **argv)
 
   if (argc < 2)
     {
-      print_help (stderr);
+      print_help (TRUE);
       return GL_EXIT_USAGE;
     }
   if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
     {
-      print_help (stdout);
+      print_help (FALSE);
       return GL_EXIT_OK;
     }
   if (g_str_equal (argv[1], "--version"))
