@@ -13,7 +13,7 @@ export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
 export GLIMPSE_CACHE_DIR=$WORK/cache
 GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_PROFILES_PATH=$GLIMPSE_PROFILES_PATH"
 
-soft_skip () { echo "SKIP: $TEST_NAME: $*"; exit 77; }
+soft_skip () { skip "$@"; }   # the one policy: a failure where all is required
 command -v mmdebstrap >/dev/null || command -v debootstrap >/dev/null ||
   soft_skip "neither mmdebstrap nor debootstrap is installed (apt install debootstrap)"
 mirror=$("$GLIMPSE" profiles --verbose debian-stable | sed -n 's/^ *Mirror: *//p')

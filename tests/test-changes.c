@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "gl-changes.h"
+#include "gl-test-skip.h"
 
 typedef struct {
   char *host;      /* fake host root */
@@ -99,14 +100,16 @@ test_list (Fixture *f, gconstpointer data)
       g_assert_cmpstr (kind_of (changes, "/home/u/gone"), ==, "deleted");
       expected++;
     }
-  else
-    g_test_message ("mknod of a whiteout is not permitted here (%s); deletion not checked", g_strerror (EPERM));
   if (f->have_opaque)
     {
       g_assert_cmpstr (kind_of (changes, "/home/u/dir"), ==, "replaced");
       expected++;
     }
   g_assert_cmpuint (changes->len, ==, expected);
+  if (!f->have_whiteouts)
+    gl_test_skip ("mknod of a whiteout is not permitted here (run as root): deletions not checked");
+  if (!f->have_opaque)
+    gl_test_skip ("no user xattrs on this file system (user.overlay.opaque): replaced directories not checked");
 
   /* sorted by path */
   for (guint i = 1; i < changes->len; i++)

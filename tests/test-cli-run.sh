@@ -42,9 +42,11 @@ json=$(as_user "$GL_USER_A" "$GLIMPSE" changes "$id" "$HOME_A/cli-test" --json)
 check_sh "--json is valid JSON with the same three entries" \
   '[ "$(python3 -c "import json,sys; d=json.load(sys.stdin); print(len(d), sorted(c[\"change\"] for c in d))" <<<"$json")" = "3 ['"'"'added'"'"', '"'"'deleted'"'"', '"'"'modified'"'"']" ]'
 
-# another user sees none of it
-changes_b=$(as_user "$GL_USER_B" "$GLIMPSE" changes "$id" 2>&1)
-check_sh "user B has no changes of user A's" '! grep -q cli-test <<<"$changes_b"'
+# another user sees none of it, only their own
+as_user "$GL_USER_B" "$GLIMPSE" run "$id" -- sh -c 'echo b > ~/cli-test-b'
+changes_b=$(as_user "$GL_USER_B" "$GLIMPSE" changes "$id" 2>&1); rc=$?
+check_sh "user B's changes list B's own file and none of user A's" \
+  '[ $rc -eq 0 ] && grep -qx "added  *$HOME_B/cli-test-b" <<<"$changes_b" && ! grep -q cli-test/ <<<"$changes_b"'
 
 # in use: purge and remove refuse
 as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sleep 30 &

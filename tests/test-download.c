@@ -7,6 +7,7 @@
 #endif
 
 #include "gl-download.h"
+#include "gl-test-skip.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -624,7 +625,7 @@ test_no_space (Fixture *f, gconstpointer data)
 
   if (geteuid () != 0)
     {
-      g_test_skip ("needs root to mount a small tmpfs in a private mount namespace");
+      gl_test_skip ("needs root to mount a small tmpfs in a private mount namespace");
       return;
     }
 
@@ -638,7 +639,7 @@ test_no_space (Fixture *f, gconstpointer data)
   if (unshare (CLONE_NEWNS) != 0 ||
       mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
     {
-      g_test_skip_printf ("cannot make a private mount namespace: %s", g_strerror (errno));
+      gl_test_skip_printf ("cannot make a private mount namespace: %s", g_strerror (errno));
       return;
     }
   g_assert_cmpint (g_mkdir_with_parents (small, 0755), ==, 0);

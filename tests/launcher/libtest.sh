@@ -4,10 +4,12 @@
 # Runs as root: builds test sandboxes under the test store, installs a
 # setuid-root copy of glimpse-launch-test and runs cases as ordinary users.
 # Not root, or setuid impossible: prints why and skips (exit 77) - unless
-# CI=true or GLIMPSE_TESTS_REQUIRE_ALL=1, where a skip is a failure.
+# CI=true or GLIMPSE_TESTS_REQUIRE_ALL=1, where a skip is a failure
+# (tests/lib/skip.sh: the one skip policy).
 
 set -u
 set -o pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/skip.sh"
 
 : "${GL_LAUNCHER:?GL_LAUNCHER must point to the built glimpse-launch-test}"
 GL_TEST_ROOT=${GL_TEST_ROOT:-/var/lib/glimpse-tests}
@@ -18,23 +20,18 @@ GL_USER_B=glimpse-test-b
 GL_GROUP_X=glimpse-test-x
 TEST_NAME=$(basename "$0" .sh)
 
-gl_required () {
-  [ "${CI:-}" = true ] || [ "${GLIMPSE_TESTS_REQUIRE_ALL:-}" = 1 ]
-}
-
-skip () {
-  echo "SKIP: $TEST_NAME: $*"
-  if gl_required; then
-    echo "FAIL: skipping is not allowed here (CI=true or GLIMPSE_TESTS_REQUIRE_ALL=1)"
-    exit 1
-  fi
-  exit 77
-}
+# skip WHY: the whole test cannot run here (a failure where all is required).
+skip () { gl_skip_test "$@"; }
 
 n_ok=0
 n_fail=0
+n_skip=0
 ok () { n_ok=$((n_ok + 1)); echo "ok - $*"; }
 fail () { n_fail=$((n_fail + 1)); echo "FAIL - $*"; }
+gl_case_fail () { fail "$@"; }
+gl_case_skip () { n_skip=$((n_skip + 1)); echo "SKIP - $1: $2"; }
+# skip_case WHAT WHY: one case cannot run here (a failure where all is required)
+skip_case () { gl_skip_case "$@"; }
 # check "description" command...: passes when the command succeeds
 check () {
   local what=$1; shift
@@ -44,9 +41,23 @@ check () {
 check_sh () {
   if eval "$2"; then ok "$1"; else fail "$1"; fi
 }
+# not COMMAND...: for negative greps whose input another check proves real
 not () { ! "$@"; }
+# refused "description" REGEX COMMAND...: the command fails, and what it
+# printed (stdout and stderr) matches REGEX (grep -E) - the specific refusal,
+# not any failure.  Pair it with a run of the same command without the attack.
+refused () {
+  local what=$1 re=$2 out rc; shift 2
+  out=$("$@" 2>&1); rc=$?
+  if [ $rc -ne 0 ] && grep -qE -- "$re" <<< "$out"; then
+    ok "$what"
+  else
+    fail "$what (exit $rc, want /$re/)"
+    printf '%s\n' "$out" | head -n 5 | sed 's/^/#   /'
+  fi
+}
 finish () {
-  echo "# $TEST_NAME: $n_ok passed, $n_fail failed"
+  echo "# $TEST_NAME: $n_ok passed, $n_fail failed, $n_skip skipped"
   [ "$n_fail" -eq 0 ]
 }
 
@@ -75,15 +86,24 @@ gl_check_store_chain
 WORK=$(mktemp -d /tmp/gl-launch-test.XXXXXX)
 chmod 1777 "$WORK"
 GL_SANDBOXES=()
+GL_MOUNTED=()      # the test users' /run/user/UID tmpfs
+GL_CLEANUPS=()     # commands a test registers to undo what it changed
 gl_cleanup () {
-  local id
+  local id c m
+  for c in "${GL_CLEANUPS[@]}"; do eval "$c" || true; done
   for id in "${GL_SANDBOXES[@]}"; do
     rm -rf --one-file-system "${GL_STORE:?}/$id"
   done
   rm -f "$GL_BIN/launch-$TEST_NAME"
   rm -rf "$WORK"
+  for m in "${GL_MOUNTED[@]}"; do
+    umount -l "$m" 2>/dev/null && rmdir "$m" 2>/dev/null
+  done
+  return 0
 }
 trap gl_cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # Global, idempotent setup, serialised between concurrently running tests.
 gl_global_setup () {
@@ -105,6 +125,8 @@ gl_global_setup () {
       install -d -o "$u" -g "$u" -m 0700 /run/user/"$uid"
       mount -t tmpfs -o mode=0700,uid="$uid",gid="$(id -g "$u")",size=16m,nosuid,nodev tmpfs /run/user/"$uid"
     fi
+    # a test user's, left by no one else: removed when this test ends
+    GL_MOUNTED+=(/run/user/"$uid")
   done
   # The fake `glimpse notify-error`: records who ran it, with what.
   cat > "$GL_BIN/glimpse.new" <<'NOTIFY'

@@ -16,6 +16,7 @@
 #include "gl-exec.h"
 #include "gl-export.h"
 #include "xdg-test-util.h"
+#include "gl-test-skip.h"
 
 typedef struct {
   char *root;
@@ -166,7 +167,7 @@ test_validate (Fixture *f, gconstpointer data)
 
   if (tool == NULL)
     {
-      g_test_skip ("desktop-file-validate is not installed (apt install desktop-file-utils)");
+      gl_test_skip ("desktop-file-validate is not installed (apt install desktop-file-utils)");
       return;
     }
   sync_ok (f, TRUE);
@@ -224,7 +225,7 @@ test_menu_tree (Fixture *f, gconstpointer data)
 
   if (python == NULL)
     {
-      g_test_skip ("no python3 with pyxdg (apt install python3-xdg)");
+      gl_test_skip ("no python3 with pyxdg (apt install python3-xdg)");
       return;
     }
   tu_write (config_dir, "menus/applications.menu", host_menu);
@@ -343,7 +344,7 @@ test_gio_launch (Fixture *f, gconstpointer data)
 
   if (g_getenv ("GL_TEST_RECORDER") == NULL)
     {
-      g_test_skip ("GL_TEST_RECORDER not set: run through meson test");
+      gl_test_skip ("GL_TEST_RECORDER not set: run through meson test");
       return;
     }
   sync_ok (f, TRUE);
@@ -573,7 +574,7 @@ test_fm_actions (Fixture *f, gconstpointer data)
 
   if (g_getenv ("GL_TEST_RECORDER") == NULL)
     {
-      g_test_skip ("GL_TEST_RECORDER not set: run through meson test");
+      gl_test_skip ("GL_TEST_RECORDER not set: run through meson test");
       return;
     }
   /* glimpse itself replaced by the recorder */
@@ -698,7 +699,7 @@ test_cli (Fixture *f, gconstpointer data)
 
   if (glimpse == NULL)
     {
-      g_test_skip ("GL_TEST_GLIMPSE not set: run through meson test");
+      gl_test_skip ("GL_TEST_GLIMPSE not set: run through meson test");
       return;
     }
   g_assert_cmpint (g_mkdir_with_parents (sb, 0755), ==, 0);
