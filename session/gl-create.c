@@ -11,17 +11,8 @@
 #include <glib/gstdio.h>
 
 #include "gl-fsutil.h"
+#include "gl-paths.h"
 #include "gl-unpack.h"
-
-const char *
-gl_create_default_cache_dir (void)
-{
-  const char *dir = g_getenv ("GLIMPSE_CACHE_DIR");
-
-  if (dir != NULL && *dir != '\0')
-    return dir;
-  return GL_CACHE_DIR;
-}
 
 static void
 status (const GlCreateOptions *options, const char *format, ...) G_GNUC_PRINTF (2, 3);
@@ -353,7 +344,7 @@ build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *r
       g_autofree char *sha = NULL;
       g_autofree char *cache = NULL;
       g_autofree char *file_name = NULL;
-      const char *cache_dir = options->cache_dir ? options->cache_dir : gl_create_default_cache_dir ();
+      const char *cache_dir = options->cache_dir ? options->cache_dir : gl_paths_cache_dir ();
 
       status (options, "Looking up the image of %s", profile->display_name);
       if (!gl_create_resolve_tarball (profile, &url, &sha, cancellable, error))
@@ -427,7 +418,7 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
    * keep a copy where its message can still point. */
   {
     g_autofree char *log = g_build_filename (rootfs, "debootstrap", "debootstrap.log", NULL);
-    const char *cache_dir = options->cache_dir ? options->cache_dir : gl_create_default_cache_dir ();
+    const char *cache_dir = options->cache_dir ? options->cache_dir : gl_paths_cache_dir ();
     g_autofree char *kept_name = g_strdup_printf ("debootstrap-%s.log", profile->suite);
     g_autofree char *kept = g_build_filename (cache_dir, kept_name, NULL);
     g_autofree char *text = NULL;
@@ -484,7 +475,7 @@ write_lock (const char *path, GError **error)
 }
 
 static gboolean
-build_tree (const char *store_dir, const char *tmp, const char *id, GlProfile *profile,
+build_tree (const char *tmp, const char *id, GlProfile *profile,
             const GlCreateOptions *options, GCancellable *cancellable, GError **error)
 {
   g_autofree char *system = g_build_filename (tmp, "system", NULL);
@@ -555,20 +546,23 @@ build_tree (const char *store_dir, const char *tmp, const char *id, GlProfile *p
 }
 
 char *
-gl_create_sandbox (const char *store_dir, GlProfile *profile, const GlCreateOptions *options,
+gl_create_sandbox (GlStore *store, GlProfile *profile, const GlCreateOptions *options,
                    GCancellable *cancellable, GError **error)
 {
   g_autofree char *id = NULL;
   g_autofree char *final = NULL;
   g_autofree char *tmp = NULL;
   g_autoptr(GError) local_error = NULL;
+  const char *store_dir = gl_store_get_dir (store);
+  int work;
 
-  if (!ensure_dir (store_dir, error))
+  if (!gl_store_ensure (store, error))
     return NULL;
+  gl_store_clean_abandoned (store, NULL);
 
   if (options->id != NULL)
     {
-      if (!gl_id_validate (options->id, error))
+      if (!gl_sandbox_id_validate (options->id, error))
         return NULL;
       id = g_strdup (options->id);
       final = g_build_filename (store_dir, id, NULL);
@@ -582,24 +576,20 @@ gl_create_sandbox (const char *store_dir, GlProfile *profile, const GlCreateOpti
     }
   else
     {
-      id = gl_store_allocate_id (store_dir, profile->name, error);
+      id = gl_store_allocate_id (store, profile->name, error);
       if (id == NULL)
         return NULL;
       final = g_build_filename (store_dir, id, NULL);
     }
 
   /* Beside the final place, so the rename is atomic; a leading '.' keeps
-   * it out of every listing. */
-  tmp = g_build_filename (store_dir, ".creating-XXXXXX", NULL);
-  if (g_mkdtemp_full (tmp, 0700) == NULL)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create a temporary directory in %s: %s", store_dir, g_strerror (saved));
-      return NULL;
-    }
+   * it out of every listing, and its lock, held until we are done, tells
+   * the next store operation whether it was abandoned (kill -9). */
+  work = gl_store_make_work_dir (store, "creating", &tmp, error);
+  if (work < 0)
+    return NULL;
 
-  if (!build_tree (store_dir, tmp, id, profile, options, cancellable, &local_error) ||
+  if (!build_tree (tmp, id, profile, options, cancellable, &local_error) ||
       chmod (tmp, 0755) != 0 ||
       /* RENAME_NOREPLACE: a sandbox made meanwhile under the same name wins */
       renameat2 (AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) != 0)
@@ -615,45 +605,12 @@ gl_create_sandbox (const char *store_dir, GlProfile *profile, const GlCreateOpti
       if (!gl_rm_rf (tmp, NULL, &cleanup_error))
         g_prefix_error (&local_error, "the half-built tree %s could not be removed (%s); "
                         "remove it by hand. The build failed: ", tmp, cleanup_error->message);
+      close (work);
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "Cannot create sandbox “%s”: ", id);
       return NULL;
     }
 
+  close (work);
   return g_steal_pointer (&id);
-}
-
-gboolean
-gl_remove_sandbox (GlSandbox *sandbox, gboolean force, GCancellable *cancellable, GError **error)
-{
-  g_autofree char *parent = g_path_get_dirname (sandbox->path);
-  g_autofree char *doomed = g_build_filename (parent, ".removing-XXXXXX", NULL);
-  g_autoptr(GError) lock_error = NULL;
-  g_autoptr(GArray) locks = NULL;
-
-  locks = gl_sandbox_lock_exclusive (sandbox, &lock_error);
-  if (locks == NULL && !force)
-    {
-      if (g_error_matches (lock_error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE))
-        g_propagate_prefixed_error (error, g_steal_pointer (&lock_error),
-                                    "Not removed (--force removes it anyway): ");
-      else
-        g_propagate_error (error, g_steal_pointer (&lock_error));
-      return FALSE;
-    }
-
-  /* Take it out of the store first, so a removal that fails half-way
-   * leaves no half sandbox that looks usable. */
-  if (g_mkdtemp_full (doomed, 0700) == NULL ||
-      rename (sandbox->path, doomed) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot remove %s: %s", sandbox->path, g_strerror (saved));
-      g_rmdir (doomed);
-      return FALSE;
-    }
-  g_clear_pointer (&locks, g_array_unref);
-
-  return gl_rm_rf (doomed, cancellable, error);
 }

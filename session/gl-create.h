@@ -14,7 +14,7 @@ typedef struct {
   const char *id;          /* NULL: <profile>, <profile>-2, … */
   const char *image;       /* a local copy of the base tarball, or NULL */
   const char *sha256;      /* the sum the user vouches for, for image, or NULL */
-  const char *cache_dir;   /* NULL: gl_create_default_cache_dir () */
+  const char *cache_dir;   /* NULL: gl_paths_cache_dir () */
   const char *apt_root;    /* where to read the host's apt configuration; NULL: "/" */
   GlDownloadProgressFunc progress;
   gpointer progress_data;
@@ -22,8 +22,6 @@ typedef struct {
   void (*status) (const char *message, gpointer user_data);
   gpointer status_data;
 } GlCreateOptions;
-
-const char *gl_create_default_cache_dir (void);
 
 /* The file names in a checksum list, in the list's order. */
 GStrv gl_checksum_list_names (const char *list_text);
@@ -34,12 +32,9 @@ GStrv gl_checksum_list_names (const char *list_text);
 gboolean gl_create_resolve_tarball (GlProfile *profile, char **out_url, char **out_sha256,
                                     GCancellable *cancellable, GError **error);
 
-/* Creates a sandbox in @store_dir; returns its id.  On any failure, and on
+/* Creates a sandbox in @store; returns its id.  On any failure, and on
  * cancellation, nothing is left in the store. */
-char *gl_create_sandbox (const char *store_dir, GlProfile *profile, const GlCreateOptions *options,
+char *gl_create_sandbox (GlStore *store, GlProfile *profile, const GlCreateOptions *options,
                          GCancellable *cancellable, GError **error);
-
-/* Removes a sandbox: refuses while in use unless @force. */
-gboolean gl_remove_sandbox (GlSandbox *sandbox, gboolean force, GCancellable *cancellable, GError **error);
 
 G_END_DECLS

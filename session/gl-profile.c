@@ -342,16 +342,6 @@ gl_profile_load_file (const char *path, GError **error)
   return gl_profile_load_from_data (base, path, data, length, error);
 }
 
-GStrv
-gl_profile_get_search_path (void)
-{
-  const char *env = g_getenv ("GLIMPSE_PROFILES_PATH");
-
-  if (env != NULL && *env != '\0')
-    return g_strsplit (env, ":", -1);
-  return g_strdupv ((char *[]) { (char *) GL_ETC_PROFILES_DIR, (char *) GL_PROFILES_DIR, NULL });
-}
-
 static gint
 compare_profiles (gconstpointer a, gconstpointer b)
 {

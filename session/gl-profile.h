@@ -67,12 +67,7 @@ GlProfile *gl_profile_load_from_data (const char *name, const char *path,
                                       const char *data, gsize length, GError **error);
 GlProfile *gl_profile_load_file (const char *path, GError **error);
 
-/* The profile directories in order of precedence (highest first):
- * $GLIMPSE_PROFILES_PATH (colon-separated, tests) or
- * GL_ETC_PROFILES_DIR, GL_PROFILES_DIR. */
-GStrv gl_profile_get_search_path (void);
-
-/* All profiles, one per name, the first directory winning.  Malformed files
+/* All profiles in @search_path (gl_paths_profile_dirs ()), one per name, the first directory winning.  Malformed files
  * are skipped and their errors appended to @errors (GError*s). */
 GPtrArray *gl_profile_list (const char * const *search_path, GPtrArray *errors);
 

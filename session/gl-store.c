@@ -1,11 +1,9 @@
-/* gl-store.c: the sandbox store
+/* gl-store.c: the sandbox store, a directory of sandboxes
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-store.h"
-#include "gl-fsutil.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -13,83 +11,79 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
-#define SANDBOX_GROUP "Sandbox"
+#include "gl-fsutil.h"
+#include "gl-paths.h"
 
 G_DEFINE_QUARK (gl-store-error-quark, gl_store_error)
 
-void
-gl_sandbox_free (GlSandbox *sandbox)
+struct _GlStore {
+  GObject parent_instance;
+  char *dir;
+};
+
+G_DEFINE_TYPE (GlStore, gl_store, G_TYPE_OBJECT)
+
+static void
+gl_store_finalize (GObject *object)
 {
-  if (sandbox == NULL)
-    return;
-  g_free (sandbox->id);
-  g_free (sandbox->path);
-  g_free (sandbox->profile);
-  g_free (sandbox->name);
-  g_free (sandbox->base);
-  g_free (sandbox->family);
-  g_strfreev (sandbox->launchers);
-  g_strfreev (sandbox->repositories);
-  g_clear_pointer (&sandbox->created, g_date_time_unref);
-  g_clear_pointer (&sandbox->updated, g_date_time_unref);
-  g_free (sandbox);
+  GlStore *self = GL_STORE (object);
+
+  g_free (self->dir);
+  G_OBJECT_CLASS (gl_store_parent_class)->finalize (object);
+}
+
+static void
+gl_store_class_init (GlStoreClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gl_store_finalize;
+}
+
+static void
+gl_store_init (GlStore *self)
+{
+}
+
+GlStore *
+gl_store_new (const char *dir)
+{
+  GlStore *self;
+
+  g_return_val_if_fail (dir != NULL, NULL);
+  self = g_object_new (GL_TYPE_STORE, NULL);
+  self->dir = g_strdup (dir);
+  return self;
+}
+
+GlStore *
+gl_store_new_default (void)
+{
+  return gl_store_new (gl_paths_store_dir ());
 }
 
 const char *
-gl_store_default_dir (void)
+gl_store_get_dir (GlStore *self)
 {
-  const char *dir = g_getenv ("GLIMPSE_SANDBOX_DIR");
-
-  if (dir != NULL && *dir != '\0')
-    return dir;
-  return GL_SANDBOX_DIR;
+  g_return_val_if_fail (GL_IS_STORE (self), NULL);
+  return self->dir;
 }
 
 gboolean
-gl_id_is_valid (const char *id)
+gl_store_ensure (GlStore *self, GError **error)
 {
-  gsize len;
-
-  if (id == NULL || !g_ascii_isalnum (id[0]))
-    return FALSE;
-  len = strlen (id);
-  if (len > 64)
-    return FALSE;
-  for (gsize i = 1; i < len; i++)
+  if (g_mkdir_with_parents (self->dir, 0755) != 0)
     {
-      char c = id[i];
-      if (!g_ascii_isalnum (c) && c != '_' && c != '.' && c != '-')
-        return FALSE;
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create %s: %s", self->dir, g_strerror (saved));
+      return FALSE;
     }
   return TRUE;
 }
 
-gboolean
-gl_id_validate (const char *id, GError **error)
-{
-  if (gl_id_is_valid (id))
-    return TRUE;
-
-  if (id == NULL || *id == '\0')
-    g_set_error_literal (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
-                         "The sandbox name is empty; give a name of letters, digits, '.', '_' or '-'");
-  else if (strlen (id) > 64)
-    g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
-                 "The sandbox name is %zu characters long; use at most 64", strlen (id));
-  else
-    {
-      g_autofree char *shown = g_strescape (id, NULL);
-      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
-                   "“%s” is not a valid sandbox name: it must start with a letter or digit "
-                   "and contain only letters, digits, '.', '_' and '-'", shown);
-    }
-  return FALSE;
-}
-
 char *
-gl_store_allocate_id (const char *store_dir, const char *base, GError **error)
+gl_store_allocate_id (GlStore *self, const char *base, GError **error)
 {
-  if (!gl_id_validate (base, error))
+  if (!gl_sandbox_id_validate (base, error))
     return NULL;
 
   for (guint n = 1; n < 10000; n++)
@@ -97,175 +91,23 @@ gl_store_allocate_id (const char *store_dir, const char *base, GError **error)
       g_autofree char *id = n == 1 ? g_strdup (base) : g_strdup_printf ("%s-%u", base, n);
       g_autofree char *path = NULL;
 
-      if (!gl_id_is_valid (id))
+      if (!gl_sandbox_id_is_valid (id))
         break;
-      path = g_build_filename (store_dir, id, NULL);
+      path = g_build_filename (self->dir, id, NULL);
       if (!g_file_test (path, G_FILE_TEST_EXISTS) &&
           !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
         return g_steal_pointer (&id);
     }
 
   g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_EXISTS,
-               "No free sandbox name based on “%s” in %s; choose one with --name", base, store_dir);
+               "No free sandbox name based on “%s” in %s; choose one with --name", base, self->dir);
   return NULL;
 }
 
-static GDateTime *
-get_time (GKeyFile *kf, const char *key)
-{
-  g_autofree char *value = g_key_file_get_string (kf, SANDBOX_GROUP, key, NULL);
-
-  if (value == NULL)
-    return NULL;
-  return g_date_time_new_from_iso8601 (value, NULL);
-}
-
 GlSandbox *
-gl_sandbox_load_from_data (const char *id, const char *path,
-                           const char *data, gsize length, GError **error)
+gl_store_load (GlStore *self, const char *id, GError **error)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-  g_autoptr(GlSandbox) sandbox = g_new0 (GlSandbox, 1);
-  g_autoptr(GError) local_error = NULL;
-
-  if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_KEEP_COMMENTS, &local_error))
-    {
-      guint line = gl_keyfile_bad_line (data, length);
-      g_autofree char *where = line ? g_strdup_printf ("%s/sandbox.conf:%u", path, line)
-                                    : g_strdup_printf ("%s/sandbox.conf", path);
-      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s: %s", where, local_error->message);
-      return NULL;
-    }
-
-  sandbox->id = g_strdup (id);
-  sandbox->path = g_strdup (path);
-  sandbox->profile = g_key_file_get_string (kf, SANDBOX_GROUP, "Profile", &local_error);
-  if (sandbox->profile == NULL)
-    {
-      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s/sandbox.conf: %s", path, local_error->message);
-      return NULL;
-    }
-  sandbox->base = g_key_file_get_string (kf, SANDBOX_GROUP, "Base", &local_error);
-  if (sandbox->base == NULL)
-    {
-      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s/sandbox.conf: %s", path, local_error->message);
-      return NULL;
-    }
-  if (!g_str_equal (sandbox->base, GL_BASE_HOST) && !g_str_equal (sandbox->base, GL_BASE_ROOTFS))
-    {
-      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                   "%s/sandbox.conf: key “Base” is “%s”; expected “host” or “rootfs”",
-                   path, sandbox->base);
-      return NULL;
-    }
-  sandbox->name = g_key_file_get_string (kf, SANDBOX_GROUP, "Name", NULL);
-  if (sandbox->name == NULL)
-    sandbox->name = g_strdup (id);
-  sandbox->family = g_key_file_get_string (kf, SANDBOX_GROUP, "Family", NULL);
-  sandbox->launchers = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Launchers", NULL, NULL);
-  sandbox->repositories = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Repositories", NULL, NULL);
-  sandbox->created = get_time (kf, "Created");
-  sandbox->updated = get_time (kf, "Updated");
-
-  return g_steal_pointer (&sandbox);
-}
-
-GlSandbox *
-gl_sandbox_load (const char *store_dir, const char *id, GError **error)
-{
-  g_autofree char *path = NULL;
-  g_autofree char *conf = NULL;
-  g_autofree char *data = NULL;
-  gsize length = 0;
-  g_autoptr(GError) local_error = NULL;
-
-  if (!gl_id_validate (id, error))
-    return NULL;
-
-  path = g_build_filename (store_dir, id, NULL);
-  conf = g_build_filename (path, "sandbox.conf", NULL);
-  if (!g_file_get_contents (conf, &data, &length, &local_error))
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_NOT_FOUND,
-                     "No sandbox “%s” in %s; “glimpse list” shows the sandboxes there are",
-                     id, store_dir);
-      else
-        g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
-                     "Cannot read %s: %s", conf, local_error->message);
-      return NULL;
-    }
-
-  return gl_sandbox_load_from_data (id, path, data, length, error);
-}
-
-static void
-set_time (GKeyFile *kf, const char *key, GDateTime *time)
-{
-  g_autofree char *text = NULL;
-
-  if (time == NULL)
-    return;
-  text = g_date_time_format_iso8601 (time);
-  g_key_file_set_string (kf, SANDBOX_GROUP, key, text);
-}
-
-char *
-gl_sandbox_to_data (GlSandbox *sandbox, gsize *length)
-{
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-
-  g_key_file_set_string (kf, SANDBOX_GROUP, "Profile", sandbox->profile);
-  g_key_file_set_string (kf, SANDBOX_GROUP, "Name", sandbox->name ? sandbox->name : sandbox->id);
-  g_key_file_set_string (kf, SANDBOX_GROUP, "Base", sandbox->base);
-  if (sandbox->family)
-    g_key_file_set_string (kf, SANDBOX_GROUP, "Family", sandbox->family);
-  g_key_file_set_string_list (kf, SANDBOX_GROUP, "Launchers",
-                              (const char * const *) (sandbox->launchers ? sandbox->launchers : (char *[]) { NULL }),
-                              sandbox->launchers ? g_strv_length (sandbox->launchers) : 0);
-  g_key_file_set_string_list (kf, SANDBOX_GROUP, "Repositories",
-                              (const char * const *) (sandbox->repositories ? sandbox->repositories : (char *[]) { NULL }),
-                              sandbox->repositories ? g_strv_length (sandbox->repositories) : 0);
-  set_time (kf, "Created", sandbox->created);
-  set_time (kf, "Updated", sandbox->updated);
-
-  return g_key_file_to_data (kf, length, NULL);
-}
-
-gboolean
-gl_sandbox_save (GlSandbox *sandbox, GError **error)
-{
-  g_autofree char *conf = g_build_filename (sandbox->path, "sandbox.conf", NULL);
-  gsize length = 0;
-  g_autofree char *data = gl_sandbox_to_data (sandbox, &length);
-
-  return g_file_set_contents_full (conf, data, length,
-                                   G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
-}
-
-char *
-gl_sandbox_get_rootfs (GlSandbox *sandbox)
-{
-  if (g_strcmp0 (sandbox->base, GL_BASE_HOST) == 0)
-    return NULL;
-  return g_build_filename (sandbox->path, "rootfs", NULL);
-}
-
-char *
-gl_sandbox_get_system_upper (GlSandbox *sandbox)
-{
-  return g_build_filename (sandbox->path, "system", "upper", NULL);
-}
-
-char *
-gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid)
-{
-  g_autofree char *uid_str = g_strdup_printf ("%u", (unsigned) uid);
-
-  return g_build_filename (sandbox->path, "users", uid_str, NULL);
+  return gl_sandbox_load (self->dir, id, error);
 }
 
 static gint
@@ -278,20 +120,23 @@ compare_sandboxes (gconstpointer a, gconstpointer b)
 }
 
 GPtrArray *
-gl_store_list (const char *store_dir, GPtrArray *errors, GError **error)
+gl_store_list (GlStore *self, GPtrArray *errors, GError **error)
 {
   g_autoptr(GPtrArray) result = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_sandbox_free);
   g_autoptr(GDir) dir = NULL;
   g_autoptr(GError) local_error = NULL;
   const char *name;
 
-  dir = g_dir_open (store_dir, 0, &local_error);
+  if (geteuid () == 0)
+    gl_store_clean_abandoned (self, NULL);
+
+  dir = g_dir_open (self->dir, 0, &local_error);
   if (dir == NULL)
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return g_steal_pointer (&result);  /* no store yet: no sandboxes */
       g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
-                   "Cannot list sandboxes in %s: %s", store_dir, local_error->message);
+                   "Cannot list sandboxes in %s: %s", self->dir, local_error->message);
       return NULL;
     }
 
@@ -300,10 +145,10 @@ gl_store_list (const char *store_dir, GPtrArray *errors, GError **error)
       g_autoptr(GError) sandbox_error = NULL;
       GlSandbox *sandbox;
 
-      /* Temporary trees of a creation in progress start with '.' */
-      if (!gl_id_is_valid (name))
+      /* Work in progress (.creating-…, .removing-…) starts with '.' */
+      if (!gl_sandbox_id_is_valid (name))
         continue;
-      sandbox = gl_sandbox_load (store_dir, name, &sandbox_error);
+      sandbox = gl_sandbox_load (self->dir, name, &sandbox_error);
       if (sandbox == NULL)
         {
           g_debug ("Skipping %s: %s", name, sandbox_error->message);
@@ -318,207 +163,112 @@ gl_store_list (const char *store_dir, GPtrArray *errors, GError **error)
   return g_steal_pointer (&result);
 }
 
-/* Opens the lock file NAME in DIR (without following links, without
- * blocking on anything that is not a plain file) and tries OP on it.
- * Returns the fd, or -1 with errno (EWOULDBLOCK: held by someone else). */
+/* Opens the directory @path and takes an exclusive flock on it without
+ * waiting; then checks that @path still names the directory locked (it
+ * may have been removed or renamed meanwhile).  -1 with errno otherwise
+ * (EWOULDBLOCK: someone holds it; ESTALE: it moved). */
 static int
-try_lock (int dir, const char *name, gboolean create, int op)
+lock_dir (const char *path)
 {
-  struct stat st;
-  int fd = openat (dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK
-                   | (create ? O_CREAT : 0), 0600);
+  struct stat by_fd, by_path;
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   int saved;
 
   if (fd < 0)
     return -1;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      errno = EINVAL;
-      return -1;
-    }
-  if (flock (fd, op | LOCK_NB) != 0)
-    {
-      saved = errno;
-      close (fd);
-      errno = saved;
-      return -1;
-    }
-  return fd;
-}
-
-static void
-in_use_error (GlSandbox *sandbox, const char *who, int saved_errno, const char *path,
-              GError **error)
-{
-  if (saved_errno == EWOULDBLOCK)
-    g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
-                 "Sandbox “%s” is in use: %s; close its apps and try again", sandbox->id, who);
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    saved = errno;
+  else if (fstat (fd, &by_fd) != 0 || lstat (path, &by_path) != 0)
+    saved = errno;
+  else if (by_fd.st_dev != by_path.st_dev || by_fd.st_ino != by_path.st_ino)
+    saved = ESTALE;
   else
-    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                 "Cannot lock %s: %s", path, g_strerror (saved_errno));
-}
-
-typedef struct {
-  GlSandbox *sandbox;
-  GArray *fds;          /* the locks taken; NULL: only try them */
-  GError **error;
-} LockAll;
-
-static gboolean
-take_user_lock (int dir, const char *uid, LockAll *all)
-{
-  int fd = try_lock (dir, "lock", FALSE, LOCK_EX);
-
-  if (fd >= 0 && all->fds != NULL)
-    g_array_append_val (all->fds, fd);
-  else if (fd >= 0)
-    close (fd);
-  else if (errno == EWOULDBLOCK)
-    {
-      g_autofree char *who = g_strdup_printf ("an app of uid %s runs in it", uid);
-      in_use_error (all->sandbox, who, EWOULDBLOCK, NULL, all->error);
-      return FALSE;
-    }
-  /* (no lock file: that user never launched it since locks came in) */
-  return TRUE;
-}
-
-/* take_user_lock () on users/<uid>/lock for every user directory the caller
- * can open; FALSE when one of them is held. */
-static gboolean
-take_user_locks (LockAll *all)
-{
-  g_autofree char *users = g_build_filename (all->sandbox->path, "users", NULL);
-  DIR *d = opendir (users);
-  struct dirent *e;
-  gboolean go_on = TRUE;
-
-  if (d == NULL)
-    return TRUE;
-  while (go_on && (e = readdir (d)) != NULL)
-    {
-      int dir;
-      if (!g_ascii_isdigit (e->d_name[0]))
-        continue;
-      dir = openat (dirfd (d), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (dir < 0)
-        continue;       /* not yours */
-      go_on = take_user_lock (dir, e->d_name, all);
-      close (dir);
-    }
-  closedir (d);
-  return go_on;
-}
-
-gboolean
-gl_sandbox_is_in_use (GlSandbox *sandbox)
-{
-  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
-  int fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
-  LockAll test = { sandbox, NULL, NULL };   /* only trying each lock */
-
-  if (fd >= 0)
-    close (fd);
-  else if (errno == EWOULDBLOCK)
-    return TRUE;
-  return !take_user_locks (&test);
-}
-
-static void
-close_fd (gpointer p)
-{
-  close (*(int *) p);
-}
-
-GArray *
-gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error)
-{
-  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
-  g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
-  LockAll all = { sandbox, fds, error };
-  int fd;
-
-  g_array_set_clear_func (fds, close_fd);
-  fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
-  if (fd < 0)
-    {
-      in_use_error (sandbox, "an app runs in it", errno, lock, error);
-      return NULL;
-    }
-  g_array_append_val (fds, fd);
-  if (!take_user_locks (&all))
-    return NULL;
-  return g_steal_pointer (&fds);
+    return fd;
+  close (fd);
+  errno = saved;
+  return -1;
 }
 
 int
-gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error)
+gl_store_make_work_dir (GlStore *self, const char *prefix, char **path, GError **error)
 {
-  g_autofree char *dir_path = gl_sandbox_get_user_dir (sandbox, uid);
-  int dir = open (dir_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  int fd, saved;
+  g_autofree char *name = g_strdup_printf (".%s-XXXXXX", prefix);
+  int saved = 0;
 
-  if (dir < 0)
+  /* A cleaner may take a new directory in the instant between mkdtemp and
+   * flock, taking it for abandoned; then make another one. */
+  for (guint attempt = 0; attempt < 10; attempt++)
     {
+      g_autofree char *tmp = g_build_filename (self->dir, name, NULL);
+      int fd;
+
+      if (g_mkdtemp_full (tmp, 0700) == NULL)
+        {
+          saved = errno;
+          break;
+        }
+      fd = lock_dir (tmp);
+      if (fd >= 0)
+        {
+          *path = g_steal_pointer (&tmp);
+          return fd;
+        }
       saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot open %s: %s", dir_path, g_strerror (saved));
-      return -1;
+      g_debug ("Cannot lock %s (%s); trying another", tmp, g_strerror (saved));
     }
-  fd = try_lock (dir, "lock", TRUE, LOCK_EX);
-  saved = errno;
-  close (dir);
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+               "Cannot create a work directory in %s: %s", self->dir, g_strerror (saved));
+  return -1;
+}
+
+int
+gl_store_lock_work_dir (GlStore *self, const char *path, GError **error)
+{
+  int fd = lock_dir (path);
+
   if (fd < 0)
     {
-      g_autofree char *path = g_build_filename (dir_path, "lock", NULL);
-      in_use_error (sandbox, "an app of yours runs in it", saved, path, error);
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot lock %s: %s", path,
+                   saved == EWOULDBLOCK ? "another operation works on it; try again later"
+                                        : g_strerror (saved));
     }
   return fd;
 }
 
-static guint64
-dir_size (int dfd, const char *name, dev_t dev)
+guint
+gl_store_clean_abandoned (GlStore *self, GCancellable *cancellable)
 {
-  struct stat st;
-  guint64 total = 0;
-  int fd;
-  DIR *d;
-  struct dirent *de;
+  g_autoptr(GDir) dir = g_dir_open (self->dir, 0, NULL);
+  guint removed = 0;
+  const char *name;
 
-  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+  if (dir == NULL)
     return 0;
-  if (!S_ISDIR (st.st_mode))
-    return (guint64) st.st_blocks * 512;
-  total = (guint64) st.st_blocks * 512;
-  if (st.st_dev != dev)
-    return total;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autoptr(GError) error = NULL;
+      int fd;
 
-  fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return total;
-  d = fdopendir (fd);
-  if (d == NULL)
-    {
-      close (fd);
-      return total;
-    }
-  while ((de = readdir (d)) != NULL)
-    {
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+      if (!g_str_has_prefix (name, ".creating-") && !g_str_has_prefix (name, ".removing-"))
         continue;
-      total += dir_size (dirfd (d), de->d_name, dev);
+      path = g_build_filename (self->dir, name, NULL);
+      fd = lock_dir (path);
+      if (fd < 0)
+        {
+          g_debug ("Leaving %s: %s", path, errno == EWOULDBLOCK ? "in use" : g_strerror (errno));
+          continue;
+        }
+      if (gl_rm_rf (path, cancellable, &error))
+        {
+          g_debug ("Removed %s, left by an interrupted operation", path);
+          removed++;
+        }
+      else
+        g_debug ("Cannot remove %s: %s", path, error->message);
+      close (fd);
     }
-  closedir (d);
-  return total;
-}
-
-guint64
-gl_sandbox_get_size (GlSandbox *sandbox)
-{
-  struct stat st;
-
-  if (stat (sandbox->path, &st) != 0)
-    return 0;
-  return dir_size (AT_FDCWD, sandbox->path, st.st_dev);
+  return removed;
 }

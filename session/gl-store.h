@@ -1,10 +1,12 @@
-/* gl-store.h: the sandbox store under GL_SANDBOX_DIR
+/* gl-store.h: the sandbox store, a directory of sandboxes
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #pragma once
 
 #include <gio/gio.h>
+
+#include "gl-sandbox.h"
 
 G_BEGIN_DECLS
 
@@ -21,73 +23,50 @@ typedef enum {
 
 GQuark gl_store_error_quark (void);
 
-/* Sandbox base kinds, as written to sandbox.conf Base= */
-#define GL_BASE_HOST   "host"
-#define GL_BASE_ROOTFS "rootfs"
+#define GL_TYPE_STORE (gl_store_get_type ())
+G_DECLARE_FINAL_TYPE (GlStore, gl_store, GL, STORE, GObject)
 
-typedef struct {
-  char *id;
-  char *path;            /* <store>/<id> */
-  char *profile;         /* profile name it was created from */
-  char *name;            /* display name */
-  char *base;            /* GL_BASE_HOST or GL_BASE_ROOTFS */
-  char *family;          /* apt, dnf, pacman, apk */
-  char **launchers;      /* desktop ids exported by default (admin's choice) */
-  char **repositories;   /* extra repositories, in the family's own syntax */
-  GDateTime *created;
-  GDateTime *updated;
-} GlSandbox;
+/* A store in @dir (which need not exist yet: an empty store). */
+GlStore    *gl_store_new (const char *dir);
+/* The store at gl_paths_store_dir (). */
+GlStore    *gl_store_new_default (void);
 
-void gl_sandbox_free (GlSandbox *sandbox);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlSandbox, gl_sandbox_free)
+/* The store's directory.  For monitoring: a sandbox appears or goes as an
+ * entry of this directory named by a valid id (gl_sandbox_id_is_valid());
+ * entries starting with '.' (sandboxes being created or removed) are
+ * never sandboxes.  Per sandbox, watch
+ * gl_sandbox_get_watch_dirs(). */
+const char *gl_store_get_dir (GlStore *self);
 
-/* The store directory: $GLIMPSE_SANDBOX_DIR if set (tests), else GL_SANDBOX_DIR. */
-const char *gl_store_default_dir (void);
+/* Every sandbox, sorted by id.  Broken ones are skipped with a g_debug,
+ * and their errors appended to @errors if non-NULL (GError*s).  A missing
+ * store directory is an empty store.  Run as root, it first removes what
+ * interrupted creations and removals left (gl_store_clean_abandoned()). */
+GPtrArray  *gl_store_list (GlStore *self, GPtrArray *errors, GError **error);
 
-gboolean    gl_id_is_valid (const char *id);
-/* Checks the id and says why it is not valid. */
-gboolean    gl_id_validate (const char *id, GError **error);
-/* The first free id of base, base-2, base-3, … in store_dir. */
-char       *gl_store_allocate_id (const char *store_dir, const char *base, GError **error);
+/* The sandbox @id (GL_STORE_ERROR_INVALID_ID, _NOT_FOUND, _MALFORMED). */
+GlSandbox  *gl_store_load (GlStore *self, const char *id, GError **error);
 
-GlSandbox  *gl_sandbox_load (const char *store_dir, const char *id, GError **error);
-/* Parses sandbox.conf text; path/id are filled in by the caller. */
-GlSandbox  *gl_sandbox_load_from_data (const char *id, const char *path,
-                                       const char *data, gsize length, GError **error);
-char       *gl_sandbox_to_data (GlSandbox *sandbox, gsize *length);
-/* Writes <path>/sandbox.conf atomically. */
-gboolean    gl_sandbox_save (GlSandbox *sandbox, GError **error);
+/* The first free id of base, base-2, base-3, … */
+char       *gl_store_allocate_id (GlStore *self, const char *base, GError **error);
 
-/* Directory holding the sandbox's own tree: <path>/rootfs, or NULL when the base is the host. */
-char       *gl_sandbox_get_rootfs (GlSandbox *sandbox);
-/* <path>/system/upper, the system layer */
-char       *gl_sandbox_get_system_upper (GlSandbox *sandbox);
-/* <path>/users/<uid> */
-char       *gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid);
+/* Creates the store directory (root:root 0755 when run as root) if missing. */
+gboolean    gl_store_ensure (GlStore *self, GError **error);
 
-/* Every sandbox in the store, sorted by id.  Broken ones are skipped with a
- * g_debug, and their errors appended to @errors if non-NULL (GError*s). */
-GPtrArray  *gl_store_list (const char *store_dir, GPtrArray *errors, GError **error);
+/* A new hidden directory <store>/.<prefix>-XXXXXX (mode 0700) for work in
+ * progress (prefix "creating", "removing"), with an exclusive flock on it
+ * held through the returned fd (-1 on error).  While the fd is open the
+ * directory is in use; once its holder is gone (even by kill -9) the next
+ * gl_store_clean_abandoned() removes it.  @path receives its path. */
+int         gl_store_make_work_dir (GlStore *self, const char *prefix, char **path, GError **error);
+/* Takes an exclusive flock on the existing directory @path (the same
+ * protocol, for a directory about to be renamed into work); -1 with an
+ * error if someone else holds it or it cannot be opened. */
+int         gl_store_lock_work_dir (GlStore *self, const char *path, GError **error);
 
-/* The locks.  While an app runs, the launcher holds a shared lock on
- * <path>/lock (root's, 0600; only the setuid launcher takes it) and on the
- * user's own <path>/users/<uid>/lock.
- *
- * TRUE if some app of the sandbox runs, as far as the caller can see: root
- * sees every user's apps, a user their own (and, if they can open it, the
- * sandbox's lock). */
-gboolean    gl_sandbox_is_in_use (GlSandbox *sandbox);
-/* The administrator's lock for changing or removing the whole sandbox:
- * <path>/lock and every user's lock, exclusively.  Returns the descriptors
- * (unref the array to release them), or NULL with GL_STORE_ERROR_IN_USE. */
-GArray     *gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error);
-/* The lock of one user's layer, exclusively, as that user (glimpse purge):
- * an fd to close, or -1 with GL_STORE_ERROR_IN_USE.  The layer directory
- * users/<uid> must exist. */
-int         gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error);
-
-/* Disk usage of the sandbox's directory in bytes (not following links, one
- * file system). */
-guint64     gl_sandbox_get_size (GlSandbox *sandbox);
+/* Removes the hidden .creating-XXXXXX and .removing-XXXXXX directories whose holders are
+ * gone.  Returns how many it removed; failures are only g_debug'ed (a user
+ * who cannot remove them leaves them to root). */
+guint       gl_store_clean_abandoned (GlStore *self, GCancellable *cancellable);
 
 G_END_DECLS

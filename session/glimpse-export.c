@@ -19,6 +19,7 @@
 
 #include "gl-export.h"
 #include "gl-open.h"
+#include "gl-paths.h"
 #include "gl-store.h"
 #include "glimpse-cli.h"
 #include "glimpse-export.h"
@@ -89,7 +90,7 @@ gl_cmd_export (int argc, char **argv)
       g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
       GlExportStats stats = { 0, };
 
-      if (!gl_export_sync_store (ctx, gl_store_default_dir (), host_root (), &stats, warnings, &error))
+      if (!gl_export_sync_store (ctx, gl_paths_store_dir (), host_root (), &stats, warnings, &error))
         return gl_cli_fail (error);
       print_warnings (warnings);
       if (!quiet)
@@ -102,7 +103,7 @@ gl_cmd_export (int argc, char **argv)
   sandboxes = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_sandbox_free);
   for (int i = 1; i < argc; i++)
     {
-      GlSandbox *sb = gl_sandbox_load (gl_store_default_dir (), argv[i], &error);
+      GlSandbox *sb = gl_sandbox_load (gl_paths_store_dir (), argv[i], &error);
 
       if (sb == NULL)
         return gl_cli_fail (error);
@@ -129,7 +130,7 @@ gl_cmd_unexport (int argc, char **argv)
   for (int i = 1; i < argc; i++)
     {
       /* a sandbox that is gone from the store can still be unexported */
-      if (!gl_id_validate (argv[i], &error) ||
+      if (!gl_sandbox_id_validate (argv[i], &error) ||
           !gl_export_unexport (ctx, argv[i], &error) ||
           !gl_export_user_set_disabled (ctx->config_home, argv[i], TRUE, &error))
         return gl_cli_fail (error);
@@ -140,7 +141,7 @@ gl_cmd_unexport (int argc, char **argv)
 static GlExportSource *
 load_source (const char *id, GlSandbox **sandbox_out, GError **error)
 {
-  g_autoptr(GlSandbox) sb = gl_sandbox_load (gl_store_default_dir (), id, error);
+  g_autoptr(GlSandbox) sb = gl_sandbox_load (gl_paths_store_dir (), id, error);
   GlExportSource *source;
 
   if (sb == NULL)

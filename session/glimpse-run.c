@@ -10,15 +10,8 @@
 #include <unistd.h>
 
 #include "gl-changes.h"
+#include "gl-paths.h"
 #include "gl-store.h"
-
-const char *
-gl_cli_launcher_path (void)
-{
-  const char *path = g_getenv ("GLIMPSE_LAUNCHER");
-
-  return path != NULL && *path != '\0' ? path : GL_LAUNCHER_PATH;
-}
 
 int
 gl_cmd_run (int argc, char **argv)
@@ -26,7 +19,7 @@ gl_cmd_run (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(GlSandbox) sandbox = NULL;
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  const char *launcher = gl_cli_launcher_path ();
+  const char *launcher = gl_paths_launcher ();
   int first = 2;
 
   if (argc >= 2 && (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h")))
@@ -45,7 +38,7 @@ gl_cmd_run (int argc, char **argv)
     return gl_cli_usage ("run", "give the command to run in sandbox “%s”", argv[1]);
 
   /* Check here for a friendlier message; the launcher checks again, for real. */
-  sandbox = gl_sandbox_load (gl_store_default_dir (), argv[1], &error);
+  sandbox = gl_sandbox_load (gl_paths_store_dir (), argv[1], &error);
   if (sandbox == NULL)
     return gl_cli_fail (error);
 
@@ -92,7 +85,7 @@ user_layer_init (UserLayer *l, const char *id, GError **error)
                    "uid %u has no entry in the password database", (unsigned) l->uid);
       return FALSE;
     }
-  l->sandbox = gl_sandbox_load (gl_store_default_dir (), id, error);
+  l->sandbox = gl_sandbox_load (gl_paths_store_dir (), id, error);
   if (l->sandbox == NULL)
     return FALSE;
   l->user_dir = gl_sandbox_get_user_dir (l->sandbox, l->uid);

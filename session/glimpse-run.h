@@ -9,6 +9,3 @@
 int gl_cmd_run (int argc, char **argv);
 int gl_cmd_changes (int argc, char **argv);
 int gl_cmd_purge (int argc, char **argv);
-
-/* The launcher to run: $GLIMPSE_LAUNCHER (tests) or the installed one. */
-const char *gl_cli_launcher_path (void);

@@ -11,6 +11,7 @@
 
 #include "gl-create.h"
 #include "gl-fsutil.h"
+#include "gl-paths.h"
 #include "gl-profile.h"
 #include "gl-store.h"
 #include "gl-export.h"
@@ -78,7 +79,7 @@ gl_cmd_profiles (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("[NAME…]",
                                                           "List the distribution profiles sandboxes are made from.");
-  g_auto(GStrv) path = gl_profile_get_search_path ();
+  g_auto(GStrv) path = gl_paths_profile_dirs ();
   g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   g_autoptr(GPtrArray) profiles = NULL;
   int status = GL_EXIT_OK;
@@ -139,6 +140,7 @@ gl_cmd_profiles (int argc, char **argv)
 
 typedef struct {
   GlProfile *profile;
+  GlStore *store;
   GlCreateOptions options;
   char *id;
   GError *error;
@@ -157,7 +159,7 @@ create_task_func (GTask *task, gpointer source, gpointer task_data, GCancellable
 {
   CreateData *data = task_data;
 
-  data->id = gl_create_sandbox (gl_store_default_dir (), data->profile, &data->options,
+  data->id = gl_create_sandbox (data->store, data->profile, &data->options,
                                 cancellable, &data->error);
   g_task_return_boolean (task, TRUE);
 }
@@ -194,10 +196,11 @@ gl_cmd_create (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("PROFILE",
                                                           "Create a sandbox from a profile (needs root).");
-  g_auto(GStrv) path = gl_profile_get_search_path ();
+  g_auto(GStrv) path = gl_paths_profile_dirs ();
   g_autoptr(GError) error = NULL;
   g_autoptr(GlProfile) profile = NULL;
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GlStore) store = gl_store_new_default ();
   g_autoptr(GTask) task = NULL;
   CreateData data = { 0 };
   guint sigint, sigterm, sighup;
@@ -208,7 +211,7 @@ gl_cmd_create (int argc, char **argv)
     return status;
   if (argc != 2)
     return gl_cli_usage ("create", "give one profile name (“glimpse profiles” lists them)");
-  if (name != NULL && !gl_id_validate (name, &error))
+  if (name != NULL && !gl_sandbox_id_validate (name, &error))
     return gl_cli_fail (error);
   if (sha256 != NULL && image == NULL)
     return gl_cli_usage ("create", "--sha256 goes with --image");
@@ -222,6 +225,7 @@ gl_cmd_create (int argc, char **argv)
     return GL_EXIT_PERMISSION;
 
   data.profile = profile;
+  data.store = store;
   data.progress = gl_download_progress_new (profile->name, isatty (STDERR_FILENO));
   data.options.id = name;
   data.options.image = image;
@@ -282,6 +286,7 @@ gl_cmd_list (int argc, char **argv)
   g_autoptr(GOptionContext) context = gl_cli_context_new ("", "List the sandboxes.");
   g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   g_autoptr(GPtrArray) sandboxes = NULL;
+  g_autoptr(GlStore) store = gl_store_new_default ();
   g_autoptr(GError) error = NULL;
   int status = GL_EXIT_OK;
 
@@ -290,7 +295,7 @@ gl_cmd_list (int argc, char **argv)
   if (argc != 1)
     return gl_cli_usage ("list", "takes no arguments");
 
-  sandboxes = gl_store_list (gl_store_default_dir (), errors, &error);
+  sandboxes = gl_store_list (store, errors, &error);
   if (sandboxes == NULL)
     return gl_cli_fail (error);
 
@@ -339,7 +344,7 @@ gl_cmd_info (int argc, char **argv)
   if (argc != 2)
     return gl_cli_usage ("info", "give one sandbox id (“glimpse list” lists them)");
 
-  s = gl_sandbox_load (gl_store_default_dir (), argv[1], &error);
+  s = gl_sandbox_load (gl_paths_store_dir (), argv[1], &error);
   if (s == NULL)
     return gl_cli_fail (error);
 
@@ -446,7 +451,7 @@ gl_cmd_remove (int argc, char **argv)
   for (int i = 1; i < argc; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(GlSandbox) s = gl_sandbox_load (gl_store_default_dir (), argv[i], &error);
+      g_autoptr(GlSandbox) s = gl_sandbox_load (gl_paths_store_dir (), argv[i], &error);
 
       if (s == NULL)
         {
@@ -455,7 +460,7 @@ gl_cmd_remove (int argc, char **argv)
         }
       if (!gl_cli_require_root ("Removing a sandbox"))
         return GL_EXIT_PERMISSION;
-      if (!gl_remove_sandbox (s, force, NULL, &error))
+      if (!gl_sandbox_remove (s, force, NULL, &error))
         {
           status = gl_cli_fail (error);
           continue;

@@ -21,18 +21,18 @@ test_id_valid (void)
   g_autofree char *huge = g_strnfill (4096, 'a');
 
   for (guint i = 0; good[i]; i++)
-    g_assert_true (gl_id_is_valid (good[i]));
+    g_assert_true (gl_sandbox_id_is_valid (good[i]));
   for (guint i = 0; bad[i]; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_assert_false (gl_id_is_valid (bad[i]));
-      g_assert_false (gl_id_validate (bad[i], &error));
+      g_assert_false (gl_sandbox_id_is_valid (bad[i]));
+      g_assert_false (gl_sandbox_id_validate (bad[i], &error));
       g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID);
     }
-  g_assert_false (gl_id_is_valid (NULL));
-  g_assert_true (gl_id_is_valid (long_ok));
-  g_assert_false (gl_id_is_valid (long_bad));
-  g_assert_false (gl_id_is_valid (huge));
+  g_assert_false (gl_sandbox_id_is_valid (NULL));
+  g_assert_true (gl_sandbox_id_is_valid (long_ok));
+  g_assert_false (gl_sandbox_id_is_valid (long_bad));
+  g_assert_false (gl_sandbox_id_is_valid (huge));
 }
 
 static char *
@@ -47,7 +47,8 @@ make_store (void)
 static void
 test_allocate (void)
 {
-  g_autofree char *store = make_store ();
+  g_autofree char *store_dir = make_store ();
+  g_autoptr(GlStore) store = gl_store_new (store_dir);
   g_autofree char *a = NULL, *b = NULL, *c = NULL;
   g_autofree char *pa = NULL, *pb = NULL;
   g_autoptr(GError) error = NULL;
@@ -55,12 +56,12 @@ test_allocate (void)
   a = gl_store_allocate_id (store, "debian", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (a, ==, "debian");
-  pa = g_build_filename (store, a, NULL);
+  pa = g_build_filename (store_dir, a, NULL);
   g_assert_cmpint (g_mkdir (pa, 0755), ==, 0);
 
   b = gl_store_allocate_id (store, "debian", &error);
   g_assert_cmpstr (b, ==, "debian-2");
-  pb = g_build_filename (store, b, NULL);
+  pb = g_build_filename (store_dir, b, NULL);
   /* a dangling symlink takes the name as well */
   g_assert_cmpint (symlink ("/nonexistent", pb), ==, 0);
 
@@ -157,6 +158,7 @@ test_list (void)
   g_autofree char *tmp = g_build_filename (store, ".creating-123", NULL);
   g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GlStore) st = gl_store_new (store);
   g_autoptr(GError) error = NULL;
 
   for (GlSandbox **s = (GlSandbox *[]) { a, b, NULL }; *s; s++)
@@ -168,7 +170,7 @@ test_list (void)
   g_assert_true (g_file_set_contents (broken_conf, "[Sandbox]\n", -1, NULL));
   g_assert_cmpint (g_mkdir (tmp, 0700), ==, 0);
 
-  list = gl_store_list (store, errors, &error);
+  list = gl_store_list (st, errors, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (list->len, ==, 2);
   g_assert_cmpstr (((GlSandbox *) list->pdata[0])->id, ==, "aaa");
@@ -177,7 +179,9 @@ test_list (void)
 
   /* no store at all: no sandboxes, no error */
   g_clear_pointer (&list, g_ptr_array_unref);
-  list = gl_store_list ("/nonexistent/store", NULL, &error);
+  g_clear_object (&st);
+  st = gl_store_new ("/nonexistent/store");
+  list = gl_store_list (st, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (list->len, ==, 0);
 
@@ -278,6 +282,132 @@ test_rm_rf (void)
   g_assert_true (gl_rm_rf (base, NULL, &error));  /* missing: fine */
 }
 
+/* The generations contract: system/current names system/<N>/tree. */
+static void
+test_system_generation (void)
+{
+  g_autofree char *store = make_store ();
+  g_autoptr(GlSandbox) s = sample (store, "gen");
+  g_autofree char *system = g_build_filename (s->path, "system", NULL);
+  g_autofree char *current = g_build_filename (system, "current", NULL);
+  g_autofree char *tree = NULL;
+  g_autofree char *expected = g_build_filename (s->path, "system", "12", "tree", NULL);
+  g_autoptr(GError) error = NULL;
+  guint n = 99;
+  const char *bad[] = { "", "0\n", "012\n", "12", "-1\n", "x\n", "12\n3\n", "99999999999\n", NULL };
+
+  g_assert_cmpint (g_mkdir_with_parents (system, 0755), ==, 0);
+  /* none: the base only */
+  g_assert_true (gl_sandbox_get_system_generation (s, &n, &error));
+  g_assert_cmpuint (n, ==, 0);
+  g_assert_null (gl_sandbox_get_system_tree (s));
+
+  g_assert_true (g_file_set_contents (current, "12\n", -1, NULL));
+  g_assert_true (gl_sandbox_get_system_generation (s, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 12);
+  tree = gl_sandbox_get_system_tree (s);
+  g_assert_cmpstr (tree, ==, expected);
+
+  for (guint i = 0; bad[i] != NULL; i++)
+    {
+      g_autofree char *none = NULL;
+
+      g_assert_true (g_file_set_contents (current, bad[i], -1, NULL));
+      g_assert_false (gl_sandbox_get_system_generation (s, &n, &error));
+      g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED);
+      g_assert_nonnull (strstr (error->message, current));
+      g_clear_error (&error);
+      none = gl_sandbox_get_system_tree (s);
+      g_assert_null (none);
+    }
+}
+
+static void
+test_watch_dirs (void)
+{
+  g_autofree char *store = make_store ();
+  g_autoptr(GlSandbox) s = sample (store, "watch");
+  g_autofree char *current = g_build_filename (s->path, "system", "current", NULL);
+  g_autofree char *system = g_build_filename (s->path, "system", NULL);
+  g_autofree char *apps = g_build_filename (s->path, "system", "3", "tree", "usr", "share", "applications", NULL);
+  g_autofree char *rootfs_apps = g_build_filename (s->path, "rootfs", "usr", "share", "applications", NULL);
+  g_auto(GStrv) before = NULL;
+  g_auto(GStrv) after = NULL;
+
+  before = gl_sandbox_get_watch_dirs (s);
+  g_assert_cmpstr (before[0], ==, s->path);
+  g_assert_cmpstr (before[1], ==, system);
+  g_assert_true (g_strv_contains ((const char * const *) before, rootfs_apps));
+  g_assert_false (g_strv_contains ((const char * const *) before, apps));
+
+  g_assert_cmpint (g_mkdir_with_parents (system, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (current, "3\n", -1, NULL));
+  after = gl_sandbox_get_watch_dirs (s);
+  g_assert_true (g_strv_contains ((const char * const *) after, apps));
+}
+
+/* A work directory is the store's business while its creator holds it,
+ * and rubbish once the creator is gone (as after kill -9). */
+static void
+test_abandoned (void)
+{
+  g_autofree char *store_dir = make_store ();
+  g_autoptr(GlStore) store = gl_store_new (store_dir);
+  g_autofree char *creating = NULL;
+  g_autofree char *removing = NULL;
+  g_autofree char *inside = NULL;
+  g_autoptr(GError) error = NULL;
+  int held, dropped;
+
+  held = gl_store_make_work_dir (store, "creating", &creating, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (held, >=, 0);
+  g_assert_true (g_str_has_prefix (creating, store_dir));
+  dropped = gl_store_make_work_dir (store, "removing", &removing, &error);
+  g_assert_cmpint (dropped, >=, 0);
+  inside = g_build_filename (removing, "half", "done", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (inside, 0755), ==, 0);
+  close (dropped);
+
+  g_assert_cmpuint (gl_store_clean_abandoned (store, NULL), ==, 1);
+  g_assert_true (g_file_test (creating, G_FILE_TEST_IS_DIR));
+  g_assert_false (g_file_test (removing, G_FILE_TEST_EXISTS));
+
+  close (held);
+  g_assert_cmpuint (gl_store_clean_abandoned (store, NULL), ==, 1);
+  g_assert_false (g_file_test (creating, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_remove (void)
+{
+  g_autofree char *store_dir = make_store ();
+  g_autoptr(GlStore) store = gl_store_new (store_dir);
+  g_autoptr(GlSandbox) s = sample (store_dir, "doomed");
+  g_autoptr(GlSandbox) back = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
+
+  g_assert_cmpint (g_mkdir (s->path, 0755), ==, 0);
+  g_assert_true (gl_sandbox_save (s, NULL));
+  g_assert_true (g_file_set_contents (lock, "", 0, NULL));
+  back = gl_store_load (store, "doomed", &error);
+  g_assert_no_error (error);
+  g_assert_true (gl_sandbox_remove (back, FALSE, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (s->path, G_FILE_TEST_EXISTS));
+  list = gl_store_list (store, NULL, &error);
+  g_assert_cmpuint (list->len, ==, 0);
+  {
+    g_autoptr(GDir) d = g_dir_open (store_dir, 0, NULL);
+    const char *name;
+    while ((name = g_dir_read_name (d)) != NULL)
+      g_assert_false (g_str_has_prefix (name, ".removing-"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -290,5 +420,9 @@ main (int argc, char **argv)
   g_test_add_func ("/store/list", test_list);
   g_test_add_func ("/store/lock", test_lock);
   g_test_add_func ("/store/rm-rf", test_rm_rf);
+  g_test_add_func ("/store/system-generation", test_system_generation);
+  g_test_add_func ("/store/watch-dirs", test_watch_dirs);
+  g_test_add_func ("/store/abandoned", test_abandoned);
+  g_test_add_func ("/store/remove", test_remove);
   return g_test_run ();
 }

@@ -1247,7 +1247,8 @@ gl_export_sync_store (GlExportContext *ctx, const char *store_dir, const char *h
                       GlExportStats *stats, GPtrArray *warnings, GError **error)
 {
   g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
-  g_autoptr(GPtrArray) all = gl_store_list (store_dir, errors, error);
+  g_autoptr(GlStore) store = gl_store_new (store_dir);
+  g_autoptr(GPtrArray) all = gl_store_list (store, errors, error);
   g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_export_source_free);
 
   if (all == NULL)

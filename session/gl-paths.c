@@ -1,0 +1,56 @@
+/* gl-paths.c: where Glimpse keeps things, and the tests' overrides
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-paths.h"
+
+/* The value of the environment variable @name when set and not empty. */
+static const char *
+override (const char *name)
+{
+  const char *value = g_getenv (name);
+
+  return value != NULL && *value != '\0' ? value : NULL;
+}
+
+const char *
+gl_paths_store_dir (void)
+{
+  const char *dir = override ("GLIMPSE_SANDBOX_DIR");
+
+  return dir != NULL ? dir : GL_SANDBOX_DIR;
+}
+
+const char *
+gl_paths_cache_dir (void)
+{
+  const char *dir = override ("GLIMPSE_CACHE_DIR");
+
+  return dir != NULL ? dir : GL_CACHE_DIR;
+}
+
+const char *
+gl_paths_launcher (void)
+{
+  const char *path = override ("GLIMPSE_LAUNCHER");
+
+  return path != NULL ? path : GL_LAUNCHER_PATH;
+}
+
+const char *
+gl_paths_glimpse (void)
+{
+  const char *path = override ("GLIMPSE_BIN");
+
+  return path != NULL ? path : GL_BINDIR "/glimpse";
+}
+
+GStrv
+gl_paths_profile_dirs (void)
+{
+  const char *env = override ("GLIMPSE_PROFILES_PATH");
+
+  if (env != NULL)
+    return g_strsplit (env, ":", -1);
+  return g_strdupv ((char *[]) { (char *) GL_ETC_PROFILES_DIR, (char *) GL_PROFILES_DIR, NULL });
+}

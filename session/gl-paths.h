@@ -1,0 +1,34 @@
+/* gl-paths.h: where Glimpse keeps things, and the tests' overrides
+ *
+ * Every location the session programs use comes from here.  The defaults
+ * are meson options compiled in (config.h); each has an environment
+ * override for the test suite.  The setuid launcher honours none of these:
+ * its paths are compile-time constants only.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The sandbox store: $GLIMPSE_SANDBOX_DIR, else -Dsandboxdir. */
+const char *gl_paths_store_dir (void);
+
+/* The download cache of base images: $GLIMPSE_CACHE_DIR, else -Dcachedir. */
+const char *gl_paths_cache_dir (void);
+
+/* The launcher: $GLIMPSE_LAUNCHER, else <bindir>/glimpse-launch. */
+const char *gl_paths_launcher (void);
+
+/* The glimpse program itself (for Exec= lines of exports): $GLIMPSE_BIN,
+ * else <bindir>/glimpse. */
+const char *gl_paths_glimpse (void);
+
+/* The profile directories, highest precedence first:
+ * $GLIMPSE_PROFILES_PATH (colon-separated), else
+ * <sysconfdir>/glimpse/profiles, <datadir>/glimpse/profiles. */
+GStrv gl_paths_profile_dirs (void);
+
+G_END_DECLS

@@ -1,0 +1,564 @@
+/* gl-sandbox.c: one sandbox of the store: sandbox.conf, its layers, its locks
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-sandbox.h"
+#include "gl-fsutil.h"
+#include "gl-store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#define SANDBOX_GROUP "Sandbox"
+
+void
+gl_sandbox_free (GlSandbox *sandbox)
+{
+  if (sandbox == NULL)
+    return;
+  g_free (sandbox->id);
+  g_free (sandbox->path);
+  g_free (sandbox->profile);
+  g_free (sandbox->name);
+  g_free (sandbox->base);
+  g_free (sandbox->family);
+  g_free (sandbox->release);
+  g_strfreev (sandbox->launchers);
+  g_strfreev (sandbox->repositories);
+  g_clear_pointer (&sandbox->created, g_date_time_unref);
+  g_clear_pointer (&sandbox->updated, g_date_time_unref);
+  g_free (sandbox);
+}
+
+gboolean
+gl_sandbox_id_is_valid (const char *id)
+{
+  gsize len;
+
+  if (id == NULL || !g_ascii_isalnum (id[0]))
+    return FALSE;
+  len = strlen (id);
+  if (len > 64)
+    return FALSE;
+  for (gsize i = 1; i < len; i++)
+    {
+      char c = id[i];
+      if (!g_ascii_isalnum (c) && c != '_' && c != '.' && c != '-')
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+gl_sandbox_id_validate (const char *id, GError **error)
+{
+  if (gl_sandbox_id_is_valid (id))
+    return TRUE;
+
+  if (id == NULL || *id == '\0')
+    g_set_error_literal (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
+                         "The sandbox name is empty; give a name of letters, digits, '.', '_' or '-'");
+  else if (strlen (id) > 64)
+    g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
+                 "The sandbox name is %zu characters long; use at most 64", strlen (id));
+  else
+    {
+      g_autofree char *shown = g_strescape (id, NULL);
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
+                   "“%s” is not a valid sandbox name: it must start with a letter or digit "
+                   "and contain only letters, digits, '.', '_' and '-'", shown);
+    }
+  return FALSE;
+}
+
+static GDateTime *
+get_time (GKeyFile *kf, const char *key)
+{
+  g_autofree char *value = g_key_file_get_string (kf, SANDBOX_GROUP, key, NULL);
+
+  if (value == NULL)
+    return NULL;
+  return g_date_time_new_from_iso8601 (value, NULL);
+}
+
+GlSandbox *
+gl_sandbox_load_from_data (const char *id, const char *path,
+                           const char *data, gsize length, GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GlSandbox) sandbox = g_new0 (GlSandbox, 1);
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_key_file_load_from_data (kf, data, length, G_KEY_FILE_KEEP_COMMENTS, &local_error))
+    {
+      guint line = gl_keyfile_bad_line (data, length);
+      g_autofree char *where = line ? g_strdup_printf ("%s/sandbox.conf:%u", path, line)
+                                    : g_strdup_printf ("%s/sandbox.conf", path);
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s: %s", where, local_error->message);
+      return NULL;
+    }
+
+  sandbox->id = g_strdup (id);
+  sandbox->path = g_strdup (path);
+  sandbox->profile = g_key_file_get_string (kf, SANDBOX_GROUP, "Profile", &local_error);
+  if (sandbox->profile == NULL)
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s/sandbox.conf: %s", path, local_error->message);
+      return NULL;
+    }
+  sandbox->base = g_key_file_get_string (kf, SANDBOX_GROUP, "Base", &local_error);
+  if (sandbox->base == NULL)
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s/sandbox.conf: %s", path, local_error->message);
+      return NULL;
+    }
+  if (!g_str_equal (sandbox->base, GL_BASE_HOST) && !g_str_equal (sandbox->base, GL_BASE_ROOTFS))
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s/sandbox.conf: key “Base” is “%s”; expected “host” or “rootfs”",
+                   path, sandbox->base);
+      return NULL;
+    }
+  sandbox->name = g_key_file_get_string (kf, SANDBOX_GROUP, "Name", NULL);
+  if (sandbox->name == NULL)
+    sandbox->name = g_strdup (id);
+  sandbox->family = g_key_file_get_string (kf, SANDBOX_GROUP, "Family", NULL);
+  sandbox->release = g_key_file_get_string (kf, SANDBOX_GROUP, "Release", NULL);
+  sandbox->launchers = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Launchers", NULL, NULL);
+  sandbox->repositories = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Repositories", NULL, NULL);
+  sandbox->created = get_time (kf, "Created");
+  sandbox->updated = get_time (kf, "Updated");
+
+  return g_steal_pointer (&sandbox);
+}
+
+GlSandbox *
+gl_sandbox_load (const char *store_dir, const char *id, GError **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *conf = NULL;
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  g_autoptr(GError) local_error = NULL;
+
+  if (!gl_sandbox_id_validate (id, error))
+    return NULL;
+
+  path = g_build_filename (store_dir, id, NULL);
+  conf = g_build_filename (path, "sandbox.conf", NULL);
+  if (!g_file_get_contents (conf, &data, &length, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_NOT_FOUND,
+                     "No sandbox “%s” in %s; “glimpse list” shows the sandboxes there are",
+                     id, store_dir);
+      else
+        g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                     "Cannot read %s: %s", conf, local_error->message);
+      return NULL;
+    }
+
+  return gl_sandbox_load_from_data (id, path, data, length, error);
+}
+
+static void
+set_time (GKeyFile *kf, const char *key, GDateTime *time)
+{
+  g_autofree char *text = NULL;
+
+  if (time == NULL)
+    return;
+  text = g_date_time_format_iso8601 (time);
+  g_key_file_set_string (kf, SANDBOX_GROUP, key, text);
+}
+
+char *
+gl_sandbox_to_data (GlSandbox *sandbox, gsize *length)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+
+  g_key_file_set_string (kf, SANDBOX_GROUP, "Profile", sandbox->profile);
+  g_key_file_set_string (kf, SANDBOX_GROUP, "Name", sandbox->name ? sandbox->name : sandbox->id);
+  g_key_file_set_string (kf, SANDBOX_GROUP, "Base", sandbox->base);
+  if (sandbox->family)
+    g_key_file_set_string (kf, SANDBOX_GROUP, "Family", sandbox->family);
+  if (sandbox->release)
+    g_key_file_set_string (kf, SANDBOX_GROUP, "Release", sandbox->release);
+  g_key_file_set_string_list (kf, SANDBOX_GROUP, "Launchers",
+                              (const char * const *) (sandbox->launchers ? sandbox->launchers : (char *[]) { NULL }),
+                              sandbox->launchers ? g_strv_length (sandbox->launchers) : 0);
+  g_key_file_set_string_list (kf, SANDBOX_GROUP, "Repositories",
+                              (const char * const *) (sandbox->repositories ? sandbox->repositories : (char *[]) { NULL }),
+                              sandbox->repositories ? g_strv_length (sandbox->repositories) : 0);
+  set_time (kf, "Created", sandbox->created);
+  set_time (kf, "Updated", sandbox->updated);
+
+  return g_key_file_to_data (kf, length, NULL);
+}
+
+gboolean
+gl_sandbox_save (GlSandbox *sandbox, GError **error)
+{
+  g_autofree char *conf = g_build_filename (sandbox->path, "sandbox.conf", NULL);
+  gsize length = 0;
+  g_autofree char *data = gl_sandbox_to_data (sandbox, &length);
+
+  return g_file_set_contents_full (conf, data, length,
+                                   G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+char *
+gl_sandbox_get_rootfs (GlSandbox *sandbox)
+{
+  if (g_strcmp0 (sandbox->base, GL_BASE_HOST) == 0)
+    return NULL;
+  return g_build_filename (sandbox->path, "rootfs", NULL);
+}
+
+char *
+gl_sandbox_get_system_upper (GlSandbox *sandbox)
+{
+  return g_build_filename (sandbox->path, "system", "upper", NULL);
+}
+
+gboolean
+gl_sandbox_get_system_generation (GlSandbox *sandbox, guint *generation, GError **error)
+{
+  g_autofree char *current = g_build_filename (sandbox->path, "system", "current", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length = 0;
+  guint64 n = 0;
+
+  *generation = 0;
+  if (!g_file_get_contents (current, &text, &length, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;    /* no system layer: the base only */
+      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                   "Cannot read %s: %s", current, local_error->message);
+      return FALSE;
+    }
+  /* exactly "N\n", N decimal >= 1, no sign, no leading zero */
+  if (length < 2 || text[length - 1] != '\n' || text[0] == '0' ||
+      (text[length - 1] = '\0', !g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, &n, NULL)))
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s does not hold a generation number (one line \"N\", N >= 1); "
+                   "the sandbox's system layer is damaged", current);
+      return FALSE;
+    }
+  *generation = (guint) n;
+  return TRUE;
+}
+
+char *
+gl_sandbox_get_system_tree (GlSandbox *sandbox)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *number = NULL;
+  guint generation = 0;
+
+  if (!gl_sandbox_get_system_generation (sandbox, &generation, &error))
+    {
+      g_debug ("%s", error->message);
+      return NULL;
+    }
+  if (generation == 0)
+    return NULL;
+  number = g_strdup_printf ("%u", generation);
+  return g_build_filename (sandbox->path, "system", number, "tree", NULL);
+}
+
+GStrv
+gl_sandbox_get_watch_dirs (GlSandbox *sandbox)
+{
+  g_autoptr(GStrvBuilder) dirs = g_strv_builder_new ();
+  g_autofree char *system = g_build_filename (sandbox->path, "system", NULL);
+  char *roots[] = { gl_sandbox_get_system_tree (sandbox), gl_sandbox_get_rootfs (sandbox) };
+
+  g_strv_builder_add (dirs, sandbox->path);
+  g_strv_builder_add (dirs, system);
+  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
+    {
+      if (roots[i] == NULL)
+        continue;
+      g_autofree char *apps = g_build_filename (roots[i], "usr", "share", "applications", NULL);
+      g_autofree char *local_apps = g_build_filename (roots[i], "usr", "local", "share", "applications", NULL);
+
+      g_strv_builder_add (dirs, apps);
+      g_strv_builder_add (dirs, local_apps);
+      g_free (roots[i]);
+    }
+  return g_strv_builder_end (dirs);
+}
+
+char *
+gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid)
+{
+  g_autofree char *uid_str = g_strdup_printf ("%u", (unsigned) uid);
+
+  return g_build_filename (sandbox->path, "users", uid_str, NULL);
+}
+
+/* Opens the lock file NAME in DIR (without following links, without
+ * blocking on anything that is not a plain file) and tries OP on it.
+ * Returns the fd, or -1 with errno (EWOULDBLOCK: held by someone else). */
+static int
+try_lock (int dir, const char *name, gboolean create, int op)
+{
+  struct stat st;
+  int fd = openat (dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK
+                   | (create ? O_CREAT : 0), 0600);
+  int saved;
+
+  if (fd < 0)
+    return -1;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      errno = EINVAL;
+      return -1;
+    }
+  if (flock (fd, op | LOCK_NB) != 0)
+    {
+      saved = errno;
+      close (fd);
+      errno = saved;
+      return -1;
+    }
+  return fd;
+}
+
+static void
+in_use_error (GlSandbox *sandbox, const char *who, int saved_errno, const char *path,
+              GError **error)
+{
+  if (saved_errno == EWOULDBLOCK)
+    g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                 "Sandbox “%s” is in use: %s; close its apps and try again", sandbox->id, who);
+  else
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                 "Cannot lock %s: %s", path, g_strerror (saved_errno));
+}
+
+typedef struct {
+  GlSandbox *sandbox;
+  GArray *fds;          /* the locks taken; NULL: only try them */
+  GError **error;
+} LockAll;
+
+static gboolean
+take_user_lock (int dir, const char *uid, LockAll *all)
+{
+  int fd = try_lock (dir, "lock", FALSE, LOCK_EX);
+
+  if (fd >= 0 && all->fds != NULL)
+    g_array_append_val (all->fds, fd);
+  else if (fd >= 0)
+    close (fd);
+  else if (errno == EWOULDBLOCK)
+    {
+      g_autofree char *who = g_strdup_printf ("an app of uid %s runs in it", uid);
+      in_use_error (all->sandbox, who, EWOULDBLOCK, NULL, all->error);
+      return FALSE;
+    }
+  /* (no lock file: that user never launched it since locks came in) */
+  return TRUE;
+}
+
+/* take_user_lock () on users/<uid>/lock for every user directory the caller
+ * can open; FALSE when one of them is held. */
+static gboolean
+take_user_locks (LockAll *all)
+{
+  g_autofree char *users = g_build_filename (all->sandbox->path, "users", NULL);
+  DIR *d = opendir (users);
+  struct dirent *e;
+  gboolean go_on = TRUE;
+
+  if (d == NULL)
+    return TRUE;
+  while (go_on && (e = readdir (d)) != NULL)
+    {
+      int dir;
+      if (!g_ascii_isdigit (e->d_name[0]))
+        continue;
+      dir = openat (dirfd (d), e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (dir < 0)
+        continue;       /* not yours */
+      go_on = take_user_lock (dir, e->d_name, all);
+      close (dir);
+    }
+  closedir (d);
+  return go_on;
+}
+
+gboolean
+gl_sandbox_is_in_use (GlSandbox *sandbox)
+{
+  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
+  int fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
+  LockAll test = { sandbox, NULL, NULL };   /* only trying each lock */
+
+  if (fd >= 0)
+    close (fd);
+  else if (errno == EWOULDBLOCK)
+    return TRUE;
+  return !take_user_locks (&test);
+}
+
+static void
+close_fd (gpointer p)
+{
+  close (*(int *) p);
+}
+
+GArray *
+gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error)
+{
+  g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
+  g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
+  LockAll all = { sandbox, fds, error };
+  int fd;
+
+  g_array_set_clear_func (fds, close_fd);
+  fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
+  if (fd < 0)
+    {
+      in_use_error (sandbox, "an app runs in it", errno, lock, error);
+      return NULL;
+    }
+  g_array_append_val (fds, fd);
+  if (!take_user_locks (&all))
+    return NULL;
+  return g_steal_pointer (&fds);
+}
+
+int
+gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error)
+{
+  g_autofree char *dir_path = gl_sandbox_get_user_dir (sandbox, uid);
+  int dir = open (dir_path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd, saved;
+
+  if (dir < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot open %s: %s", dir_path, g_strerror (saved));
+      return -1;
+    }
+  fd = try_lock (dir, "lock", TRUE, LOCK_EX);
+  saved = errno;
+  close (dir);
+  if (fd < 0)
+    {
+      g_autofree char *path = g_build_filename (dir_path, "lock", NULL);
+      in_use_error (sandbox, "an app of yours runs in it", saved, path, error);
+    }
+  return fd;
+}
+
+static guint64
+dir_size (int dfd, const char *name, dev_t dev)
+{
+  struct stat st;
+  guint64 total = 0;
+  int fd;
+  DIR *d;
+  struct dirent *de;
+
+  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return 0;
+  if (!S_ISDIR (st.st_mode))
+    return (guint64) st.st_blocks * 512;
+  total = (guint64) st.st_blocks * 512;
+  if (st.st_dev != dev)
+    return total;
+
+  fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return total;
+  d = fdopendir (fd);
+  if (d == NULL)
+    {
+      close (fd);
+      return total;
+    }
+  while ((de = readdir (d)) != NULL)
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      total += dir_size (dirfd (d), de->d_name, dev);
+    }
+  closedir (d);
+  return total;
+}
+
+guint64
+gl_sandbox_get_size (GlSandbox *sandbox)
+{
+  struct stat st;
+
+  if (stat (sandbox->path, &st) != 0)
+    return 0;
+  return dir_size (AT_FDCWD, sandbox->path, st.st_dev);
+}
+
+gboolean
+gl_sandbox_remove (GlSandbox *sandbox, gboolean force, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *parent = g_path_get_dirname (sandbox->path);
+  g_autoptr(GlStore) store = gl_store_new (parent);
+  g_autofree char *doomed = NULL;
+  g_autoptr(GError) lock_error = NULL;
+  g_autoptr(GArray) locks = NULL;
+  gboolean ok;
+  int work, held;
+
+  locks = gl_sandbox_lock_exclusive (sandbox, &lock_error);
+  if (locks == NULL && !force)
+    {
+      if (g_error_matches (lock_error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE))
+        g_propagate_prefixed_error (error, g_steal_pointer (&lock_error),
+                                    "Not removed (--force removes it anyway): ");
+      else
+        g_propagate_error (error, g_steal_pointer (&lock_error));
+      return FALSE;
+    }
+
+  /* Take it out of the store first, so a removal that fails half-way
+   * leaves no half sandbox that looks usable; the work directory's lock
+   * lets the next store operation finish a removal cut short. */
+  work = gl_store_make_work_dir (store, "removing", &doomed, error);
+  if (work < 0)
+    return FALSE;
+  held = gl_store_lock_work_dir (store, sandbox->path, error);
+  if (held < 0 || rename (sandbox->path, doomed) != 0)
+    {
+      int saved = errno;
+      if (held >= 0)
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                     "Cannot remove %s: %s", sandbox->path, g_strerror (saved));
+      g_rmdir (doomed);
+      close (work);
+      if (held >= 0)
+        close (held);
+      return FALSE;
+    }
+  close (work);   /* (its empty directory was replaced by the sandbox) */
+  g_clear_pointer (&locks, g_array_unref);
+
+  ok = gl_rm_rf (doomed, cancellable, error);
+  close (held);
+  return ok;
+}

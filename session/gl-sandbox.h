@@ -1,0 +1,105 @@
+/* gl-sandbox.h: one sandbox of the store — sandbox.conf, its layers, its locks
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* Sandbox base kinds, as written to sandbox.conf Base= */
+#define GL_BASE_HOST   "host"
+#define GL_BASE_ROOTFS "rootfs"
+
+typedef struct {
+  char *id;
+  char *path;            /* <store>/<id> */
+  char *profile;         /* profile name it was created from */
+  char *name;            /* display name */
+  char *base;            /* GL_BASE_HOST or GL_BASE_ROOTFS */
+  char *family;          /* apt, dnf, pacman, apk */
+  char *release;         /* the release resolved at creation (e.g. a codename), or NULL */
+  char **launchers;      /* desktop ids exported by default (admin's choice) */
+  char **repositories;   /* extra repositories, in the family's own syntax */
+  GDateTime *created;
+  GDateTime *updated;
+} GlSandbox;
+
+void gl_sandbox_free (GlSandbox *sandbox);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlSandbox, gl_sandbox_free)
+
+/* The id grammar (the launcher has its own copy; tests/test-contract.c
+ * checks they agree): 1–64 characters, the first a letter or digit, the
+ * rest letters, digits, '.', '_' or '-'. */
+gboolean    gl_sandbox_id_is_valid (const char *id);
+/* Checks the id and says why it is not valid (GL_STORE_ERROR_INVALID_ID). */
+gboolean    gl_sandbox_id_validate (const char *id, GError **error);
+
+/* Loads <store_dir>/<id>/sandbox.conf (GL_STORE_ERROR_NOT_FOUND, _MALFORMED). */
+GlSandbox  *gl_sandbox_load (const char *store_dir, const char *id, GError **error);
+/* Parses sandbox.conf text; path/id are filled in by the caller. */
+GlSandbox  *gl_sandbox_load_from_data (const char *id, const char *path,
+                                       const char *data, gsize length, GError **error);
+char       *gl_sandbox_to_data (GlSandbox *sandbox, gsize *length);
+/* Writes <path>/sandbox.conf atomically. */
+gboolean    gl_sandbox_save (GlSandbox *sandbox, GError **error);
+
+/* Directory holding the sandbox's own tree: <path>/rootfs, or NULL when the base is the host. */
+char       *gl_sandbox_get_rootfs (GlSandbox *sandbox);
+
+/* The system layer, per the generations contract:
+ * <path>/system/current holds "N\n" (decimal, N >= 1) and the layer is
+ * <path>/system/<N>/tree.  The current generation's number, or 0 when the
+ * sandbox has no system layer (no system/current); FALSE with an error when
+ * system/current cannot be read or is malformed. */
+gboolean    gl_sandbox_get_system_generation (GlSandbox *sandbox, guint *generation, GError **error);
+/* <path>/system/<N>/tree of the current generation, or NULL when there is
+ * none (no system/current, or one that cannot be read: see
+ * gl_sandbox_get_system_generation() for the reason). */
+char       *gl_sandbox_get_system_tree (GlSandbox *sandbox);
+/* <path>/system/upper: the system layer of the old layout, which package
+ * operations convert into generation 1.  For readers not yet moved to
+ * gl_sandbox_get_system_tree(). */
+char       *gl_sandbox_get_system_upper (GlSandbox *sandbox);
+
+/* <path>/users/<uid> */
+char       *gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid);
+
+/* For monitoring: the directories whose changes change what the sandbox
+ * exports, whether they exist yet or not: the sandbox directory
+ * (sandbox.conf), <path>/system (a new generation makes system/current
+ * change), and the application directories (usr/share/applications,
+ * usr/local/share/applications) of the current system tree and of rootfs/.
+ * When system/current changes, ask again: the tree is another one. */
+GStrv       gl_sandbox_get_watch_dirs (GlSandbox *sandbox);
+
+/* The locks.  While an app runs, the launcher holds a shared lock on
+ * <path>/lock (root's, 0600; only the setuid launcher takes it) and on the
+ * user's own <path>/users/<uid>/lock.
+ *
+ * TRUE if some app of the sandbox runs, as far as the caller can see: root
+ * sees every user's apps, a user their own (and, if they can open it, the
+ * sandbox's lock). */
+gboolean    gl_sandbox_is_in_use (GlSandbox *sandbox);
+/* The administrator's lock for changing or removing the whole sandbox:
+ * <path>/lock and every user's lock, exclusively.  Returns the descriptors
+ * (unref the array to release them), or NULL with GL_STORE_ERROR_IN_USE. */
+GArray     *gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error);
+/* The lock of one user's layer, exclusively, as that user (glimpse purge):
+ * an fd to close, or -1 with GL_STORE_ERROR_IN_USE.  The layer directory
+ * users/<uid> must exist. */
+int         gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error);
+
+/* Disk usage of the sandbox's directory in bytes (not following links, one
+ * file system). */
+guint64     gl_sandbox_get_size (GlSandbox *sandbox);
+
+/* Removes the sandbox: refuses while in use unless @force.  It leaves the
+ * store first (renamed to a hidden .removing-XXXXXX, locked while it is
+ * deleted), so a removal cut short leaves nothing that looks usable, and
+ * the next store operation finishes it. */
+gboolean    gl_sandbox_remove (GlSandbox *sandbox, gboolean force,
+                               GCancellable *cancellable, GError **error);
+
+G_END_DECLS
