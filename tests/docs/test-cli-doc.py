@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""glimpse(1) and the program's own help agree.
+
+The commands `glimpse --help` lists must be those of the man page's
+SYNOPSIS and COMMANDS, and each command's options in `glimpse COMMAND
+--help` must be those in its SYNOPSIS line (long forms) and its COMMANDS
+entry (short forms); the exit codes of glimpse-cli.h must be those under
+EXIT STATUS.  A missing option on either side fails.  TAP output."""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import roff  # noqa: E402
+from tap import check, finish  # noqa: E402
+
+src = os.environ.get('GLIMPSE_SRCDIR') or os.path.join(os.path.dirname(__file__), '..', '..')
+glimpse = os.environ.get('GLIMPSE')
+
+def run(*args):
+    env = dict(os.environ, LC_ALL='C.UTF-8')
+    p = subprocess.run([glimpse] + list(args), env=env, capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def help_commands(text):
+    """The commands of `glimpse --help`: two-space indented lines under Commands:."""
+    cmds, inside = [], False
+    for line in text.splitlines():
+        if line.startswith('Commands:'):
+            inside = True
+        elif inside and re.match(r'^  \S', line):
+            cmds.append(line.split()[0])
+        elif inside and line.strip() == '' and cmds:
+            inside = False
+    return cmds
+
+
+def help_options(text):
+    """{long: short or None} of a GOption --help, without the Help Options group."""
+    opts, group = {}, None
+    for line in text.splitlines():
+        if re.match(r'^\S.*Options:$', line):
+            group = line
+            continue
+        m = re.match(r'^\s+(?:-(\w), )?--([\w-]+)', line)
+        if m and group and not group.startswith('Help'):
+            opts[m.group(2)] = m.group(1)
+    return opts
+
+
+page = open(os.path.join(src, 'session', 'glimpse.1'), encoding='utf-8').read()
+secs = roff.sections(page)
+
+# SYNOPSIS: ".B glimpse NAME" or ".B sudo glimpse NAME" up to ".br"
+synopsis = {}
+current = None
+for line in secs.get('SYNOPSIS', []):
+    text = roff.words(line)
+    m = re.match(r'^(?:sudo )?glimpse ([a-z][\w-]*)', text) if line.startswith('.B') else None
+    if m:
+        current = m.group(1)
+        synopsis[current] = set()
+        text = text[m.end():]
+    if line.startswith('.br'):
+        current = None
+    elif current:
+        synopsis[current] |= set(re.findall(r'--([a-z][\w-]*)', text))
+
+# COMMANDS: ".TP" then ".B name" or ".BR name , name2"; the entry runs to the next .TP
+entries = {}
+lines = secs.get('COMMANDS', [])
+names = []
+for i, line in enumerate(lines):
+    if i > 0 and lines[i - 1].startswith('.TP') and re.match(r'^\.BR? ', line):
+        names = [n.strip() for n in roff.words(line).split(',') if n.strip()]
+        for n in names:
+            entries[n] = ''
+    elif line.startswith('.TP'):
+        names = []
+    for n in names:
+        entries[n] += roff.words(line) + '\n'
+
+check(glimpse, 'GLIMPSE names the built glimpse')
+rc, out = run('--help')
+check(rc == 0, 'glimpse --help succeeds', out)
+commands = help_commands(out)
+check(len(commands) >= 10, 'glimpse --help lists the commands (%d)' % len(commands), out)
+
+for c in commands:
+    check(c in synopsis, 'glimpse(1) SYNOPSIS has "glimpse %s"' % c)
+    check(c in entries, 'glimpse(1) COMMANDS describes %s' % c)
+for c in sorted(set(synopsis) | set(entries)):
+    check(c in commands, 'glimpse(1) command %s is one glimpse --help lists' % c,
+          'glimpse --help lists: %s' % ' '.join(commands))
+
+for c in commands:
+    rc, out = run(c, '--help')
+    check(rc == 0, 'glimpse %s --help succeeds' % c, out)
+    opts = help_options(out)
+    man_long = synopsis.get(c, set())
+    for long, short in sorted(opts.items()):
+        check(long in man_long, 'glimpse(1) SYNOPSIS of %s shows --%s' % (c, long),
+              'glimpse %s --help has it; add it to the SYNOPSIS line' % c)
+        check(('--' + long) in entries.get(c, ''),
+              'glimpse(1) COMMANDS entry of %s explains --%s' % (c, long))
+        if short:
+            check(re.search(r'(^|[\s(,])-%s\b' % short, entries.get(c, '')),
+                  'glimpse(1) COMMANDS entry of %s gives the short form -%s of --%s' % (c, short, long))
+    for long in sorted(man_long):
+        check(long in opts, 'glimpse %s --help has --%s (as glimpse(1) says)' % (c, long),
+              'glimpse(1) SYNOPSIS shows it, the program does not know it')
+
+# Exit codes
+cli_h = open(os.path.join(src, 'session', 'glimpse-cli.h'), encoding='utf-8').read()
+codes = sorted(set(int(n) for n in re.findall(r'GL_EXIT_\w+\s*=\s*(\d+)', cli_h)))
+check(len(codes) >= 5, 'the exit codes are found in glimpse-cli.h (%s)' % codes)
+status_lines = secs.get('EXIT STATUS', [])
+man_codes = set()
+for i, line in enumerate(status_lines):
+    if i > 0 and status_lines[i - 1].startswith('.TP'):
+        m = re.match(r'^(\d+)$', roff.words(line).strip())
+        if m:
+            man_codes.add(int(m.group(1)))
+for code in codes:
+    check(code in man_codes, 'glimpse(1) EXIT STATUS explains %d' % code)
+for code in sorted(man_codes):
+    check(code in codes, 'exit status %d of glimpse(1) is one glimpse-cli.h defines' % code)
+
+finish()
