@@ -9,8 +9,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 
-#include "gl-launch-util.h"
-#include "utils.h"
+#include "gl-launch-pure.h"
+#include "gl-launch-die.h"
+#include "gl-launch-mount.h"
+#include "gl-launch-store.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -83,8 +85,7 @@ typedef struct {
   char **app_env;      /* allow-listed caller environment, completed later */
   char **notify_env;
   const char *id;
-  bool host_base;
-  int sandbox_fd, rootfs_fd, sysupper_fd, userdir_fd, lock_fd, user_lock_fd;
+  GlLaunchSandbox sb;
   int sandbox_copy, base_copy;
   /* /tmp/.X11-unix and /tmp/.ICE-unix as checked on the host (root's or
    * yours, sticky): st_ino 0 when not to be passed */
@@ -94,8 +95,7 @@ typedef struct {
 } Launch;
 
 static Launch L = {
-  .sandbox_fd = -1, .rootfs_fd = -1, .sysupper_fd = -1, .userdir_fd = -1, .lock_fd = -1,
-  .user_lock_fd = -1,
+  .sb = GL_LAUNCH_SANDBOX_INIT,
   .sandbox_copy = -1, .base_copy = -1,
 };
 
@@ -300,274 +300,6 @@ report_error (const char *message)
 /* ---------------------------------------------------------------------- */
 /* Checking the sandbox store (as root, on root's own state only)          */
 
-static bool
-fs_is_refused (int fd, const char **name)
-{
-  struct statfs sfs;
-  static const struct { long magic; const char *name; } bad[] = {
-    { 0x65735546, "FUSE" }, { NFS_SUPER_MAGIC, "NFS" }, { SMB_SUPER_MAGIC, "SMB" },
-    { (long) 0xFF534D42, "CIFS" }, { (long) 0xFE534D42, "SMB2" }, { 0x00c36400, "Ceph" },
-    { V9FS_MAGIC, "9p" }, { AFS_SUPER_MAGIC, "AFS" }, { CODA_SUPER_MAGIC, "Coda" },
-    { 0x01161970, "GFS2" }, { 0x7461636f, "OCFS2" }, { 0x19830326, "FhGFS" },
-    { 0x47504653, "GPFS" }, { 0x0BD00BD0, "Lustre" },
-  };
-  if (fstatfs (fd, &sfs) != 0)
-    {
-      *name = "unknown (fstatfs failed)";
-      return true;
-    }
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    if ((long) sfs.f_type == bad[i].magic)
-      {
-        *name = bad[i].name;
-        return true;
-      }
-  return false;
-}
-
-/* fd must be root-owned, not group/world-writable, of the given type, on a
- * local filesystem. */
-static void
-check_trusted (int fd, const char *what, mode_t type)
-{
-  struct stat st;
-  const char *fsname = NULL;
-
-  if (fstat (fd, &st) != 0)
-    die_with_error ("cannot check %s", what);
-  if ((st.st_mode & S_IFMT) != type)
-    die ("sandbox not usable: %s is %s; ask your administrator to recreate the sandbox",
-         what, S_ISLNK (st.st_mode) ? "a symbolic link" : "not of the expected type");
-  if (st.st_uid != 0)
-    die ("sandbox not usable: %s is owned by uid %u, not root; ask your administrator "
-         "to fix the ownership or recreate the sandbox", what, (unsigned) st.st_uid);
-  if (st.st_mode & (S_IWGRP | S_IWOTH))
-    die ("sandbox not usable: %s is group- or world-writable; ask your administrator "
-         "to fix its mode (chmod go-w)", what);
-  if (fs_is_refused (fd, &fsname))
-    die ("sandbox not usable: %s is on a %s filesystem, which is not trusted; keep "
-         "sandboxes on a local filesystem", what, fsname);
-}
-
-/* Opens an absolute path one component at a time without following links,
- * checking each directory on the way. */
-static int
-open_trusted_path (const char *path)
-{
-  cleanup_fd int fd = -1;
-  cleanup_free char *copy = xstrdup (path);
-  char *save = NULL;
-
-  if (!gl_launch_path_is_canonical (path))
-    die ("built-in sandbox directory %s is not a canonical absolute path", path);
-  fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    die_with_error ("cannot open /");
-  check_trusted (fd, "/", S_IFDIR);
-  for (char *c = strtok_r (copy, "/", &save); c != NULL; c = strtok_r (NULL, "/", &save))
-    {
-      int next = openat (fd, c, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-      cleanup_free char *what = NULL;
-      if (next < 0)
-        {
-          if (errno == ENOENT)
-            die ("no sandboxes: %s does not exist; create one with \"glimpse create\"", path);
-          die_with_error ("cannot open the sandbox directory %s (at \"%s\")", path, c);
-        }
-      close (fd);
-      fd = next;
-      what = xasprintf ("component \"%s\" of %s", c, path);
-      check_trusted (fd, what, S_IFDIR);
-    }
-  return steal_fd (&fd);
-}
-
-static int
-open_trusted_at (int dirfd, const char *name, const char *what, mode_t type, bool missing_ok)
-{
-  int flags = (type == S_IFDIR ? O_PATH : O_RDONLY | O_NONBLOCK | O_NOCTTY)
-              | O_NOFOLLOW | O_CLOEXEC;
-  int fd = openat (dirfd, name, flags);
-  if (fd < 0 && errno == ELOOP)
-    die ("sandbox not usable: %s is a symbolic link; ask your administrator to recreate "
-         "the sandbox", what);
-  if (fd < 0 && errno == ENOENT && missing_ok)
-    return -1;
-  if (fd < 0 && errno == ENOENT)
-    die ("sandbox not usable: %s is missing; ask your administrator to recreate the sandbox",
-         what);
-  if (fd < 0)
-    die_with_error ("cannot open %s", what);
-  check_trusted (fd, what, type);
-  return fd;
-}
-
-static char *
-read_small_file (int fd, const char *what)
-{
-  size_t cap = 65536, len = 0;
-  char *buf = xmalloc (cap + 1);
-  for (;;)
-    {
-      ssize_t n = read (fd, buf + len, cap - len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        die_with_error ("cannot read %s", what);
-      if (n == 0)
-        break;
-      len += (size_t) n;
-      if (len == cap)
-        die ("sandbox not usable: %s is larger than 64 KiB", what);
-    }
-  buf[len] = '\0';
-  return buf;
-}
-
-static void
-open_sandbox (void)
-{
-  cleanup_fd int store = open_trusted_path (GL_LAUNCH_SANDBOX_DIR);
-  cleanup_fd int conf_fd = -1;
-  cleanup_fd int system_fd = -1;
-  cleanup_fd int users_fd = -1;
-  cleanup_free char *conf = NULL;
-  cleanup_free char *base = NULL;
-  cleanup_free char *what = NULL;
-  char uidname[32];
-  struct stat st;
-  int fd;
-
-  what = xasprintf ("sandbox \"%s\"", L.id);
-  fd = openat (store, L.id, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 && errno == ENOENT)
-    die ("unknown sandbox \"%s\": no such sandbox in %s; see \"glimpse list\" for the "
-         "sandboxes you have", L.id, GL_LAUNCH_SANDBOX_DIR);
-  if (fd < 0)
-    die_with_error ("cannot open sandbox \"%s\"", L.id);
-  L.sandbox_fd = fd;
-  check_trusted (L.sandbox_fd, what, S_IFDIR);
-
-  conf_fd = open_trusted_at (L.sandbox_fd, "sandbox.conf", "sandbox.conf", S_IFREG, false);
-  conf = read_small_file (conf_fd, "sandbox.conf");
-  base = gl_launch_conf_get_base (conf);
-  L.rootfs_fd = open_trusted_at (L.sandbox_fd, "rootfs", "rootfs/", S_IFDIR, true);
-  if (base != NULL && strcmp (base, "host") == 0)
-    {
-      if (L.rootfs_fd >= 0)
-        die ("sandbox not usable: sandbox.conf says Base=host but rootfs/ exists; ask "
-             "your administrator to repair the sandbox");
-      L.host_base = true;
-    }
-  else if (base != NULL && strcmp (base, "rootfs") == 0)
-    {
-      if (L.rootfs_fd < 0)
-        die ("sandbox not usable: rootfs/ is missing; ask your administrator to recreate "
-             "the sandbox");
-    }
-  else
-    die ("sandbox not usable: sandbox.conf has no valid Base= (host or rootfs); ask your "
-         "administrator to recreate the sandbox");
-
-  system_fd = open_trusted_at (L.sandbox_fd, "system", "system/", S_IFDIR, false);
-  L.sysupper_fd = open_trusted_at (system_fd, "upper", "system/upper/", S_IFDIR, false);
-
-  /* The sandbox's lock (root's, 0600 so that no user can take it):
-   * shared while any app of the sandbox runs.  Without privilege it cannot
-   * be opened; your own lock (below) then stands for it, and the
-   * administrator's operations take every user's lock too. */
-  if (L.privileged)
-    {
-      L.lock_fd = open_trusted_at (L.sandbox_fd, "lock", "lock", S_IFREG, false);
-      if (flock (L.lock_fd, LOCK_SH | LOCK_NB) != 0)
-        {
-          if (errno == EWOULDBLOCK)
-            die ("sandbox \"%s\" is being changed (an update or remove is running); "
-                 "try again when it has finished", L.id);
-          die_with_error ("cannot lock sandbox \"%s\"", L.id);
-        }
-    }
-
-  /* users/<uid>: made here by root, fd-relative, on the checked tree. */
-  users_fd = openat (L.sandbox_fd, "users", O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  if (users_fd < 0 && errno == ENOENT && L.privileged)
-    {
-      if (mkdirat (L.sandbox_fd, "users", 0755) != 0 && errno != EEXIST)
-        die_with_error ("cannot create users/ in sandbox \"%s\"", L.id);
-      users_fd = openat (L.sandbox_fd, "users", O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    }
-  if (users_fd < 0)
-    {
-      if (errno == ENOENT)
-        die ("sandbox not usable: users/ is missing and glimpse-launch is not setuid "
-             "root, so it cannot create it; ask your administrator");
-      die_with_error ("cannot open users/ in sandbox \"%s\"", L.id);
-    }
-  check_trusted (users_fd, "users/", S_IFDIR);
-
-  snprintf (uidname, sizeof uidname, "%u", (unsigned) L.uid);
-  if (fstatat (users_fd, uidname, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    {
-      if (errno != ENOENT)
-        die_with_error ("cannot check users/%s", uidname);
-      if (!L.privileged)
-        die ("your layer users/%s of sandbox \"%s\" does not exist and glimpse-launch "
-             "is not setuid root, so it cannot create it; run the installed (setuid) "
-             "glimpse-launch once", uidname, L.id);
-      /* Made under a temporary name and given to you before it gets its
-       * real one: stopped half-way, it never leaves a users/<uid> that is
-       * not yours (only root creates entries in users/). */
-      char tmpname[48];
-      snprintf (tmpname, sizeof tmpname, ".new-%s", uidname);
-      if (mkdirat (users_fd, tmpname, 0700) != 0 && errno != EEXIST)
-        die_with_error ("cannot create users/%s", tmpname);
-      if (fchownat (users_fd, tmpname, L.uid, L.gid, AT_SYMLINK_NOFOLLOW) != 0
-          || fchmodat (users_fd, tmpname, 0700, 0) != 0
-          || renameat2 (users_fd, tmpname, users_fd, uidname, RENAME_NOREPLACE) != 0)
-        {
-          /* Another first launch of yours may have made it meanwhile. */
-          if (fstatat (users_fd, uidname, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            die_with_error ("cannot create users/%s for uid %u", uidname, (unsigned) L.uid);
-          (void) unlinkat (users_fd, tmpname, AT_REMOVEDIR);
-        }
-    }
-  fd = openat (users_fd, uidname, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    die_with_error ("sandbox not usable: cannot open users/%s (a symbolic link?); ask "
-                    "your administrator to remove it", uidname);
-  if (fstat (fd, &st) != 0 || !S_ISDIR (st.st_mode) || st.st_uid != L.uid
-      || (st.st_mode & 07777) != 0700)
-    die ("sandbox not usable: users/%s is not a directory owned by you with mode 0700; "
-         "ask your administrator to remove it", uidname);
-  L.userdir_fd = fd;
-}
-
-/* Your lock, users/<uid>/lock, made and opened with your ids: shared while
- * an app runs; glimpse purge (as you) and the administrator's operations
- * take it exclusively. */
-static void
-lock_user_layer (void)
-{
-  struct stat st;
-  int fd = openat (L.userdir_fd, "lock", O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK
-                   | O_NOCTTY | O_CLOEXEC, 0600);
-
-  if (fd < 0)
-    die_with_error ("cannot open your lock users/%u/lock in sandbox \"%s\"",
-                    (unsigned) L.uid, L.id);
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != L.uid)
-    die ("sandbox not usable: users/%u/lock is not a regular file of yours; remove it "
-         "(\"glimpse purge %s\" removes your whole layer)", (unsigned) L.uid, L.id);
-  if (flock (fd, LOCK_SH | LOCK_NB) != 0)
-    {
-      if (errno == EWOULDBLOCK)
-        die ("your layer of sandbox \"%s\" is being changed (a purge, update or remove is "
-             "running); try again when it has finished", L.id);
-      die_with_error ("cannot lock your layer of sandbox \"%s\"", L.id);
-    }
-  L.user_lock_fd = fd;
-}
-
 /* The X11 and ICE socket directories in /tmp are passed in only when they
  * are root's (or yours) and sticky, as a desktop makes them: anyone can
  * create them when they are missing, and fill them. */
@@ -611,14 +343,14 @@ make_copies (void)
 
   if (L.privileged)
     {
-      L.sandbox_copy = open_tree (L.sandbox_fd, "", copy_flags | AT_EMPTY_PATH);
+      L.sandbox_copy = open_tree (L.sb.sandbox_fd, "", copy_flags | AT_EMPTY_PATH);
       if (L.sandbox_copy < 0)
         die_with_error ("cannot copy the mount of sandbox \"%s\"", L.id);
       setfsgid (L.gid);
       setfsuid (L.uid);
       if ((uid_t) setfsuid ((uid_t) -1) != L.uid || (gid_t) setfsgid ((gid_t) -1) != L.gid)
         die ("cannot switch to your filesystem ids");
-      if (L.host_base)
+      if (L.sb.host_base)
         {
           L.base_copy = open_tree (AT_FDCWD, "/", copy_flags);
           if (L.base_copy < 0)
@@ -660,7 +392,7 @@ make_copies (void)
     }
 
   /* Still with your filesystem ids, as they need. */
-  lock_user_layer ();
+  gl_launch_store_lock_user (&L.sb, L.uid);
   check_socket_dirs ();
 
   if (L.privileged)
@@ -718,198 +450,13 @@ cmp_ops (const void *a, const void *b)
   return strcmp (x->path, y->path);
 }
 
-typedef struct {
-  char **paths;
-  size_t n;
-} MountTable;
-
-static MountTable
-read_mount_table (void)
-{
-  MountTable t = { NULL, 0 };
-  size_t cap = 0;
-  FILE *f = fopen ("/proc/self/mountinfo", "re");
-  char *line = NULL;
-  size_t len = 0;
-
-  if (f == NULL)
-    die_with_error ("cannot read /proc/self/mountinfo");
-  while (getline (&line, &len, f) > 0)
-    {
-      char *fstype = NULL;
-      char *mp = gl_launch_mountinfo_mountpoint (line, &fstype);
-      free (fstype);
-      if (mp == NULL)
-        continue;
-      if (t.n == cap)
-        {
-          cap = cap ? 2 * cap : 64;
-          t.paths = xrealloc (t.paths, cap * sizeof (char *));
-        }
-      t.paths[t.n++] = mp;
-    }
-  free (line);
-  fclose (f);
-  return t;
-}
-
-static ssize_t
-fs_log (int fsfd, char *buf, size_t size)
-{
-  ssize_t n = read (fsfd, buf, size - 1);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  if (n > 0 && buf[n - 1] == '\n')
-    buf[--n] = '\0';
-  return n;
-}
-
-static GL_NORETURN void
-die_fs (int fsfd, const char *what)
-{
-  int errsv = errno;
-  char log[512] = "";
-  if (fsfd >= 0 && fs_log (fsfd, log, sizeof log) > 0)
-    die ("%s: %s (%s); your kernel may lack overlayfs in user namespaces (Linux >= 5.11 "
-         "needed)", what, strerror (errsv), log);
-  errno = errsv;
-  die_with_error ("%s", what);
-}
-
-/* A new overlay from layer descriptors (top lower first); upper/work may be
- * -1 for a read-only overlay.  Returns a detached mount. */
-static int
-make_overlay (const int *lowers, size_t n_lowers, int upper, int work,
-              unsigned attrs, const char *what)
-{
-  cleanup_fd int fs = fsopen ("overlay", FSOPEN_CLOEXEC);
-  char lowerdir[1024] = "";
-  size_t off = 0;
-  int mnt;
-
-  if (fs < 0)
-    die_fs (-1, "cannot use overlayfs");
-  for (size_t i = 0; i < n_lowers; i++)
-    off += (size_t) snprintf (lowerdir + off, sizeof lowerdir - off, "%s/proc/self/fd/%d",
-                              i ? ":" : "", lowers[i]);
-  if (fsconfig (fs, FSCONFIG_SET_STRING, "lowerdir", lowerdir, 0) != 0)
-    die_fs (fs, what);
-  if (upper >= 0)
-    {
-      char p[64];
-      snprintf (p, sizeof p, "/proc/self/fd/%d", upper);
-      if (fsconfig (fs, FSCONFIG_SET_STRING, "upperdir", p, 0) != 0)
-        die_fs (fs, what);
-      snprintf (p, sizeof p, "/proc/self/fd/%d", work);
-      if (fsconfig (fs, FSCONFIG_SET_STRING, "workdir", p, 0) != 0)
-        die_fs (fs, what);
-    }
-  if (fsconfig (fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0
-      || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
-    die_fs (fs, what);
-  mnt = fsmount (fs, FSMOUNT_CLOEXEC, attrs);
-  if (mnt < 0)
-    die_fs (fs, what);
-  return mnt;
-}
-
-static long
-gl_openat2 (int dirfd, const char *path, uint64_t flags, uint64_t resolve)
-{
-  struct open_how how = { .flags = flags, .mode = 0, .resolve = resolve };
-  return syscall (SYS_openat2, dirfd, path, &how, sizeof how);
-}
-
-/* Opens PATH (absolute in the view) under root ROOTFD without following any
- * symbolic link.  Returns -1 with errno set. */
-static int
-open_in_view (int rootfd, const char *path)
-{
-  const char *rel = path + strspn (path, "/");
-  return (int) gl_openat2 (rootfd, *rel ? rel : ".", O_PATH | O_DIRECTORY | O_CLOEXEC,
-                           RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-}
-
-static GL_NORETURN void
-die_target (const char *path)
-{
-  if (errno == ELOOP)
-    die ("sandbox not usable: %s inside the sandbox is or passes through a symbolic "
-         "link; ask your administrator to repair the sandbox", path);
-  if (errno == ENOTDIR)
-    die ("sandbox not usable: %s inside the sandbox is not a directory; ask your "
-         "administrator to repair the sandbox, or purge your layer", path);
-  die_with_error ("cannot find the mount point %s inside the sandbox", path);
-}
-
-/* Makes the directory PATH (absolute) inside the user's mount-point layer. */
-static void
-skel_mkdir_p (int skelfd, const char *path)
-{
-  cleanup_free char *copy = xstrdup (path);
-  cleanup_fd int dir = dup (skelfd);
-  char *save = NULL;
-
-  for (char *c = strtok_r (copy, "/", &save); c != NULL; c = strtok_r (NULL, "/", &save))
-    {
-      int next;
-      if (mkdirat (dir, c, 0755) != 0 && errno != EEXIST)
-        die_with_error ("cannot create mount point %s in your layer", path);
-      next = openat (dir, c, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-      if (next < 0)
-        die_with_error ("cannot open mount point %s in your layer", path);
-      close (dir);
-      dir = next;
-    }
-}
-
-static int
-open_user_dir (int parent, const char *name, const char *what)
-{
-  struct stat st;
-  int fd;
-  if (mkdirat (parent, name, 0700) != 0 && errno != EEXIST)
-    die_with_error ("cannot create %s in your layer", what);
-  fd = openat (parent, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
-    die_with_error ("cannot open %s in your layer (purge your layer with \"glimpse purge\")",
-                    what);
-  if (fstat (fd, &st) != 0 || st.st_uid != L.uid)
-    die ("%s in your layer is not owned by you; purge your layer with \"glimpse purge\"",
-         what);
-  return fd;
-}
-
 static int
 make_root (const int lowers[3])
 {
-  int r = make_overlay (lowers, 3, -1, -1,
+  int r = gl_launch_mount_overlay (lowers, 3, -1, -1,
                         MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
                         "cannot build the sandbox root (overlay of system/upper and the base)");
   return r;
-}
-
-static void
-attach (int mnt, int target, const char *path)
-{
-  if (move_mount (mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-    die_with_error ("cannot mount %s inside the sandbox", path);
-}
-
-static int
-clone_tree (const char *path, unsigned attrs, bool missing_ok)
-{
-  struct mount_attr attr = { .attr_set = attrs };
-  int fd = open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE
-                      | AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW);
-  if (fd < 0 && missing_ok && (errno == ENOENT || errno == EACCES || errno == ENOTDIR))
-    return -1;
-  if (fd < 0)
-    die_with_error ("cannot copy the host mount %s", path);
-  if (mount_setattr (fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
-    die_with_error ("cannot make the copy of %s read-only/nosuid", path);
-  return fd;
 }
 
 /* The deepest overlaid directory strictly containing PATH, or NULL. */
@@ -933,114 +480,14 @@ at_overlaid (const Overlaid *ov, size_t n_ov, const char *path)
   return false;
 }
 
-/* Attaches detached mount FD at a new directory NAME of the staging tmpfs;
- * afterwards FD refers to a mount of this namespace. */
-static void
-stage_copy (int stage, int fd, const char *name)
-{
-  cleanup_fd int dir = -1;
-  if (mkdirat (stage, name, 0700) != 0)
-    die_with_error ("cannot create staging directory %s", name);
-  dir = openat (stage, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0 || move_mount (fd, "", dir, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-    die_with_error ("cannot stage a copy of a host directory (%s)", name);
-}
-
-/* Reopens NAME (checked by the top-level process as SAME) through this
- * namespace's copy; it must be the very same directory.  (Ownership cannot
- * be re-checked here: root is not mapped in this user namespace.) */
-static int
-reopen_same (int dirfd, const char *name, int same, const char *what)
-{
-  struct stat a, b;
-  int fd = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || fstat (fd, &a) != 0 || fstat (same, &b) != 0
-      || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-    die ("sandbox not usable: %s changed while starting; try again", what);
-  return fd;
-}
-
-/* Unix sockets cannot be connected through an overlay (the socket is found
- * by inode, and the overlay's inode is not the socket's), so every socket in
- * the host directory DIR (an overlay lower) down to DEPTH levels is bound
- * over its own overlay entry.  Only sockets the user can reach, and at most
- * *BUDGET of them (each is a mount, and mounts are a limited resource). */
-#define MAX_SOCKETS 256
-static void
-bind_sockets (int root, int dir, const char *view_path, int depth, size_t *budget)
-{
-  cleanup_fd int rd = openat (dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *d;
-  struct dirent *e;
-
-  if (rd < 0 || (d = fdopendir (rd)) == NULL)
-    return;
-  rd = -1;
-  while ((e = readdir (d)) != NULL)
-    {
-      cleanup_free char *vp = NULL;
-      struct stat st;
-      mode_t type;
-      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
-        continue;
-      /* The type as the directory gives it (tmpfs and ext4 do), saving a
-       * stat per entry; the socket itself is checked again below. */
-      if (e->d_type != DT_UNKNOWN)
-        type = DTTOIF (e->d_type);
-      else if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        type = st.st_mode & S_IFMT;
-      else
-        continue;
-      if (!S_ISDIR (type) && !S_ISSOCK (type))
-        continue;
-      vp = xasprintf ("%s/%s", view_path, e->d_name);
-      if (S_ISDIR (type) && depth > 1)
-        {
-          cleanup_fd int sub = openat (dirfd (d), e->d_name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-          if (sub >= 0)
-            bind_sockets (root, sub, vp, depth - 1, budget);
-        }
-      else if (S_ISSOCK (type))
-        {
-          struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
-                                     | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
-          cleanup_fd int src = open_tree (dirfd (d), e->d_name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
-                                          | AT_SYMLINK_NOFOLLOW);
-          const char *rel = vp + strspn (vp, "/");
-          cleanup_fd int target = (int) gl_openat2 (root, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                                                    RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS
-                                                    | RESOLVE_NO_MAGICLINKS);
-          struct stat tst, sst;
-          if (src < 0 || target < 0 || fstat (target, &tst) != 0 || !S_ISSOCK (tst.st_mode)
-              || fstat (src, &sst) != 0 || !S_ISSOCK (sst.st_mode))
-            continue;   /* gone, replaced, or deleted in your layer: nothing to pass */
-          if (*budget == 0)
-            {
-              static bool warned;
-              if (!warned)
-                fprintf (stderr, "glimpse-launch: warning: more than %d sockets below %s; "
-                         "the rest are not passed\n", MAX_SOCKETS, view_path);
-              warned = true;
-              break;
-            }
-          (*budget)--;
-          if (mount_setattr (src, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
-            die_with_error ("cannot restrict the socket %s", vp);
-          if (move_mount (src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-            die_with_error ("cannot pass the socket %s into the sandbox", vp);
-        }
-    }
-  closedir (d);
-}
-
 /* The writable overlay for OP (the host directory under the user's layer
  * users/<uid>/<layer>/), as a detached mount. */
 static int
 make_layer_overlay (const MountOp *op, int userdir_fd)
 {
-  cleanup_fd int layer = open_user_dir (userdir_fd, op->layer, op->layer);
-  cleanup_fd int upper = open_user_dir (layer, "upper", "upper/");
-  cleanup_fd int work = open_user_dir (layer, "work", "work/");
+  cleanup_fd int layer = gl_launch_mount_open_user_dir (userdir_fd, op->layer, op->layer, L.uid);
+  cleanup_fd int upper = gl_launch_mount_open_user_dir (layer, "upper", "upper/", L.uid);
+  cleanup_fd int work = gl_launch_mount_open_user_dir (layer, "work", "work/", L.uid);
   cleanup_free char *what = xasprintf ("cannot overlay %s", op->path);
   struct stat host, up;
 
@@ -1057,7 +504,7 @@ make_layer_overlay (const MountOp *op, int userdir_fd)
       if (chmod (fdpath, host.st_mode & 07777) != 0)
         die_with_error ("cannot set the mode of your layer for %s", op->path);
     }
-  return make_overlay (&op->src_fd, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, what);
+  return gl_launch_mount_overlay (&op->src_fd, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, what);
 }
 
 /* Making a writable overlay costs the kernel far more than anything else
@@ -1092,100 +539,96 @@ overlay_thread (void *jobs)
   return NULL;
 }
 
-/* Builds the view and pivots into it.  Runs as the user, with CAP_SYS_ADMIN
- * in the new user namespace only. */
+/* What the steps of building a view share. */
+typedef struct {
+  OpList ops;
+  GlLaunchMountTable mt;
+  int stage;            /* staging tmpfs, attached over this namespace's /tmp */
+  int root;             /* the view's root, attached in the staging area */
+  int userdir_fd;       /* users/<uid>/ through this namespace's copy */
+} View;
+
+/* Without privilege the copies could not be made: use this namespace's
+ * own view (directories with mounts below them then cannot be layers). */
 static void
-build_view (void)
+view_unprivileged_sources (const GlLaunchMountTable *mt)
+{
+  struct stat a, b;
+  cleanup_free char *sbpath = xasprintf ("%s/%s", GL_LAUNCH_SANDBOX_DIR, L.id);
+  L.sandbox_copy = open (sbpath, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (L.sandbox_copy < 0 || fstat (L.sandbox_copy, &a) != 0 || fstat (L.sb.sandbox_fd, &b) != 0
+      || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+    die ("sandbox not usable: %s changed while starting; try again", sbpath);
+  if (L.sb.host_base)
+    die ("sandbox \"%s\" is based on the host's /, which has mounts below it: only "
+         "the setuid-root glimpse-launch can show it; ask your administrator to "
+         "install glimpse-launch setuid root", L.id);
+  for (size_t i = 0; i < L.n_ov; i++)
+    {
+      bool below = false;
+      for (size_t k = 0; k < mt->n; k++)
+        if (gl_launch_path_has_prefix (mt->paths[k], L.ov[i].path)
+            && strcmp (mt->paths[k], L.ov[i].path) != 0)
+          below = true;
+      if (below)
+        {
+          /* Not shown rather than shown wrongly; the sandbox's own
+           * directory stays, read-only. */
+          fprintf (stderr, "glimpse-launch: warning: not showing the host's %s: it has "
+                   "mounts below it, which needs the setuid-root glimpse-launch\n",
+                   L.ov[i].path);
+          L.ov[i--] = L.ov[--L.n_ov];
+          continue;
+        }
+      if ((L.ov[i].host_fd = open (L.ov[i].path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        die_with_error ("cannot open %s", L.ov[i].path);
+    }
+}
+
+/* Plan: the list of mounts of the view, outermost first. */
+static void
+view_plan (View *v)
 {
   static const char *const merged[] = {
     "/usr/share/themes", "/usr/share/icons", "/usr/share/fonts",
   };
   const Overlaid *ov = L.ov;
   size_t n_ov = L.n_ov;
-  OpList ops = { NULL, 0, 0 };
-  MountTable mt;
-  int base_fd, skel_fd, root, stage, tmp, sysdir, rootfs_fd, sysupper_fd, userdir_fd;
-  int lowers[3];
-  bool skel_changed = false;
-  char uidname[32];
-  OverlayJobs jobs;
-  pthread_t helpers[N_HELPERS];
-  bool helped[N_HELPERS];
-
-  if (mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) != 0)
-    die_with_error ("cannot make the mount namespace private");
-
-  mt = read_mount_table ();
-
-  /* Without privilege the copies could not be made: use this namespace's
-   * own view (directories with mounts below them then cannot be layers). */
-  if (!L.privileged)
-    {
-      struct stat a, b;
-      cleanup_free char *sbpath = xasprintf ("%s/%s", GL_LAUNCH_SANDBOX_DIR, L.id);
-      L.sandbox_copy = open (sbpath, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-      if (L.sandbox_copy < 0 || fstat (L.sandbox_copy, &a) != 0 || fstat (L.sandbox_fd, &b) != 0
-          || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-        die ("sandbox not usable: %s changed while starting; try again", sbpath);
-      if (L.host_base)
-        die ("sandbox \"%s\" is based on the host's /, which has mounts below it: only "
-             "the setuid-root glimpse-launch can show it; ask your administrator to "
-             "install glimpse-launch setuid root", L.id);
-      for (size_t i = 0; i < L.n_ov; i++)
-        {
-          bool below = false;
-          for (size_t k = 0; k < mt.n; k++)
-            if (gl_launch_path_has_prefix (mt.paths[k], L.ov[i].path)
-                && strcmp (mt.paths[k], L.ov[i].path) != 0)
-              below = true;
-          if (below)
-            {
-              /* Not shown rather than shown wrongly; the sandbox's own
-               * directory stays, read-only. */
-              fprintf (stderr, "glimpse-launch: warning: not showing the host's %s: it has "
-                       "mounts below it, which needs the setuid-root glimpse-launch\n",
-                       L.ov[i].path);
-              L.ov[i--] = L.ov[--L.n_ov];
-              continue;
-            }
-          if ((L.ov[i].host_fd = open (L.ov[i].path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-            die_with_error ("cannot open %s", L.ov[i].path);
-        }
-      n_ov = L.n_ov;
-    }
+  OpList *ops = &v->ops;
+  const GlLaunchMountTable *mt = &v->mt;
 
   /* Fresh /proc, the host's /sys (read-only) and /dev (nosuid). */
-  ops_add (&ops, "/proc", OP_PROC, -1, NULL);
-  ops_add (&ops, "/sys", OP_BIND, clone_tree ("/sys", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+  ops_add (ops, "/proc", OP_PROC, -1, NULL);
+  ops_add (ops, "/sys", OP_BIND, gl_launch_mount_clone_tree ("/sys", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
                                               | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false),
            NULL);
-  ops_add (&ops, "/dev", OP_BIND, clone_tree ("/dev", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+  ops_add (ops, "/dev", OP_BIND, gl_launch_mount_clone_tree ("/dev", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
                                               false), NULL);
   for (size_t i = 0; i < n_ov; i++)
-    ops_add (&ops, ov[i].path, OP_OVERLAY, ov[i].host_fd, ov[i].layer);
+    ops_add (ops, ov[i].path, OP_OVERLAY, ov[i].host_fd, ov[i].layer);
 
   /* Host mounts: under an overlaid directory they are bound (read-only) on
    * the overlay, so they are not silently hidden; for a host base, every
    * other host mount is bound read-only at its place. */
-  for (size_t i = 0; i < mt.n; i++)
+  for (size_t i = 0; i < mt->n; i++)
     {
-      const char *mp = mt.paths[i];
+      const char *mp = mt->paths[i];
       const Overlaid *own;
       bool outer = true;
       int fd;
 
-      if (strcmp (mp, "/") == 0 || ops_has_path (&ops, mp))
+      if (strcmp (mp, "/") == 0 || ops_has_path (ops, mp))
         continue;
       if (gl_launch_path_has_prefix (mp, "/proc") || gl_launch_path_has_prefix (mp, "/sys")
           || gl_launch_path_has_prefix (mp, "/dev"))
         continue;
       own = owner_of (ov, n_ov, mp);
-      if (own == NULL && (!L.host_base || at_overlaid (ov, n_ov, mp)))
+      if (own == NULL && (!L.sb.host_base || at_overlaid (ov, n_ov, mp)))
         continue;
       /* Only the outermost: a recursive copy carries the ones below. */
-      for (size_t k = 0; k < mt.n && outer; k++)
+      for (size_t k = 0; k < mt->n && outer; k++)
         {
-          const char *up = mt.paths[k];
+          const char *up = mt->paths[k];
           if (strcmp (up, mp) == 0 || strcmp (up, "/") == 0 || !gl_launch_path_has_prefix (mp, up))
             continue;
           if (gl_launch_path_has_prefix (up, "/proc") || gl_launch_path_has_prefix (up, "/sys")
@@ -1199,112 +642,107 @@ build_view (void)
         }
       if (!outer)
         continue;
-      fd = clone_tree (mp, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
+      fd = gl_launch_mount_clone_tree (mp, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
       if (fd >= 0)
-        ops_add (&ops, mp, OP_BIND, fd, NULL);
+        ops_add (ops, mp, OP_BIND, fd, NULL);
     }
 
   /* Host look: themes, icons and fonts over the sandbox's own. */
-  if (!L.host_base)
+  if (!L.sb.host_base)
     for (size_t i = 0; i < sizeof merged / sizeof merged[0]; i++)
       {
         int fd = open (merged[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (fd >= 0)
-          ops_add (&ops, merged[i], OP_MERGE, fd, NULL);
+          ops_add (ops, merged[i], OP_MERGE, fd, NULL);
       }
-  qsort (ops.ops, ops.n, sizeof (MountOp), cmp_ops);
+  qsort (ops->ops, ops->n, sizeof (MountOp), cmp_ops);
+}
 
-  /* Staging: a private tmpfs over /tmp of this namespace (everything from
-   * the host is already held by descriptor).  The top-level process's
-   * copies are attached there, which makes them usable as layers here. */
-  {
-    cleanup_fd int fs = fsopen ("tmpfs", FSOPEN_CLOEXEC);
-    if (fs < 0 || fsconfig (fs, FSCONFIG_SET_STRING, "mode", "0700", 0) != 0
-        || fsconfig (fs, FSCONFIG_SET_STRING, "size", "1m", 0) != 0
-        || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
-      die_fs (fs, "cannot create the staging tmpfs");
-    stage = fsmount (fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
-    if (stage < 0)
-      die_fs (fs, "cannot create the staging tmpfs");
-  }
-  tmp = (int) gl_openat2 (AT_FDCWD, "/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC, RESOLVE_NO_SYMLINKS);
+/* Stage: a private tmpfs over /tmp of this namespace (everything from the
+ * host is already held by descriptor).  The top-level process's copies are
+ * attached there, which makes them usable as layers here. */
+static void
+view_stage (View *v)
+{
+  int tmp;
+
+  v->stage = gl_launch_mount_tmpfs ("0700", "1m", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
+                                    | MOUNT_ATTR_NOEXEC, "cannot create the staging tmpfs");
+  tmp = (int) gl_launch_mount_openat2 (AT_FDCWD, "/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC,
+                                       RESOLVE_NO_SYMLINKS);
   if (tmp < 0)
     die_with_error ("cannot open /tmp to stage the sandbox");
-  attach (stage, tmp, "the staging area");
+  gl_launch_mount_attach (v->stage, tmp, "the staging area");
   close (tmp);
   if (L.privileged)
     {
-      stage_copy (stage, L.sandbox_copy, "sandbox");
-      if (L.host_base)
-        stage_copy (stage, L.base_copy, "base");
-      for (size_t i = 0; i < n_ov; i++)
-        stage_copy (stage, ov[i].host_fd, ov[i].layer);
+      gl_launch_mount_stage_copy (v->stage, L.sandbox_copy, "sandbox");
+      if (L.sb.host_base)
+        gl_launch_mount_stage_copy (v->stage, L.base_copy, "base");
+      for (size_t i = 0; i < L.n_ov; i++)
+        gl_launch_mount_stage_copy (v->stage, L.ov[i].host_fd, L.ov[i].layer);
     }
-  if (mkdirat (stage, "root", 0700) != 0)
+  if (mkdirat (v->stage, "root", 0700) != 0)
     die_with_error ("cannot create the staging root");
+}
+
+/* Root: a read-only overlay of (mount points) : system layer : base,
+ * attached in the staging area.  Mount points that do not exist in the
+ * tree (e.g. your home in a foreign rootfs) are made in your own
+ * mount-point layer, never by root; symbolic links and non-directories are
+ * refused. */
+static void
+view_root (View *v)
+{
+  int base_fd, skel_fd, sysdir, rootfs_fd, sysupper_fd;
+  int lowers[3];
+  bool skel_changed = false;
 
   /* The sandbox's layers, through this namespace's copy. */
-  rootfs_fd = L.host_base ? -1 : reopen_same (L.sandbox_copy, "rootfs", L.rootfs_fd, "rootfs/");
+  rootfs_fd = L.sb.host_base ? -1 : gl_launch_mount_reopen_same (L.sandbox_copy, "rootfs", L.sb.rootfs_fd, "rootfs/");
   sysdir = openat (L.sandbox_copy, "system", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
   if (sysdir < 0)
     die ("sandbox not usable: system/ changed while starting; try again");
-  sysupper_fd = reopen_same (sysdir, "upper", L.sysupper_fd, "system/upper/");
-  snprintf (uidname, sizeof uidname, "users/%u", (unsigned) L.uid);
-  userdir_fd = reopen_same (L.sandbox_copy, uidname, L.userdir_fd, uidname);
+  sysupper_fd = gl_launch_mount_reopen_same (sysdir, "upper", L.sb.sysupper_fd, "system/upper/");
 
-  /* The writable overlays are made meanwhile (a failure ends the process).
-   * This is the only place with threads: they start after every credential
-   * change (we are already the user, holding capabilities of the new user
-   * namespace only), touch nothing but their own overlays, and are joined
-   * below, before anything else happens; capset() is per thread, so no
-   * capability is dropped while one runs. */
-  jobs = (OverlayJobs) { &ops, userdir_fd, 0 };
-  for (int t = 0; t < N_HELPERS; t++)
-    helped[t] = pthread_create (&helpers[t], NULL, overlay_thread, &jobs) == 0;
-
-  /* The root: read-only overlay of (mount points) : system/upper : base.
-   * The host's / cannot be a layer beside directories inside it (overlayfs
+  /* The host's / cannot be a layer beside directories inside it (overlayfs
    * refuses overlapping layers), so a host base is first wrapped in an
    * overlay of its own: a different filesystem, no overlap. */
-  if (L.host_base)
+  if (L.sb.host_base)
     {
       cleanup_fd int empty = -1;
+      cleanup_fd int dir = -1;
       int two[2];
-      if (mkdirat (stage, "empty", 0700) != 0 || mkdirat (stage, "host", 0700) != 0
-          || (empty = openat (stage, "empty", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+      if (mkdirat (v->stage, "empty", 0700) != 0 || mkdirat (v->stage, "host", 0700) != 0
+          || (empty = openat (v->stage, "empty", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
         die_with_error ("cannot prepare the host base");
       two[0] = L.base_copy;
       two[1] = empty;
-      base_fd = make_overlay (two, 2, -1, -1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
-                              | MOUNT_ATTR_NODEV, "cannot use the host's / as the base");
-      {
-        cleanup_fd int dir = openat (stage, "host", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (dir < 0)
-          die_with_error ("cannot prepare the host base");
-        attach (base_fd, dir, "the host base");
-      }
+      base_fd = gl_launch_mount_overlay (two, 2, -1, -1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                                         | MOUNT_ATTR_NODEV, "cannot use the host's / as the base");
+      dir = openat (v->stage, "host", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (dir < 0)
+        die_with_error ("cannot prepare the host base");
+      gl_launch_mount_attach (base_fd, dir, "the host base");
     }
   else
     base_fd = rootfs_fd;
-  skel_fd = open_user_dir (userdir_fd, "mountpoints", "mountpoints/");
+  skel_fd = gl_launch_mount_open_user_dir (v->userdir_fd, "mountpoints", "mountpoints/", L.uid);
   lowers[0] = skel_fd;
   lowers[1] = sysupper_fd;
   lowers[2] = base_fd;
-  root = make_root (lowers);
+  v->root = make_root (lowers);
 
-  /* Mount points that do not exist in the tree (e.g. your home in a
-   * foreign rootfs) are made in your own mount-point layer, never by root;
-   * symbolic links and non-directories are refused. */
-  for (size_t i = 0; i < ops.n; i++)
+  for (size_t i = 0; i < v->ops.n; i++)
     {
       bool nested = false;
       int fd;
       for (size_t k = 0; k < i; k++)
-        if (gl_launch_path_has_prefix (ops.ops[i].path, ops.ops[k].path))
+        if (gl_launch_path_has_prefix (v->ops.ops[i].path, v->ops.ops[k].path))
           nested = true;
       if (nested)
         continue;
-      fd = open_in_view (root, ops.ops[i].path);
+      fd = gl_launch_mount_open_in_view (v->root, v->ops.ops[i].path);
       if (fd >= 0)
         {
           close (fd);
@@ -1313,51 +751,41 @@ build_view (void)
       /* (A merged directory the sandbox lacks still shows the host's.) */
       if (errno == ENOENT)
         {
-          skel_mkdir_p (skel_fd, ops.ops[i].path);
+          gl_launch_mount_skel_mkdir_p (skel_fd, v->ops.ops[i].path);
           skel_changed = true;
         }
       else if (errno != ENOENT)
-        die_target (ops.ops[i].path);
+        gl_launch_mount_die_target (v->ops.ops[i].path);
     }
   if (skel_changed)
     {
-      close (root);
-      root = make_root (lowers);
+      close (v->root);
+      v->root = make_root (lowers);
     }
   {
-    cleanup_fd int dir = openat (stage, "root", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    cleanup_fd int dir = openat (v->stage, "root", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0)
       die_with_error ("cannot open the staging root");
-    attach (root, dir, "/");
+    gl_launch_mount_attach (v->root, dir, "/");
   }
+}
 
-  make_overlays (&jobs);
-  for (int t = 0; t < N_HELPERS; t++)
-    if (helped[t] && pthread_join (helpers[t], NULL) != 0)
-      die ("internal error: cannot wait for the overlays");
-
-  for (size_t i = 0; i < ops.n; i++)
+/* Attach: every planned mount at its place in the view. */
+static void
+view_attach (View *v)
+{
+  for (size_t i = 0; i < v->ops.n; i++)
     {
-      MountOp *op = &ops.ops[i];
-      int target = open_in_view (root, op->path);
+      MountOp *op = &v->ops.ops[i];
+      int target = gl_launch_mount_open_in_view (v->root, op->path);
       int mnt = -1;
 
       if (target < 0)
-        {
-          die_target (op->path);
-        }
+        gl_launch_mount_die_target (op->path);
       switch (op->kind)
         {
         case OP_PROC:
-          {
-            cleanup_fd int fs = fsopen ("proc", FSOPEN_CLOEXEC);
-            if (fs < 0 || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
-              die_fs (fs, "cannot mount a new /proc");
-            mnt = fsmount (fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV
-                           | MOUNT_ATTR_NOEXEC);
-            if (mnt < 0)
-              die_fs (fs, "cannot mount a new /proc");
-          }
+          mnt = gl_launch_mount_proc ();
           break;
         case OP_BIND:
           mnt = op->src_fd;
@@ -1369,28 +797,33 @@ build_view (void)
           {
             int two[2] = { op->src_fd, target };
             cleanup_free char *what = xasprintf ("cannot merge the host's %s", op->path);
-            mnt = make_overlay (two, 2, -1, -1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
-                                | MOUNT_ATTR_NODEV, what);
+            mnt = gl_launch_mount_overlay (two, 2, -1, -1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                                           | MOUNT_ATTR_NODEV, what);
           }
           break;
         default:
           die ("internal error: unknown mount kind");
         }
-      attach (mnt, target, op->path);
+      gl_launch_mount_attach (mnt, target, op->path);
       close (mnt);
       close (target);
     }
+}
 
-  /* Display, sound and bus sockets: the X11 directory in /tmp and the
-   * runtime directory. */
-  for (size_t i = 0; i < n_ov; i++)
+/* Sockets: display, sound and bus sockets of the X11 and ICE directories
+ * in /tmp and of the runtime directory. */
+static void
+view_sockets (View *v)
+{
+  for (size_t i = 0; i < L.n_ov; i++)
     {
-      if (strcmp (ov[i].layer, "run-user") == 0)
+      const Overlaid *ov = &L.ov[i];
+      if (strcmp (ov->layer, "run-user") == 0)
         {
-          size_t budget = MAX_SOCKETS;
-          bind_sockets (root, ov[i].host_fd, ov[i].path, 3, &budget);
+          size_t budget = GL_LAUNCH_MAX_SOCKETS;
+          gl_launch_mount_bind_sockets (v->root, ov->host_fd, ov->path, 3, &budget);
         }
-      else if (strcmp (ov[i].layer, "tmp") == 0)
+      else if (strcmp (ov->layer, "tmp") == 0)
         {
           static const char *const sockdirs[] = { ".X11-unix", ".ICE-unix" };
           for (size_t k = 0; k < 2; k++)
@@ -1400,20 +833,63 @@ build_view (void)
               struct stat st;
               if (L.sockdir[k].st_ino == 0)
                 continue;
-              sd = openat (ov[i].host_fd, sockdirs[k], O_PATH | O_NOFOLLOW | O_DIRECTORY
+              sd = openat (ov->host_fd, sockdirs[k], O_PATH | O_NOFOLLOW | O_DIRECTORY
                            | O_CLOEXEC);
               if (sd >= 0 && fstat (sd, &st) == 0 && st.st_dev == L.sockdir[k].st_dev
                   && st.st_ino == L.sockdir[k].st_ino)
                 {
-                  size_t budget = MAX_SOCKETS;
-                  bind_sockets (root, sd, vp, 1, &budget);
+                  size_t budget = GL_LAUNCH_MAX_SOCKETS;
+                  gl_launch_mount_bind_sockets (v->root, sd, vp, 1, &budget);
                 }
             }
         }
     }
+}
+
+/* Builds the view and pivots into it.  Runs as the user, with CAP_SYS_ADMIN
+ * in the new user namespace only. */
+static void
+build_view (void)
+{
+  View v = { { NULL, 0, 0 }, { NULL, 0 }, -1, -1, -1 };
+  char uidname[32];
+  OverlayJobs jobs;
+  pthread_t helpers[N_HELPERS];
+  bool helped[N_HELPERS];
+
+  if (mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) != 0)
+    die_with_error ("cannot make the mount namespace private");
+
+  v.mt = gl_launch_mount_table_read ();
+  if (!L.privileged)
+    view_unprivileged_sources (&v.mt);
+  view_plan (&v);
+  view_stage (&v);
+  snprintf (uidname, sizeof uidname, "users/%u", (unsigned) L.uid);
+  v.userdir_fd = gl_launch_mount_reopen_same (L.sandbox_copy, uidname, L.sb.userdir_fd, uidname);
+
+  /* The writable overlays are made meanwhile (a failure ends the process).
+   * This is the only place with threads: they start after every credential
+   * change (we are already the user, holding capabilities of the new user
+   * namespace only), touch nothing but their own overlays, and are joined
+   * below, before anything else happens; capset() is per thread, so no
+   * capability is dropped while one runs. */
+  jobs = (OverlayJobs) { &v.ops, v.userdir_fd, 0 };
+  for (int t = 0; t < N_HELPERS; t++)
+    helped[t] = pthread_create (&helpers[t], NULL, overlay_thread, &jobs) == 0;
+
+  view_root (&v);
+
+  make_overlays (&jobs);
+  for (int t = 0; t < N_HELPERS; t++)
+    if (helped[t] && pthread_join (helpers[t], NULL) != 0)
+      die ("internal error: cannot wait for the overlays");
+
+  view_attach (&v);
+  view_sockets (&v);
 
   /* Into the view; the old root goes away entirely. */
-  if (fchdir (root) != 0)
+  if (fchdir (v.root) != 0)
     die_with_error ("cannot enter the sandbox root");
   if (syscall (SYS_pivot_root, ".", ".") != 0)
     die_with_error ("cannot pivot into the sandbox root");
@@ -1790,7 +1266,7 @@ main (int argc, char **argv)
 
   L.cwd = getcwd (cwdbuf, sizeof cwdbuf) ? xstrdup (cwdbuf) : NULL;
   lookup_user ();
-  open_sandbox ();
+  gl_launch_store_open (&L.sb, GL_LAUNCH_SANDBOX_DIR, L.id, L.uid, L.gid, L.privileged);
   make_copies ();
 
   if (pipe2 (sync_p, O_CLOEXEC) != 0 || pipe2 (err_p, O_CLOEXEC) != 0
@@ -1870,8 +1346,8 @@ main (int argc, char **argv)
     }
   if (read (status_p[0], &app_status, sizeof app_status) != (ssize_t) sizeof app_status)
     app_status = -1;
-  close (L.lock_fd);
-  close (L.user_lock_fd);
+  close (L.sb.lock_fd);
+  close (L.sb.user_lock_fd);
 
   if (errlen > 0)
     {

@@ -1,7 +1,13 @@
-/* TAP unit test of glimpse-launch's pure helpers.
+/* TAP unit test of glimpse-launch's pure helpers and its mount-table reader.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
-#include "gl-launch-util.h"
+#include "gl-launch-mount.h"
+#include "gl-launch-pure.h"
+
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +31,44 @@ has (char **env, const char *entry)
     if (strcmp (env[i], entry) == 0)
       return 1;
   return 0;
+}
+
+/* A stream that gives the first CUT bytes of a mountinfo text, then fails
+ * with EIO (or ends, when CUT is past the end). */
+typedef struct {
+  const char *text;
+  size_t pos, cut;
+} Failing;
+
+static ssize_t
+failing_read (void *cookie, char *buf, size_t size)
+{
+  Failing *f = cookie;
+  size_t len = strlen (f->text), n;
+  if (f->pos >= f->cut && f->cut < len)
+    {
+      errno = EIO;
+      return -1;
+    }
+  n = (f->cut < len ? f->cut : len) - f->pos;
+  if (n > size)
+    n = size;
+  memcpy (buf, f->text + f->pos, n);
+  f->pos += n;
+  return (ssize_t) n;
+}
+
+static int
+parse_text (const char *text, size_t cut, GlLaunchMountTable *t, char **error)
+{
+  Failing f = { text, 0, cut };
+  cookie_io_functions_t io = { failing_read, NULL, NULL, NULL };
+  FILE *fp = fopencookie (&f, "r", io);
+  int rc;
+  setvbuf (fp, NULL, _IONBF, 0);
+  rc = gl_launch_mount_table_parse (fp, "test", t, error);
+  fclose (fp);
+  return rc;
 }
 
 static int
@@ -158,17 +202,63 @@ main (void)
     ok (b == NULL, "Basement is not Base");
   }
 
-  /* mountinfo */
+  /* mount tables, through libmount (SECURITY.md case 28) */
   {
-    char *fstype = NULL;
-    char *mp = gl_launch_mountinfo_mountpoint (
-      "36 35 98:0 /mnt1 /mnt/with\\040space rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n", &fstype);
-    ok (mp && strcmp (mp, "/mnt/with space") == 0 && fstype && strcmp (fstype, "ext3") == 0,
-        "mountinfo line parsed, octal unescaped");
-    free (mp);
-    free (fstype);
-    mp = gl_launch_mountinfo_mountpoint ("garbage", &fstype);
-    ok (mp == NULL, "malformed mountinfo line refused");
+    static const char text[] =
+      "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+      "36 22 98:0 /mnt1 /mnt/with\\040space rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n"
+      "37 22 0:5 / /proc rw - proc proc rw\n";
+    GlLaunchMountTable t;
+    char *error = NULL;
+    int rc = parse_text (text, sizeof text, &t, &error);
+    ok (rc == 0 && t.n == 3 && strcmp (t.paths[1], "/mnt/with space") == 0
+        && strcmp (t.paths[2], "/proc") == 0, "mountinfo read whole, octal unescaped");
+    gl_launch_mount_table_clear (&t);
+    free (error);
+    error = NULL;
+    /* the read fails after the second line: an error, not two mounts */
+    rc = parse_text (text, strchr (strchr (text, '\n') + 1, '\n') + 1 - text, &t, &error);
+    ok (rc < 0 && t.n == 0 && error != NULL && strstr (error, "test") != NULL,
+        "a read error part of the way is an error, never a shorter table");
+    free (error);
+    error = NULL;
+    rc = parse_text (text, 10, &t, &error);
+    ok (rc < 0 && t.n == 0, "a read error inside a line is an error");
+    free (error);
+  }
+  {
+    /* The real table under a caller's tiny address-space limit: the
+     * launcher dies with a message, or reads the whole table. */
+    GlLaunchMountTable whole = gl_launch_mount_table_read ();
+    int p[2];
+    pid_t pid;
+    int st = 0;
+    char buf[512] = "";
+    ssize_t n;
+    if (pipe (p) != 0)
+      abort ();
+    pid = fork ();
+    if (pid == 0)
+      {
+        /* grow the heap's need: many lines, little memory */
+        struct rlimit rl = { 0, 0 };
+        GlLaunchMountTable t;
+        char *error = NULL;
+        FILE *f = fopen ("/proc/self/mountinfo", "re");
+        dup2 (p[1], 2);
+        rl.rlim_cur = rl.rlim_max = 1;    /* no more memory at all */
+        (void) setrlimit (RLIMIT_AS, &rl);
+        if (f == NULL || gl_launch_mount_table_parse (f, "/proc/self/mountinfo", &t, &error) != 0)
+          _exit (3);
+        _exit (t.n == whole.n ? 0 : 4);
+      }
+    close (p[1]);
+    n = read (p[0], buf, sizeof buf - 1);
+    (void) n;
+    waitpid (pid, &st, 0);
+    ok (WIFEXITED (st) && (WEXITSTATUS (st) == 0 || WEXITSTATUS (st) == 3 || WEXITSTATUS (st) == 125),
+        "under RLIMIT_AS the table is whole or an error (never shorter)");
+    gl_launch_mount_table_clear (&whole);
   }
 
   /* paths */

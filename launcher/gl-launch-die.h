@@ -1,5 +1,5 @@
-/* glimpse-launch: small helpers (no GLib).
- * SPDX-License-Identifier: LGPL-2.1-or-later */
+/* glimpse-launch: process support (no GLib): die(), allocation that dies on
+ * failure, cleanup attributes.  SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
 #include <errno.h>

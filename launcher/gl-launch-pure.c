@@ -1,8 +1,8 @@
-/* glimpse-launch: pure helpers (no system calls), unit-tested.
- * SPDX-License-Identifier: LGPL-2.1-or-later */
+/* glimpse-launch: pure helpers (no system calls, no global state), unit-tested:
+ * arguments, environment, sandbox.conf, paths.  SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
-#include "gl-launch-util.h"
-#include "utils.h"
+#include "gl-launch-pure.h"
+#include "gl-launch-die.h"
 
 #include <string.h>
 
@@ -239,76 +239,6 @@ gl_launch_conf_get_base (const char *text)
       p = end ? end + 1 : NULL;
     }
   return NULL;
-}
-
-void
-gl_launch_unescape_octal (char *s)
-{
-  char *w = s;
-  for (char *r = s; *r != '\0'; r++)
-    {
-      if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7'
-          && r[3] >= '0' && r[3] <= '7')
-        {
-          *w++ = (char) (((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
-          r += 3;
-        }
-      else
-        *w++ = *r;
-    }
-  *w = '\0';
-}
-
-/* Returns a copy of the N-th space-separated field of [p, end). */
-static char *
-field (const char *p, const char *end, int n)
-{
-  for (int i = 0; p < end; i++)
-    {
-      const char *s;
-      while (p < end && *p == ' ')
-        p++;
-      s = p;
-      while (p < end && *p != ' ')
-        p++;
-      if (p == s)
-        return NULL;
-      if (i == n)
-        {
-          char *f = xmalloc ((size_t) (p - s) + 1);
-          memcpy (f, s, (size_t) (p - s));
-          f[p - s] = '\0';
-          return f;
-        }
-    }
-  return NULL;
-}
-
-char *
-gl_launch_mountinfo_mountpoint (const char *line, char **fstype)
-{
-  const char *end = line + strcspn (line, "\n");
-  const char *sep = strstr (line, " - ");
-  char *mp;
-
-  *fstype = NULL;
-  if (sep == NULL || sep > end)
-    return NULL;
-  mp = field (line, sep, 4);
-  if (mp == NULL || mp[0] != '/')
-    {
-      free (mp);
-      return NULL;
-    }
-  *fstype = field (sep + 3, end, 0);
-  if (*fstype == NULL)
-    {
-      free (mp);
-      return NULL;
-    }
-  gl_launch_unescape_octal (mp);
-  gl_launch_unescape_octal (*fstype);
-  return mp;
 }
 
 bool

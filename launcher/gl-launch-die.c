@@ -1,7 +1,7 @@
-/* glimpse-launch: small helpers (no GLib).
- * SPDX-License-Identifier: LGPL-2.1-or-later */
+/* glimpse-launch: process support (no GLib): die(), allocation that dies on
+ * failure, cleanup attributes.  SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
-#include "utils.h"
+#include "gl-launch-die.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* glimpse-launch: pure helpers (no system calls), unit-tested.
- * SPDX-License-Identifier: LGPL-2.1-or-later */
+/* glimpse-launch: pure helpers (no system calls, no global state), unit-tested:
+ * arguments, environment, sandbox.conf, paths.  SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
 #include <stdbool.h>
@@ -42,12 +42,6 @@ void gl_launch_strv_free (char **strv);
 /* The value of Base= in group [Sandbox] of a sandbox.conf text, as a new
  * string, or NULL if absent. */
 char *gl_launch_conf_get_base (const char *text);
-
-/* Decodes the octal escapes (\040 …) of a mountinfo field in place. */
-void gl_launch_unescape_octal (char *s);
-/* Parses one line of /proc/self/mountinfo; returns the mount point (malloc'd)
- * and the fs type in *fstype (malloc'd), or NULL on a malformed line. */
-char *gl_launch_mountinfo_mountpoint (const char *line, char **fstype);
 
 /* True if PATH is DIR or below it (both absolute, normalised). */
 bool gl_launch_path_has_prefix (const char *path, const char *dir);

@@ -1,0 +1,374 @@
+/* glimpse-launch: the mount machinery, from descriptors.  See gl-launch-mount.h.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+
+#include "gl-launch-mount.h"
+#include "gl-launch-die.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <libmount/libmount.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------- */
+/* Mount tables, through libmount                                          */
+
+/* libmount reads the environment only in mnt_init_debug() (LIBMOUNT_DEBUG),
+ * which is never called here: the table functions below do not initialise
+ * debugging.  (Its getuid() != geteuid() check only hides addresses in the
+ * debug output of a setuid program; it does not ignore LIBMOUNT_DEBUG.)  The
+ * launcher also clears its environment before anything else runs. */
+int
+gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
+                             char **error)
+{
+  struct libmnt_table *tb = mnt_new_table ();
+  struct libmnt_iter *it = mnt_new_iter (MNT_ITER_FORWARD);
+  struct libmnt_fs *fs = NULL;
+  size_t cap = 0;
+  int rc;
+
+  out->paths = NULL;
+  out->n = 0;
+  *error = NULL;
+  if (tb == NULL || it == NULL)
+    die_oom ();
+  rc = mnt_table_parse_stream (tb, f, name);
+  /* A read error part of the way (an I/O error, or getline() out of memory
+   * under the caller's RLIMIT_AS) must not pass as the end of the table. */
+  if (rc == 0 && ferror (f))
+    rc = -EIO;
+  if (rc != 0)
+    {
+      *error = xasprintf ("cannot read the mount table %s: %s", name,
+                          strerror (rc < 0 ? -rc : EINVAL));
+      mnt_free_iter (it);
+      mnt_unref_table (tb);
+      return rc < 0 ? rc : -EINVAL;
+    }
+  while (mnt_table_next_fs (tb, it, &fs) == 0)
+    {
+      const char *target = mnt_fs_get_target (fs);
+      if (target == NULL || target[0] != '/')
+        continue;
+      if (out->n == cap)
+        {
+          cap = cap ? 2 * cap : 64;
+          out->paths = xrealloc (out->paths, cap * sizeof (char *));
+        }
+      out->paths[out->n++] = xstrdup (target);
+    }
+  mnt_free_iter (it);
+  mnt_unref_table (tb);
+  return 0;
+}
+
+GlLaunchMountTable
+gl_launch_mount_table_read (void)
+{
+  GlLaunchMountTable t = { NULL, 0 };
+  cleanup_free char *error = NULL;
+  FILE *f = fopen ("/proc/self/mountinfo", "re");
+
+  if (f == NULL)
+    die_with_error ("cannot read /proc/self/mountinfo");
+  if (gl_launch_mount_table_parse (f, "/proc/self/mountinfo", &t, &error) != 0)
+    die ("%s; refusing to build a view from part of it (out of memory?)", error);
+  fclose (f);
+  return t;
+}
+
+void
+gl_launch_mount_table_clear (GlLaunchMountTable *t)
+{
+  for (size_t i = 0; i < t->n; i++)
+    free (t->paths[i]);
+  free (t->paths);
+  t->paths = NULL;
+  t->n = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Mounts from descriptors                                                 */
+
+long
+gl_launch_mount_openat2 (int dirfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+  struct open_how how = { .flags = flags, .mode = 0, .resolve = resolve };
+  return syscall (SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+static ssize_t
+fs_log (int fsfd, char *buf, size_t size)
+{
+  ssize_t n = read (fsfd, buf, size - 1);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  if (n > 0 && buf[n - 1] == '\n')
+    buf[--n] = '\0';
+  return n;
+}
+
+void
+gl_launch_mount_die_fs (int fsfd, const char *what)
+{
+  int errsv = errno;
+  char log[512] = "";
+  if (fsfd >= 0 && fs_log (fsfd, log, sizeof log) > 0)
+    die ("%s: %s (%s); your kernel may lack overlayfs in user namespaces (Linux >= 5.11 "
+         "needed)", what, strerror (errsv), log);
+  errno = errsv;
+  die_with_error ("%s", what);
+}
+
+int
+gl_launch_mount_overlay (const int *lowers, size_t n_lowers, int upper, int work,
+                         unsigned attrs, const char *what)
+{
+  cleanup_fd int fs = fsopen ("overlay", FSOPEN_CLOEXEC);
+  char lowerdir[1024] = "";
+  size_t off = 0;
+  int mnt;
+
+  if (fs < 0)
+    gl_launch_mount_die_fs (-1, "cannot use overlayfs");
+  for (size_t i = 0; i < n_lowers; i++)
+    off += (size_t) snprintf (lowerdir + off, sizeof lowerdir - off, "%s/proc/self/fd/%d",
+                              i ? ":" : "", lowers[i]);
+  if (fsconfig (fs, FSCONFIG_SET_STRING, "lowerdir", lowerdir, 0) != 0)
+    gl_launch_mount_die_fs (fs, what);
+  if (upper >= 0)
+    {
+      char p[64];
+      snprintf (p, sizeof p, "/proc/self/fd/%d", upper);
+      if (fsconfig (fs, FSCONFIG_SET_STRING, "upperdir", p, 0) != 0)
+        gl_launch_mount_die_fs (fs, what);
+      snprintf (p, sizeof p, "/proc/self/fd/%d", work);
+      if (fsconfig (fs, FSCONFIG_SET_STRING, "workdir", p, 0) != 0)
+        gl_launch_mount_die_fs (fs, what);
+    }
+  if (fsconfig (fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0
+      || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
+    gl_launch_mount_die_fs (fs, what);
+  mnt = fsmount (fs, FSMOUNT_CLOEXEC, attrs);
+  if (mnt < 0)
+    gl_launch_mount_die_fs (fs, what);
+  return mnt;
+}
+
+/* Creates the configured filesystem context FS and mounts it, detached. */
+static int
+fs_create_mount (int fs, unsigned attrs, const char *what)
+{
+  int mnt;
+  if (fs < 0 || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
+    gl_launch_mount_die_fs (fs, what);
+  mnt = fsmount (fs, FSMOUNT_CLOEXEC, attrs);
+  if (mnt < 0)
+    gl_launch_mount_die_fs (fs, what);
+  return mnt;
+}
+
+int
+gl_launch_mount_tmpfs (const char *mode, const char *size, unsigned attrs, const char *what)
+{
+  cleanup_fd int fs = fsopen ("tmpfs", FSOPEN_CLOEXEC);
+  if (fs >= 0 && (fsconfig (fs, FSCONFIG_SET_STRING, "mode", mode, 0) != 0
+                  || fsconfig (fs, FSCONFIG_SET_STRING, "size", size, 0) != 0))
+    gl_launch_mount_die_fs (fs, what);
+  return fs_create_mount (fs, attrs, what);
+}
+
+int
+gl_launch_mount_proc (void)
+{
+  cleanup_fd int fs = fsopen ("proc", FSOPEN_CLOEXEC);
+  return fs_create_mount (fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                          "cannot mount a new /proc");
+}
+
+int
+gl_launch_mount_open_in_view (int rootfd, const char *path)
+{
+  const char *rel = path + strspn (path, "/");
+  return (int) gl_launch_mount_openat2 (rootfd, *rel ? rel : ".",
+                                        O_PATH | O_DIRECTORY | O_CLOEXEC,
+                                        RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS
+                                        | RESOLVE_NO_MAGICLINKS);
+}
+
+void
+gl_launch_mount_die_target (const char *path)
+{
+  if (errno == ELOOP)
+    die ("sandbox not usable: %s inside the sandbox is or passes through a symbolic "
+         "link; ask your administrator to repair the sandbox", path);
+  if (errno == ENOTDIR)
+    die ("sandbox not usable: %s inside the sandbox is not a directory; ask your "
+         "administrator to repair the sandbox, or purge your layer", path);
+  die_with_error ("cannot find the mount point %s inside the sandbox", path);
+}
+
+void
+gl_launch_mount_skel_mkdir_p (int skelfd, const char *path)
+{
+  cleanup_free char *copy = xstrdup (path);
+  cleanup_fd int dir = dup (skelfd);
+  char *save = NULL;
+
+  for (char *c = strtok_r (copy, "/", &save); c != NULL; c = strtok_r (NULL, "/", &save))
+    {
+      int next;
+      if (mkdirat (dir, c, 0755) != 0 && errno != EEXIST)
+        die_with_error ("cannot create mount point %s in your layer", path);
+      next = openat (dir, c, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+      if (next < 0)
+        die_with_error ("cannot open mount point %s in your layer", path);
+      close (dir);
+      dir = next;
+    }
+}
+
+int
+gl_launch_mount_open_user_dir (int parent, const char *name, const char *what, uid_t uid)
+{
+  struct stat st;
+  int fd;
+  if (mkdirat (parent, name, 0700) != 0 && errno != EEXIST)
+    die_with_error ("cannot create %s in your layer", what);
+  fd = openat (parent, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    die_with_error ("cannot open %s in your layer (purge your layer with \"glimpse purge\")",
+                    what);
+  if (fstat (fd, &st) != 0 || st.st_uid != uid)
+    die ("%s in your layer is not owned by you; purge your layer with \"glimpse purge\"",
+         what);
+  return fd;
+}
+
+void
+gl_launch_mount_attach (int mnt, int target, const char *path)
+{
+  if (move_mount (mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    die_with_error ("cannot mount %s inside the sandbox", path);
+}
+
+int
+gl_launch_mount_clone_tree (const char *path, unsigned attrs, bool missing_ok)
+{
+  struct mount_attr attr = { .attr_set = attrs };
+  int fd = open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE
+                      | AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW);
+  if (fd < 0 && missing_ok && (errno == ENOENT || errno == EACCES || errno == ENOTDIR))
+    return -1;
+  if (fd < 0)
+    die_with_error ("cannot copy the host mount %s", path);
+  if (mount_setattr (fd, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
+    die_with_error ("cannot make the copy of %s read-only/nosuid", path);
+  return fd;
+}
+
+void
+gl_launch_mount_stage_copy (int stage, int fd, const char *name)
+{
+  cleanup_fd int dir = -1;
+  if (mkdirat (stage, name, 0700) != 0)
+    die_with_error ("cannot create staging directory %s", name);
+  dir = openat (stage, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0 || move_mount (fd, "", dir, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    die_with_error ("cannot stage a copy of a host directory (%s)", name);
+}
+
+/* (Ownership cannot be re-checked here: root is not mapped in the user
+ * namespace this runs in.) */
+int
+gl_launch_mount_reopen_same (int dirfd, const char *name, int same, const char *what)
+{
+  struct stat a, b;
+  int fd = openat (dirfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &a) != 0 || fstat (same, &b) != 0
+      || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+    die ("sandbox not usable: %s changed while starting; try again", what);
+  return fd;
+}
+
+/* Unix sockets cannot be connected through an overlay (the socket is found
+ * by inode, and the overlay's inode is not the socket's), so every socket in
+ * the host directory DIR (an overlay lower) down to DEPTH levels is bound
+ * over its own overlay entry.  Only sockets the user can reach, and at most
+ * *BUDGET of them (each is a mount, and mounts are a limited resource). */
+void
+gl_launch_mount_bind_sockets (int root, int dir, const char *view_path, int depth,
+                              size_t *budget)
+{
+  cleanup_fd int rd = openat (dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d;
+  struct dirent *e;
+
+  if (rd < 0 || (d = fdopendir (rd)) == NULL)
+    return;
+  rd = -1;
+  while ((e = readdir (d)) != NULL)
+    {
+      cleanup_free char *vp = NULL;
+      struct stat st;
+      mode_t type;
+      if (strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      /* The type as the directory gives it (tmpfs and ext4 do), saving a
+       * stat per entry; the socket itself is checked again below. */
+      if (e->d_type != DT_UNKNOWN)
+        type = DTTOIF (e->d_type);
+      else if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        type = st.st_mode & S_IFMT;
+      else
+        continue;
+      if (!S_ISDIR (type) && !S_ISSOCK (type))
+        continue;
+      vp = xasprintf ("%s/%s", view_path, e->d_name);
+      if (S_ISDIR (type) && depth > 1)
+        {
+          cleanup_fd int sub = openat (dirfd (d), e->d_name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+          if (sub >= 0)
+            gl_launch_mount_bind_sockets (root, sub, vp, depth - 1, budget);
+        }
+      else if (S_ISSOCK (type))
+        {
+          struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                                     | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+          cleanup_fd int src = open_tree (dirfd (d), e->d_name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                                          | AT_SYMLINK_NOFOLLOW);
+          const char *rel = vp + strspn (vp, "/");
+          cleanup_fd int target = (int) gl_launch_mount_openat2 (root, rel,
+                                                                 O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                                                 RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS
+                                                                 | RESOLVE_NO_MAGICLINKS);
+          struct stat tst, sst;
+          if (src < 0 || target < 0 || fstat (target, &tst) != 0 || !S_ISSOCK (tst.st_mode)
+              || fstat (src, &sst) != 0 || !S_ISSOCK (sst.st_mode))
+            continue;   /* gone, replaced, or deleted in your layer: nothing to pass */
+          if (*budget == SIZE_MAX)
+            break;      /* exhausted, and said so */
+          if (*budget == 0)
+            {
+              *budget = SIZE_MAX;
+              fprintf (stderr, "glimpse-launch: warning: more than %d sockets below %s; "
+                       "the rest are not passed\n", GL_LAUNCH_MAX_SOCKETS, view_path);
+              break;
+            }
+          (*budget)--;
+          if (mount_setattr (src, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+            die_with_error ("cannot restrict the socket %s", vp);
+          if (move_mount (src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+            die_with_error ("cannot pass the socket %s into the sandbox", vp);
+        }
+    }
+  closedir (d);
+}

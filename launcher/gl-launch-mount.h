@@ -1,0 +1,67 @@
+/* glimpse-launch: the mount machinery, from descriptors (as bubblewrap keeps
+ * bind-mount.c apart from bubblewrap.c).  Every function takes what it works
+ * on as parameters; nothing here keeps state.  Failures die().
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* The mount points of a mount table, in table order. */
+typedef struct {
+  char **paths;
+  size_t n;
+} GlLaunchMountTable;
+
+/* Reads a mountinfo-format table from F through libmount.  Returns 0, or a
+ * negative errno with *ERROR set to a message (malloc'd): a read error part
+ * of the way through is an error, never a shorter table. */
+int gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
+                                 char **error);
+/* /proc/self/mountinfo; dies on any error. */
+GlLaunchMountTable gl_launch_mount_table_read (void);
+void gl_launch_mount_table_clear (GlLaunchMountTable *t);
+
+long gl_launch_mount_openat2 (int dirfd, const char *path, uint64_t flags, uint64_t resolve);
+
+/* Dies with the filesystem context's log (FSFD, or -1) and errno. */
+void gl_launch_mount_die_fs (int fsfd, const char *what) __attribute__((noreturn));
+
+/* A new overlay from layer descriptors (top lower first); upper/work may be
+ * -1 for a read-only overlay.  Returns a detached mount. */
+int gl_launch_mount_overlay (const int *lowers, size_t n_lowers, int upper, int work,
+                             unsigned attrs, const char *what);
+/* A new tmpfs (detached) with the given mode and size options. */
+int gl_launch_mount_tmpfs (const char *mode, const char *size, unsigned attrs,
+                           const char *what);
+/* A new proc (detached), nosuid, nodev, noexec. */
+int gl_launch_mount_proc (void);
+/* A recursive copy of the mount at PATH with ATTRS set; -1 when the path
+ * is missing or unreachable and MISSING_OK. */
+int gl_launch_mount_clone_tree (const char *path, unsigned attrs, bool missing_ok);
+/* Attaches the detached mount MNT on directory TARGET (PATH: for messages). */
+void gl_launch_mount_attach (int mnt, int target, const char *path);
+/* Attaches detached mount FD at a new directory NAME of the staging
+ * directory STAGE; afterwards FD refers to a mount of this namespace. */
+void gl_launch_mount_stage_copy (int stage, int fd, const char *name);
+/* Reopens directory NAME below DIRFD; it must be the very directory SAME. */
+int gl_launch_mount_reopen_same (int dirfd, const char *name, int same, const char *what);
+/* Opens PATH (absolute in the view) under root ROOTFD as a directory without
+ * following any symbolic link.  Returns -1 with errno set. */
+int gl_launch_mount_open_in_view (int rootfd, const char *path);
+/* Dies with the right message for a mount point PATH open_in_view refused. */
+void gl_launch_mount_die_target (const char *path) __attribute__((noreturn));
+/* Makes the directory PATH (absolute) below SKELFD, component by component. */
+void gl_launch_mount_skel_mkdir_p (int skelfd, const char *path);
+/* Makes (0700) and opens directory NAME below PARENT; it must be UID's. */
+int gl_launch_mount_open_user_dir (int parent, const char *name, const char *what, uid_t uid);
+
+/* Binds every socket in directory DIR (a host directory shown at VIEW_PATH
+ * in the view under ROOT) down to DEPTH levels over its own entry in the
+ * view, read-only; at most *BUDGET of them. */
+#define GL_LAUNCH_MAX_SOCKETS 256
+void gl_launch_mount_bind_sockets (int root, int dir, const char *view_path, int depth,
+                                   size_t *budget);

@@ -1,0 +1,43 @@
+/* glimpse-launch: checks of the sandbox store, made as root on root's own
+ * state: the trusted path walk, sandbox.conf, users/<uid>, the locks.
+ * Failures die() with a message saying what to do.
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* One sandbox as checked, held by descriptors (-1: none). */
+typedef struct {
+  const char *id;
+  bool host_base;       /* Base=host: the host's / is the base */
+  int sandbox_fd;       /* <store>/<id>/ */
+  int rootfs_fd;        /* rootfs/, or -1 for Base=host */
+  int sysupper_fd;      /* the system layer */
+  int userdir_fd;       /* users/<uid>/, the caller's */
+  int lock_fd;          /* lock, shared (privileged only) */
+  int user_lock_fd;     /* users/<uid>/lock, shared */
+} GlLaunchSandbox;
+
+#define GL_LAUNCH_SANDBOX_INIT { NULL, false, -1, -1, -1, -1, -1, -1 }
+
+/* Dies unless FD is owned by root, not group/world-writable, of TYPE
+ * (S_IFDIR, S_IFREG) and on a local filesystem. */
+void gl_launch_store_check_trusted (int fd, const char *what, mode_t type);
+/* Opens the absolute, canonical PATH one component at a time without
+ * following links, checking each directory on the way. */
+int gl_launch_store_open_trusted_path (const char *path);
+/* Opens NAME below DIRFD (O_PATH for directories) and checks it as above;
+ * -1 when missing and MISSING_OK. */
+int gl_launch_store_open_trusted_at (int dirfd, const char *name, const char *what,
+                                     mode_t type, bool missing_ok);
+
+/* Opens and checks sandbox ID of the store at STORE for UID/GID: its
+ * sandbox.conf and layers, the sandbox lock (shared, when PRIVILEGED), and
+ * users/<uid>/ (made by root when PRIVILEGED and missing). */
+void gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
+                           uid_t uid, gid_t gid, bool privileged);
+/* Takes the caller's lock users/<uid>/lock, shared; run with the caller's
+ * filesystem ids (it is made as theirs). */
+void gl_launch_store_lock_user (GlLaunchSandbox *sb, uid_t uid);
