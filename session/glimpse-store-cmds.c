@@ -283,6 +283,11 @@ format_time (GDateTime *t)
 int
 gl_cmd_list (int argc, char **argv)
 {
+  gboolean ids = FALSE;
+  GOptionEntry entries[] = {
+    { "ids", 0, 0, G_OPTION_ARG_NONE, &ids, "Print only the ids, one a line (for scripts and completion)", NULL },
+    { NULL }
+  };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("", "List the sandboxes.");
   g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   g_autoptr(GPtrArray) sandboxes = NULL;
@@ -290,6 +295,7 @@ gl_cmd_list (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   int status = GL_EXIT_OK;
 
+  g_option_context_add_main_entries (context, entries, NULL);
   if (!gl_cli_parse (context, &argc, &argv, &status))
     return status;
   if (argc != 1)
@@ -298,6 +304,15 @@ gl_cmd_list (int argc, char **argv)
   sandboxes = gl_store_list (store, errors, &error);
   if (sandboxes == NULL)
     return gl_cli_fail (error);
+
+  if (ids)  /* no header, no sizes (which walk every tree): fast enough for a Tab */
+    {
+      for (guint i = 0; i < sandboxes->len; i++)
+        g_print ("%s\n", ((GlSandbox *) sandboxes->pdata[i])->id);
+      for (guint i = 0; i < errors->len; i++)
+        status = gl_cli_fail (errors->pdata[i]);
+      return status;
+    }
 
   if (sandboxes->len == 0 && errors->len == 0)
     {

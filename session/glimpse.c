@@ -26,7 +26,7 @@ static int cmd_notify_error (int argc, char **argv);
 static const GlCommand commands[] = {
   { "profiles", "[--verbose] [NAME…]", "List the distribution profiles", gl_cmd_profiles, FALSE },
   { "create", "PROFILE [--name ID] [--image FILE [--sha256 SUM]]", "Create a sandbox (root)", gl_cmd_create, FALSE },
-  { "list", "", "List the sandboxes", gl_cmd_list, FALSE },
+  { "list", "[--ids]", "List the sandboxes", gl_cmd_list, FALSE },
   { "info", "ID", "Show a sandbox", gl_cmd_info, FALSE },
   { "remove", "ID… [--force]", "Remove sandboxes (root)", gl_cmd_remove, FALSE },
   { "run", "ID [--] COMMAND [ARG…]", "Run a command in a sandbox, as you", gl_cmd_run, FALSE },
