@@ -17,19 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gl-export.h"
+#include "gl-export-store.h"
 #include "gl-open.h"
 #include "gl-paths.h"
 #include "gl-store.h"
 #include "glimpse-cli.h"
 #include "glimpse-export.h"
-
-static const char *
-host_root (void)
-{
-  const char *root = g_getenv ("GLIMPSE_HOST_ROOT");   /* tests */
-  return root != NULL && *root != '\0' ? root : "/";
-}
 
 static void
 print_warnings (GPtrArray *warnings)
@@ -49,7 +42,7 @@ export_sandboxes (GlExportContext *ctx, GPtrArray *sandboxes, gboolean complete,
   for (guint i = 0; i < sandboxes->len; i++)
     {
       GlSandbox *sb = sandboxes->pdata[i];
-      GlExportSource *source = gl_export_source_new_for_sandbox (sb, host_root (), ctx->config_home, &error);
+      GlExportSource *source = gl_export_store_source_new (sb, gl_export_store_host_root (), ctx->config_home, &error);
 
       if (source == NULL)
         return gl_cli_fail (error);
@@ -76,7 +69,7 @@ gl_cmd_export (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("[ID…]",
     "Put the applications of the sandboxes (all by default) into the Applications menu.");
-  g_autoptr(GlExportContext) ctx = gl_export_context_new ();
+  g_autoptr(GlExportContext) ctx = gl_export_store_context_new ();
   g_autoptr(GPtrArray) sandboxes = NULL;
   g_autoptr(GError) error = NULL;
   int status = GL_EXIT_OK;
@@ -90,7 +83,7 @@ gl_cmd_export (int argc, char **argv)
       g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
       GlExportStats stats = { 0, };
 
-      if (!gl_export_sync_store (ctx, gl_paths_store_dir (), host_root (), &stats, warnings, &error))
+      if (!gl_export_store_sync_all (ctx, gl_paths_store_dir (), gl_export_store_host_root (), &stats, warnings, &error))
         return gl_cli_fail (error);
       print_warnings (warnings);
       if (!quiet)
@@ -119,7 +112,7 @@ gl_cmd_unexport (int argc, char **argv)
 {
   g_autoptr(GOptionContext) context = gl_cli_context_new ("ID…",
     "Take the applications of sandboxes out of the menus and file managers.");
-  g_autoptr(GlExportContext) ctx = gl_export_context_new ();
+  g_autoptr(GlExportContext) ctx = gl_export_store_context_new ();
   g_autoptr(GError) error = NULL;
   int status = GL_EXIT_OK;
 
@@ -146,7 +139,7 @@ load_source (const char *id, GlSandbox **sandbox_out, GError **error)
 
   if (sb == NULL)
     return NULL;
-  source = gl_export_source_new_for_sandbox (sb, host_root (), g_get_user_config_dir (), error);
+  source = gl_export_store_source_new (sb, gl_export_store_host_root (), g_get_user_config_dir (), error);
   if (source != NULL && sandbox_out != NULL)
     *sandbox_out = g_steal_pointer (&sb);
   return source;
@@ -193,12 +186,6 @@ gl_cmd_apps (int argc, char **argv)
                app->name != NULL ? app->name : "", note);
     }
   return GL_EXIT_OK;
-}
-
-static gboolean
-strv_contains0 (GStrv v, const char *s)
-{
-  return v != NULL && g_strv_contains ((const char * const *) v, s);
 }
 
 static GStrv
@@ -279,7 +266,6 @@ change_launchers (int argc, char **argv, gboolean add)
           source->added = added;
           source->removed = removed;
         }
-      (void) strv_contains0;
     }
 
   if (geteuid () == 0)
@@ -291,7 +277,7 @@ change_launchers (int argc, char **argv, gboolean add)
     }
   else
     {
-      g_autoptr(GlExportContext) ctx = gl_export_context_new ();
+      g_autoptr(GlExportContext) ctx = gl_export_store_context_new ();
       g_autoptr(GPtrArray) one = g_ptr_array_new ();
 
       if (!gl_export_user_launchers_save (ctx->config_home, sb->id,
@@ -327,7 +313,7 @@ gl_cmd_open (int argc, char **argv)
   };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("ID [--app DESKTOP-ID] [--] [FILE|URL…]",
     "Open files in the sandbox's default application for their type.");
-  g_autoptr(GlExportContext) ctx = gl_export_context_new ();
+  g_autoptr(GlExportContext) ctx = gl_export_store_context_new ();
   g_autoptr(GlExportSource) source = NULL;
   g_autoptr(GlSandbox) sb = NULL;
   g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);

@@ -14,7 +14,7 @@
 #include "gl-paths.h"
 #include "gl-profile.h"
 #include "gl-store.h"
-#include "gl-export.h"
+#include "gl-export-store.h"
 
 /* ---- glimpse profiles ---- */
 
@@ -483,7 +483,7 @@ gl_cmd_remove (int argc, char **argv)
       g_printerr ("Removed sandbox “%s”.\n", s->id);
       removed++;
       /* Its menu entries go with it; other users' go at their next sync. */
-      if (!gl_export_remove_sandbox (s->id, &error))
+      if (!gl_export_store_remove_sandbox (s->id, &error))
         status = gl_cli_fail (error);
     }
   if (removed > 0)

@@ -2,8 +2,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "config.h"
-
 #include <string.h>
 
 #include "gl-exec.h"

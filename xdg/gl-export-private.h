@@ -1,4 +1,5 @@
-/* gl-export-private.h: the write plan shared by the export modules
+/* gl-export-private.h: what the export modules share (source, entry rules,
+ * plan, sync engine); not for programs
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,6 +9,9 @@
 
 G_BEGIN_DECLS
 
+#define DE_GROUP G_KEY_FILE_DESKTOP_GROUP
+
+/* One file the export wants, with its contents. */
 typedef struct {
   char *path;
   char *sandbox;     /* "" for shared files */
@@ -28,5 +32,29 @@ typedef struct {
   const char *name;
   const char * const *apps;   /* exported desktop file names */
 } GlExportedSandbox;
+
+/* What one sandbox's plan exported. */
+typedef struct {
+  char *id;
+  char *name;
+  GPtrArray *apps;   /* exported desktop file names */
+} GlPlanSandbox;
+
+void           gl_plan_sandbox_free (GlPlanSandbox *r);
+/* Adds the files of @source to @plan; problems of single entries go to
+ * @warnings (counted in @stats). */
+GlPlanSandbox *gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
+                                GlExportStats *stats, GPtrArray *warnings);
+/* Adds the shared files (the Glimpse menu and its directory file) for
+ * @sandboxes, sorted by id. */
+void           gl_plan_shared (GHashTable *plan, GlExportContext *ctx,
+                               const GlExportedSandbox *sandboxes, guint n);
+
+/* Letters, digits and "._-+" kept, anything else '_'. */
+char *gl_export_sanitize_name (const char *s);
+
+/* g_debug()s @error, counts it as skipped and appends a copy to @warnings
+ * (if non-NULL). */
+void gl_export_add_warning (GPtrArray *warnings, GlExportStats *stats, const GError *error);
 
 G_END_DECLS

@@ -6,8 +6,6 @@
 
 #include <gio/gio.h>
 
-#include "gl-store.h"
-
 G_BEGIN_DECLS
 
 #define GL_EXPORT_ERROR (gl_export_error_quark ())
@@ -39,11 +37,6 @@ GlExportSource *gl_export_source_new (const char *id, const char *name);
 void            gl_export_source_free (GlExportSource *source);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlExportSource, gl_export_source_free)
 
-/* A source for a sandbox of the store; @host_root is "/" except in tests;
- * the user's choice is read from @config_home. */
-GlExportSource *gl_export_source_new_for_sandbox (GlSandbox *sandbox, const char *host_root,
-                                                  const char *config_home, GError **error);
-
 typedef struct {
   char *desktop_id;   /* "org.example.App.desktop" */
   char *path;         /* the file on the host */
@@ -69,7 +62,7 @@ gboolean  gl_export_user_launchers_save (const char *config_home, const char *id
                                          const char * const *added, const char * const *removed,
                                          GError **error);
 
-/* Rewrites one desktop entry for the host (see gl-export.c for each rule).
+/* Rewrites one desktop entry for the host (see gl-export-entry.c for each rule).
  * @icon_name: the exported icon name, or NULL to keep a themed Icon and drop
  * an absolute one. */
 GKeyFile *gl_export_rewrite_entry (GKeyFile *entry, const char *desktop_id,
@@ -80,17 +73,24 @@ GKeyFile *gl_export_rewrite_entry (GKeyFile *entry, const char *desktop_id,
 /* "glimpse-<id>-<desktop-id>" */
 char *gl_export_desktop_file_name (const char *sandbox_id, const char *desktop_id);
 
+/* Runs a program (argv[0] a name looked up in PATH) and waits for it; TRUE
+ * if it ran and exited 0.  Desktop integration runs no program itself: the
+ * caller passes one (session/gl-export-store.c). */
+typedef gboolean (*GlExportRunTool) (const char * const *argv, gpointer user_data);
+
 typedef struct {
   char *data_home;      /* $XDG_DATA_HOME */
   char *config_home;    /* $XDG_CONFIG_HOME */
-  char *launcher;       /* $GLIMPSE_LAUNCHER or GL_LAUNCHER_PATH */
-  char *glimpse;        /* $GLIMPSE_BIN or GL_BINDIR/glimpse, for file-manager actions */
-  gboolean run_tools;   /* update-desktop-database, gtk-update-icon-cache */
+  char *launcher;       /* glimpse-launch, the Exec of every exported entry */
+  char *glimpse;        /* the glimpse program, for file-manager actions */
+  GlExportRunTool run_tool;  /* update-desktop-database, gtk-update-icon-cache; NULL: none */
+  gpointer run_tool_data;
   gboolean app_folders; /* GNOME app folders (when the schema exists) */
   gboolean file_managers;
 } GlExportContext;
 
-GlExportContext *gl_export_context_new (void);   /* from the environment */
+/* The user's XDG directories; @launcher and @glimpse as given. */
+GlExportContext *gl_export_context_new (const char *launcher, const char *glimpse);
 void             gl_export_context_free (GlExportContext *ctx);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlExportContext, gl_export_context_free)
 
@@ -112,13 +112,6 @@ typedef struct {
 gboolean gl_export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
                          GlExportStats *stats, GPtrArray *warnings, GError **error);
 
-/* The whole store: every sandbox of @store_dir the user has not switched
- * off with "glimpse unexport" (Disabled=true in their launcher file), exports
- * of every other sandbox removed.  What "glimpse export" and the session
- * agent run. */
-gboolean gl_export_sync_store (GlExportContext *ctx, const char *store_dir, const char *host_root,
-                               GlExportStats *stats, GPtrArray *warnings, GError **error);
-
 /* The user's "glimpse unexport" switch, Disabled= in their launcher file. */
 gboolean gl_export_user_disabled (const char *config_home, const char *id);
 gboolean gl_export_user_set_disabled (const char *config_home, const char *id,
@@ -126,12 +119,5 @@ gboolean gl_export_user_set_disabled (const char *config_home, const char *id,
 
 /* Removes every export of sandbox @id. */
 gboolean gl_export_unexport (GlExportContext *ctx, const char *id, GError **error);
-
-/* For "glimpse remove": removes the calling user's exports of @id, using
- * the XDG directories of the environment.  As root (e.g. under sudo) it does
- * nothing and returns TRUE: exports live in each user's home and are cleaned
- * by that user's next sync (the session agent or "glimpse export"), which
- * drops sandboxes that are gone from the store. */
-gboolean gl_export_remove_sandbox (const char *id, GError **error);
 
 G_END_DECLS

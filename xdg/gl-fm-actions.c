@@ -3,8 +3,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "config.h"
-
 #include <string.h>
 
 #include "gl-exec.h"
@@ -44,14 +42,81 @@ script (const char *glimpse, const char *id, const char *label)
                           "exec %s open %s -- \"$@\"\n", label, qglimpse, qid);
 }
 
+/* The per-sandbox files, one row each: where (under $XDG_CONFIG_HOME or
+ * $XDG_DATA_HOME), the file name (the title for scripts, glimpse-ID plus a
+ * suffix otherwise), the mode, and for key files their keys as
+ * group, key, value triples ("" the main group; @TITLE@, @COMMENT@ and
+ * @EXEC@ replaced). */
+typedef struct {
+  gboolean in_config;
+  const char *dir;
+  const char *suffix;       /* NULL: a script named by the title */
+  int mode;
+  const char *main_group;
+  const char *kv[28];
+} FmWriter;
+
+static const FmWriter fm_writers[] = {
+  /* Nautilus: scripts/Glimpse/ is the "Glimpse" submenu */
+  { FALSE, "nautilus/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
+  /* Caja: the same convention under the configuration directory */
+  { TRUE, "caja/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
+  /* Nemo runs scripts the same way; the script gets every name exactly */
+  { FALSE, "nemo/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
+  /* Nemo action: Nemo puts each path of %F in single quotes without
+   * escaping and splits the line like a shell, so a name with a single
+   * quote arrives split (never as an option: "--" comes first); the
+   * script above is exact */
+  { FALSE, "nemo/actions", ".nemo_action", 0644, "Nemo Action", {
+      "", "Name", "@TITLE@",
+      "", "Comment", "@COMMENT@",
+      "", "Exec", "@EXEC@",
+      "", "Icon-Name", "folder",
+      "", "Selection", "notnone",
+      "", "Extensions", "any;",
+      NULL } },
+  /* Dolphin/Konqueror: a KIO service menu, which KIO runs only when it is
+   * executable; in the "Glimpse" submenu */
+  { FALSE, "kio/servicemenus", ".desktop", 0755, "Desktop Entry", {
+      "", "Type", "Service",
+      "", "MimeType", "all/all;",
+      "", "Actions", "open;",
+      "", "X-KDE-Submenu", "Glimpse",
+      "Desktop Action open", "Name", "@TITLE@",
+      "Desktop Action open", "Icon", "folder",
+      "Desktop Action open", "Exec", "@EXEC@",
+      NULL } },
+  /* PCManFM-Qt: a FileManager-Actions file */
+  { FALSE, "file-manager/actions", ".desktop", 0644, "Desktop Entry", {
+      "", "Type", "Action",
+      "", "Name", "@TITLE@",
+      "", "Tooltip", "@COMMENT@",
+      "", "Icon", "folder",
+      "", "Profiles", "glimpse;",
+      "X-Action-Profile glimpse", "Name", "@TITLE@",
+      "X-Action-Profile glimpse", "MimeTypes", "all/all;",
+      "X-Action-Profile glimpse", "Exec", "@EXEC@",
+      NULL } },
+};
+
 static char *
-keyfile_action (const char *group, const char *const *kv)
+keyfile_action (const FmWriter *w, const char *title, const char *comment, const char *exec)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new ();
 
   g_key_file_set_comment (kf, NULL, NULL, " Written by glimpse export; it is replaced on the next export.", NULL);
-  for (gsize i = 0; kv[i] != NULL; i += 3)
-    g_key_file_set_string (kf, kv[i] != NULL && *kv[i] != '\0' ? kv[i] : group, kv[i + 1], kv[i + 2]);
+  for (gsize i = 0; w->kv[i] != NULL; i += 3)
+    {
+      const char *value = w->kv[i + 2];
+
+      if (strcmp (value, "@TITLE@") == 0)
+        value = title;
+      else if (strcmp (value, "@COMMENT@") == 0)
+        value = comment;
+      else if (strcmp (value, "@EXEC@") == 0)
+        value = exec;
+      g_key_file_set_string (kf, *w->kv[i] != '\0' ? w->kv[i] : w->main_group, w->kv[i + 1], value);
+    }
   return g_key_file_to_data (kf, NULL, NULL);
 }
 
@@ -65,89 +130,17 @@ gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, const char *id, cons
   g_autofree char *qglimpse = gl_exec_quote_literal (ctx->glimpse);
   g_autofree char *qid = gl_exec_quote_literal (id);
   g_autofree char *exec = g_strdup_printf ("%s open %s -- %%F", qglimpse, qid);
-  g_autofree char *base = g_strdup_printf ("glimpse-%s", id);
-  g_autofree char *path = NULL;
-  g_autofree char *data = NULL;
 
-  /* Nautilus: scripts/Glimpse/ is the "Glimpse" submenu */
-  path = g_build_filename (ctx->data_home, "nautilus", "scripts", "Glimpse", title, NULL);
-  gl_plan_add (plan, path, id, sh, -1, 0755);
-  g_free (path);
+  for (gsize i = 0; i < G_N_ELEMENTS (fm_writers); i++)
+    {
+      const FmWriter *w = &fm_writers[i];
+      g_autofree char *file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : g_strdup (title);
+      g_autofree char *path = g_build_filename (w->in_config ? ctx->config_home : ctx->data_home,
+                                                w->dir, file, NULL);
+      g_autofree char *data = w->suffix != NULL ? keyfile_action (w, title, comment, exec) : NULL;
 
-  /* Caja: the same convention under the configuration directory */
-  path = g_build_filename (ctx->config_home, "caja", "scripts", "Glimpse", title, NULL);
-  gl_plan_add (plan, path, id, sh, -1, 0755);
-  g_free (path);
-
-  /* Nemo runs scripts the same way; the script gets every name exactly */
-  path = g_build_filename (ctx->data_home, "nemo", "scripts", "Glimpse", title, NULL);
-  gl_plan_add (plan, path, id, sh, -1, 0755);
-  g_free (path);
-
-  /* Nemo action: Nemo puts each path of %F in single quotes without
-   * escaping and splits the line like a shell, so a name with a single
-   * quote arrives split (never as an option: "--" comes first); the
-   * script above is exact */
-  {
-    const char *kv[] = {
-      "", "Name", title,
-      "", "Comment", comment,
-      "", "Exec", exec,
-      "", "Icon-Name", "folder",
-      "", "Selection", "notnone",
-      "", "Extensions", "any;",
-      NULL, NULL, NULL,
-    };
-    g_autofree char *file = g_strconcat (base, ".nemo_action", NULL);
-
-    data = keyfile_action ("Nemo Action", kv);
-    path = g_build_filename (ctx->data_home, "nemo", "actions", file, NULL);
-    gl_plan_add (plan, path, id, data, -1, 0644);
-    g_clear_pointer (&path, g_free);
-    g_clear_pointer (&data, g_free);
-  }
-
-  /* Dolphin/Konqueror: a KIO service menu, which KIO runs only when it is
-   * executable; in the "Glimpse" submenu */
-  {
-    const char *kv[] = {
-      "", "Type", "Service",
-      "", "MimeType", "all/all;",
-      "", "Actions", "open;",
-      "", "X-KDE-Submenu", "Glimpse",
-      "Desktop Action open", "Name", title,
-      "Desktop Action open", "Icon", "folder",
-      "Desktop Action open", "Exec", exec,
-      NULL, NULL, NULL,
-    };
-    g_autofree char *file = g_strconcat (base, ".desktop", NULL);
-
-    data = keyfile_action ("Desktop Entry", kv);
-    path = g_build_filename (ctx->data_home, "kio", "servicemenus", file, NULL);
-    gl_plan_add (plan, path, id, data, -1, 0755);
-    g_clear_pointer (&path, g_free);
-    g_clear_pointer (&data, g_free);
-  }
-
-  /* PCManFM-Qt: a FileManager-Actions file */
-  {
-    const char *kv[] = {
-      "", "Type", "Action",
-      "", "Name", title,
-      "", "Tooltip", comment,
-      "", "Icon", "folder",
-      "", "Profiles", "glimpse;",
-      "X-Action-Profile glimpse", "Name", title,
-      "X-Action-Profile glimpse", "MimeTypes", "all/all;",
-      "X-Action-Profile glimpse", "Exec", exec,
-      NULL, NULL, NULL,
-    };
-    g_autofree char *file = g_strconcat (base, ".desktop", NULL);
-
-    data = keyfile_action ("Desktop Entry", kv);
-    path = g_build_filename (ctx->data_home, "file-manager", "actions", file, NULL);
-    gl_plan_add (plan, path, id, data, -1, 0644);
-  }
+      gl_plan_add (plan, path, id, data != NULL ? data : sh, -1, w->mode);
+    }
 }
 
 /* ----------------------------------------------------------------- Thunar */

@@ -2,8 +2,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "config.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -189,62 +187,6 @@ list_dir_sorted (const char *path)
   return (GStrv) g_ptr_array_free (g_steal_pointer (&names), FALSE);
 }
 
-/* One theme: <themes_rel>/<theme>/{A}/{B}/<name>.<ext>, with the size in A
- * (hicolor: 48x48/apps) or in B (breeze: apps/48).  Fills @found, keyed by
- * size directory, "apps" contexts winning. */
-static void
-scan_theme (const char *root, const char *theme_rel, const char *name, GHashTable *found)
-{
-  g_autofree char *theme_dir = gl_root_resolve (root, theme_rel);
-  g_auto(GStrv) level1 = NULL;
-
-  if (theme_dir == NULL || (level1 = list_dir_sorted (theme_dir)) == NULL)
-    return;
-
-  for (gsize i = 0; level1[i] != NULL; i++)
-    {
-      g_autofree char *a_rel = g_build_filename (theme_rel, level1[i], NULL);
-      g_autofree char *a_dir = gl_root_resolve (root, a_rel);
-      g_auto(GStrv) level2 = NULL;
-
-      if (a_dir == NULL || !g_file_test (a_dir, G_FILE_TEST_IS_DIR) ||
-          (level2 = list_dir_sorted (a_dir)) == NULL)
-        continue;
-      for (gsize j = 0; level2[j] != NULL; j++)
-        {
-          int size = parse_size_dir (level1[i]);
-          const char *context = level2[j];
-          g_autofree char *sdir = NULL;
-
-          if (size == 0)
-            {
-              size = parse_size_dir (level2[j]);
-              context = level1[i];
-            }
-          if (size == 0 || (sdir = size_dir_name (size)) == NULL)
-            continue;
-          if (g_hash_table_contains (found, sdir) && strcmp (context, "apps") != 0)
-            continue;
-
-          for (gsize k = 0; icon_exts[k] != NULL; k++)
-            {
-              g_autofree char *file = g_strdup_printf ("%s.%s", name, icon_exts[k]);
-              g_autofree char *rel = g_build_filename (a_rel, level2[j], file, NULL);
-              g_autofree char *real = gl_root_resolve (root, rel);
-
-              if (real == NULL || !g_file_test (real, G_FILE_TEST_IS_REGULAR))
-                continue;
-              /* SVG only as scalable, bitmaps only at fixed sizes */
-              if ((size < 0) != (strcmp (icon_exts[k], "svg") == 0))
-                continue;
-              g_hash_table_insert (found, g_strdup (sdir),
-                                   icon_file_new (real, sdir, icon_exts[k]));
-              break;
-            }
-        }
-    }
-}
-
 static GlIconFile *
 single_file (const char *real)
 {
@@ -419,7 +361,9 @@ gl_icon_index_resolve (GlIconIndex *index, const char *icon)
 GPtrArray *
 gl_icon_resolve (const char * const *roots, const char *icon)
 {
-  return resolve (roots, NULL, icon);
+  g_autoptr(GlIconIndex) index = gl_icon_index_new (roots);
+
+  return resolve (roots, index, icon);
 }
 
 /* the themed part through the index */
@@ -493,43 +437,9 @@ resolve (const char * const *roots, GlIconIndex *index, const char *icon)
         name[strlen (name) - strlen (icon_exts[k]) - 1] == '.')
       name[strlen (name) - strlen (icon_exts[k]) - 1] = '\0';
 
-  if (index != NULL && index_lookup (index, name, result))
-    return g_steal_pointer (&result);
-
   /* themes: hicolor first, then the others in name order */
-  for (gsize r = 0; index == NULL && roots[r] != NULL; r++)
-    {
-      g_autoptr(GHashTable) found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                           (GDestroyNotify) gl_icon_file_free);
-      g_autofree char *icons_dir = gl_root_resolve (roots[r], "usr/share/icons");
-      g_auto(GStrv) themes = icons_dir != NULL ? list_dir_sorted (icons_dir) : NULL;
-
-      scan_theme (roots[r], "usr/share/icons/hicolor", name, found);
-      for (gsize t = 0; themes != NULL && themes[t] != NULL && g_hash_table_size (found) == 0; t++)
-        {
-          g_autofree char *rel = NULL;
-
-          if (strcmp (themes[t], "hicolor") == 0)
-            continue;
-          rel = g_build_filename ("usr/share/icons", themes[t], NULL);
-          scan_theme (roots[r], rel, name, found);
-        }
-      if (g_hash_table_size (found) > 0)
-        {
-          GHashTableIter iter;
-          gpointer key, value;
-
-          g_hash_table_iter_init (&iter, found);
-          while (g_hash_table_iter_next (&iter, &key, &value))
-            {
-              g_ptr_array_add (result, value);
-              g_hash_table_iter_steal (&iter);
-              g_free (key);
-            }
-          g_ptr_array_sort (result, compare_icon_files);
-          return g_steal_pointer (&result);
-        }
-    }
+  if (index_lookup (index, name, result))
+    return g_steal_pointer (&result);
 
   /* unthemed: share/icons/<name>.<ext>, share/pixmaps/<name>[.<ext>] */
   for (gsize r = 0; roots[r] != NULL; r++)

@@ -9,8 +9,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "config.h"
-
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
@@ -215,49 +213,60 @@ append_fields (GString *out, ...)
   g_string_append_c (out, '\n');
 }
 
-static GList *
-sorted_keys (GHashTable *table)
+static void
+sandbox_line (GString *out, const char *key, gpointer value)
 {
-  return g_list_sort (g_hash_table_get_keys (table), (GCompareFunc) strcmp);
+  GlManifestSandbox *s = value;
+  g_autofree char *apps = g_strjoinv (";", s->apps);
+
+  append_fields (out, "sandbox", s->id, s->name, apps, NULL);
+}
+
+static void
+dir_line (GString *out, const char *key, gpointer value)
+{
+  append_fields (out, "dir", key, NULL);
+}
+
+static void
+merged_line (GString *out, const char *key, gpointer value)
+{
+  append_fields (out, "merged", key, (const char *) value, NULL);
+}
+
+static void
+file_line (GString *out, const char *key, gpointer value)
+{
+  GlManifestFile *f = value;
+  g_autofree char *sums = g_strjoinv (",", f->checksums);
+
+  append_fields (out, "file", f->path, f->sandbox, sums, NULL);
 }
 
 gboolean
 gl_manifest_save (GlManifest *manifest, GError **error)
 {
+  const struct {
+    GHashTable *table;
+    void (*line) (GString *out, const char *key, gpointer value);
+  } kinds[] = {
+    { manifest->sandboxes, sandbox_line },
+    { manifest->dirs, dir_line },
+    { manifest->merged, merged_line },
+    { manifest->files, file_line },
+  };
   g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");
   g_autofree char *dir = g_path_get_dirname (manifest->path);
-  GList *keys;
 
-  keys = sorted_keys (manifest->sandboxes);
-  for (GList *l = keys; l != NULL; l = l->next)
+  /* each kind sorted by key, so the file is stable */
+  for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
-      GlManifestSandbox *s = g_hash_table_lookup (manifest->sandboxes, l->data);
-      g_autofree char *apps = g_strjoinv (";", s->apps);
+      GList *keys = g_list_sort (g_hash_table_get_keys (kinds[k].table), (GCompareFunc) strcmp);
 
-      append_fields (out, "sandbox", s->id, s->name, apps, NULL);
+      for (GList *l = keys; l != NULL; l = l->next)
+        kinds[k].line (out, l->data, g_hash_table_lookup (kinds[k].table, l->data));
+      g_list_free (keys);
     }
-  g_list_free (keys);
-
-  keys = sorted_keys (manifest->dirs);
-  for (GList *l = keys; l != NULL; l = l->next)
-    append_fields (out, "dir", (const char *) l->data, NULL);
-  g_list_free (keys);
-
-  keys = sorted_keys (manifest->merged);
-  for (GList *l = keys; l != NULL; l = l->next)
-    append_fields (out, "merged", (const char *) l->data,
-                   (const char *) g_hash_table_lookup (manifest->merged, l->data), NULL);
-  g_list_free (keys);
-
-  keys = sorted_keys (manifest->files);
-  for (GList *l = keys; l != NULL; l = l->next)
-    {
-      GlManifestFile *f = g_hash_table_lookup (manifest->files, l->data);
-      g_autofree char *sums = g_strjoinv (",", f->checksums);
-
-      append_fields (out, "file", f->path, f->sandbox, sums, NULL);
-    }
-  g_list_free (keys);
 
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "gl-export.h"
+#include "gl-export-store.h"
 #include "xdg-test-util.h"
 
 static double
@@ -46,6 +46,7 @@ main (int argc, char **argv)
   g_autofree char *png_payload = g_strnfill (4096, 'x');
   g_autofree char *udd = g_find_program_in_path ("update-desktop-database");
   GlExportStats s1, s2, s3;
+  GlExportRunTool tool;
   double t0, t_first, t_noop, t_first_notools, t_udd = -1, t_rm;
 
   g_assert_no_error (error);
@@ -73,7 +74,7 @@ main (int argc, char **argv)
     }
   g_ptr_array_add (sources, tu_source (tree, "bench", "Bench"));
 
-  ctx = gl_export_context_new ();
+  ctx = gl_export_store_context_new ();
   g_free (ctx->launcher);
   ctx->launcher = g_strdup ("/usr/bin/glimpse-launch");
   ctx->app_folders = FALSE;
@@ -98,12 +99,13 @@ main (int argc, char **argv)
   /* the same first export without running the tools: our own share */
   g_free (ctx->data_home);
   ctx->data_home = g_strdup (data_home2);
-  ctx->run_tools = FALSE;
+  tool = ctx->run_tool;
+  ctx->run_tool = NULL;
   t0 = now ();
   s3 = export_once (ctx, sources);
   t_first_notools = now () - t0;
 
-  ctx->run_tools = TRUE;
+  ctx->run_tool = tool;
   g_free (ctx->data_home);
   ctx->data_home = g_strdup (data_home);
   g_ptr_array_set_size (sources, 0);

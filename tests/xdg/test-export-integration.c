@@ -14,7 +14,7 @@
 #include <gio/gdesktopappinfo.h>
 
 #include "gl-exec.h"
-#include "gl-export.h"
+#include "gl-export-store.h"
 #include "xdg-test-util.h"
 #include "gl-test-skip.h"
 
@@ -31,7 +31,7 @@ fixture_setup (Fixture *f, gconstpointer data)
   const char *recorder = g_getenv ("GL_TEST_RECORDER");
 
   f->root = tu_make_tree ();
-  f->ctx = gl_export_context_new ();
+  f->ctx = gl_export_store_context_new ();
   g_free (f->ctx->launcher);
   f->ctx->launcher = g_strdup (recorder != NULL ? recorder : "/bin/true");
   g_free (f->ctx->glimpse);
@@ -400,14 +400,17 @@ test_gio_launch (Fixture *f, gconstpointer data)
     const char *want[] = { "deb", "--", "editor", "--new-window", NULL };
 
     g_desktop_app_info_launch_action (info, "new-window", NULL);
-    /* no pid to wait on here: the recorder's record appears atomically */
+    /* no pid to wait on here: wait for the recorder's record (the file is
+     * created before the record is written into it) */
     {
       guint timeout = g_timeout_add_seconds (20, timed_out, NULL);
-      while (!g_file_test (f->record, G_FILE_TEST_EXISTS))
-        g_main_context_iteration (NULL, FALSE);
+      while ((runs = read_records (f->record))->len == 0)
+        {
+          g_clear_pointer (&runs, g_ptr_array_unref);
+          g_main_context_iteration (NULL, FALSE);
+        }
       g_source_remove (timeout);
     }
-    runs = read_records (f->record);
     g_assert_cmpuint (runs->len, ==, 1);
     g_assert_cmpstrv (runs->pdata[0], want);
   }
@@ -543,7 +546,7 @@ test_removal_fresh (Fixture *f, gconstpointer data)
   g_autofree char *user_edit = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
 
   sync_ok (f, TRUE);
-  g_assert_true (gl_export_remove_sandbox ("deb", NULL) || TRUE);
+  g_assert_true (gl_export_store_remove_sandbox ("deb", NULL) || TRUE);
   g_assert_true (gl_export_unexport (f->ctx, "deb", NULL));
   after_data = tu_snapshot (f->ctx->data_home);
   after_config = tu_snapshot (f->ctx->config_home);

@@ -1,0 +1,232 @@
+/* gl-export-plan.c: what an export should write — every sandbox's entries,
+ * icons, directory files and file-manager actions, and the shared menu —
+ * as a plan of files with their contents, before anything is written
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <string.h>
+
+#include "gl-export-private.h"
+#include "gl-fm-actions.h"
+#include "gl-icon.h"
+
+static void
+plan_file_free (GlPlanFile *f)
+{
+  g_free (f->path);
+  g_free (f->sandbox);
+  g_bytes_unref (f->contents);
+  g_free (f);
+}
+
+GHashTable *
+gl_plan_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) plan_file_free);
+}
+
+void
+gl_plan_add_bytes (GHashTable *plan, const char *path, const char *sandbox, GBytes *bytes, int mode)
+{
+  GlPlanFile *f = g_new0 (GlPlanFile, 1);
+
+  f->path = g_strdup (path);
+  f->sandbox = g_strdup (sandbox);
+  f->contents = g_bytes_ref (bytes);
+  f->mode = mode;
+  g_hash_table_replace (plan, f->path, f);
+}
+
+void
+gl_plan_add (GHashTable *plan, const char *path, const char *sandbox,
+             const char *data, gssize len, int mode)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (data, len < 0 ? strlen (data) : (gsize) len);
+  gl_plan_add_bytes (plan, path, sandbox, bytes, mode);
+}
+
+static char *
+directory_file (const char *name, const char *icon)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+
+  g_key_file_set_comment (kf, NULL, NULL, " Written by glimpse export; it is replaced on the next export.", NULL);
+  g_key_file_set_string (kf, DE_GROUP, "Version", "1.0");
+  g_key_file_set_string (kf, DE_GROUP, "Type", "Directory");
+  g_key_file_set_string (kf, DE_GROUP, "Name", name);
+  g_key_file_set_string (kf, DE_GROUP, "Icon", icon);
+  return g_key_file_to_data (kf, NULL, NULL);
+}
+
+static char *
+menu_file (const GlExportedSandbox *sandboxes, guint n)
+{
+  g_autoptr(GString) out = g_string_new (
+    "<!DOCTYPE Menu PUBLIC \"-//freedesktop//DTD Menu 1.0//EN\"\n"
+    " \"http://www.freedesktop.org/standards/menu-spec/menu-1.0.dtd\">\n"
+    "<!-- Written by glimpse export; it is replaced on the next export. -->\n"
+    "<Menu>\n"
+    "  <Name>Applications</Name>\n"
+    "  <Menu>\n"
+    "    <Name>Glimpse</Name>\n"
+    "    <Directory>glimpse.directory</Directory>\n");
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_markup_escape_text (sandboxes[i].id, -1);
+
+      g_string_append_printf (out,
+                              "    <Menu>\n"
+                              "      <Name>glimpse-%s</Name>\n"
+                              "      <Directory>glimpse-%s.directory</Directory>\n"
+                              "      <Include>\n"
+                              "        <Category>X-Glimpse-%s</Category>\n"
+                              "      </Include>\n"
+                              "    </Menu>\n", id, id, id);
+    }
+  g_string_append (out, "  </Menu>\n</Menu>\n");
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+void
+gl_plan_sandbox_free (GlPlanSandbox *r)
+{
+  g_free (r->id);
+  g_free (r->name);
+  g_ptr_array_unref (r->apps);
+  g_free (r);
+}
+
+void
+gl_export_add_warning (GPtrArray *warnings, GlExportStats *stats, const GError *error)
+{
+  g_debug ("%s", error->message);
+  stats->skipped++;
+  if (warnings != NULL)
+    g_ptr_array_add (warnings, g_error_copy (error));
+}
+
+/* The icon of one entry: its files are planned, the exported name returned
+ * (NULL: none found). */
+static char *
+plan_icon (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
+           GlIconIndex *index, const char *icon)
+{
+  g_autoptr(GPtrArray) files = gl_icon_index_resolve (index, icon);
+  g_autofree char *base = NULL;
+  g_autofree char *clean = NULL;
+  g_autofree char *exported = NULL;
+
+  if (files->len == 0)
+    return NULL;
+  base = g_path_get_basename (icon);
+  for (const char *e = ".png\0.svg\0.xpm\0"; *e != '\0'; e += strlen (e) + 1)
+    if (g_str_has_suffix (base, e) && strlen (base) > strlen (e))
+      base[strlen (base) - strlen (e)] = '\0';
+  clean = gl_export_sanitize_name (base);
+  exported = g_strdup_printf ("glimpse-%s-%s", source->id, clean);
+
+  for (guint i = 0; i < files->len; i++)
+    {
+      GlIconFile *f = files->pdata[i];
+      g_autofree char *file = g_strdup_printf ("%s.%s", exported, f->ext);
+      g_autofree char *dest = f->size_dir != NULL
+        ? g_build_filename (ctx->data_home, "icons", "hicolor", f->size_dir, "apps", file, NULL)
+        : g_build_filename (ctx->data_home, "icons", file, NULL);
+      g_autoptr(GMappedFile) mf = g_mapped_file_new (f->path, FALSE, NULL);
+      g_autoptr(GBytes) bytes = NULL;
+
+      if (mf == NULL)
+        continue;
+      bytes = g_mapped_file_get_bytes (mf);
+      gl_plan_add_bytes (plan, dest, source->id, bytes, 0644);
+    }
+  return g_steal_pointer (&exported);
+}
+
+GlPlanSandbox *
+gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
+              GlExportStats *stats, GPtrArray *warnings)
+{
+  GlPlanSandbox *r = g_new0 (GlPlanSandbox, 1);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GPtrArray) apps = gl_export_source_list_apps (source, &local_error);
+  g_autofree char *apps_dir = g_build_filename (ctx->data_home, "applications", NULL);
+  const char *no_roots[] = { NULL };
+  g_autoptr(GlIconIndex) icons = gl_icon_index_new (source->data_roots != NULL
+                                                    ? (const char * const *) source->data_roots : no_roots);
+
+  r->id = g_strdup (source->id);
+  r->name = g_strdup (source->name);
+  r->apps = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; apps != NULL && i < apps->len; i++)
+    {
+      GlApp *app = apps->pdata[i];
+      g_autoptr(GKeyFile) kf = g_key_file_new ();
+      g_autoptr(GKeyFile) out = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *icon = NULL;
+      g_autofree char *icon_name = NULL;
+      g_autofree char *file = NULL;
+      g_autofree char *dest = NULL;
+      g_autofree char *data = NULL;
+      gsize len;
+
+      if (!app->exported)
+        continue;
+      if (!g_key_file_load_from_file (kf, app->path,
+                                      G_KEY_FILE_KEEP_COMMENTS | G_KEY_FILE_KEEP_TRANSLATIONS, &error))
+        {
+          g_prefix_error (&error, "Not exporting %s of sandbox %s: ", app->path, source->id);
+          gl_export_add_warning (warnings, stats, error);
+          continue;
+        }
+      icon = g_key_file_get_string (kf, DE_GROUP, "Icon", NULL);
+      if (icon != NULL)
+        icon_name = plan_icon (plan, ctx, source, icons, icon);
+      out = gl_export_rewrite_entry (kf, app->desktop_id, source->id, source->name,
+                                     ctx->launcher, icon_name, &error);
+      if (out == NULL)
+        {
+          g_prefix_error (&error, "Not exporting %s of sandbox %s: ", app->desktop_id, source->id);
+          gl_export_add_warning (warnings, stats, error);
+          continue;
+        }
+      file = gl_export_desktop_file_name (source->id, app->desktop_id);
+      dest = g_build_filename (apps_dir, file, NULL);
+      data = g_key_file_to_data (out, &len, NULL);
+      gl_plan_add (plan, dest, source->id, data, len, 0644);
+      g_ptr_array_add (r->apps, g_steal_pointer (&file));
+    }
+
+  {
+    g_autofree char *dir_name = g_strdup_printf ("glimpse-%s.directory", source->id);
+    g_autofree char *dest = g_build_filename (ctx->data_home, "desktop-directories", dir_name, NULL);
+    g_autofree char *contents = directory_file (source->name, "folder");
+
+    gl_plan_add (plan, dest, source->id, contents, -1, 0644);
+  }
+  if (ctx->file_managers)
+    gl_fm_actions_plan (plan, ctx, source->id, source->name);
+  return r;
+}
+
+
+void
+gl_plan_shared (GHashTable *plan, GlExportContext *ctx, const GlExportedSandbox *sandboxes, guint n)
+{
+  g_autofree char *menu = NULL;
+  g_autofree char *menu_path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *dir_path = NULL;
+
+  if (n == 0)
+    return;
+  menu = menu_file (sandboxes, n);
+  menu_path = g_build_filename (ctx->config_home, "menus", "applications-merged", "glimpse.menu", NULL);
+  dir = directory_file ("Glimpse", "folder");
+  dir_path = g_build_filename (ctx->data_home, "desktop-directories", "glimpse.directory", NULL);
+  gl_plan_add (plan, menu_path, "", menu, -1, 0644);
+  gl_plan_add (plan, dir_path, "", dir, -1, 0644);
+}

@@ -1,0 +1,294 @@
+/* gl-export-source.c: where a sandbox's applications come from — the
+ * applications directories of its layers, and the choice of which are
+ * exported (the admin's list, the user's additions and removals)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "gl-export-private.h"
+
+G_DEFINE_QUARK (gl-export-error-quark, gl_export_error)
+
+/* ---------------------------------------------------------------- sources */
+
+GlExportSource *
+gl_export_source_new (const char *id, const char *name)
+{
+  GlExportSource *s = g_new0 (GlExportSource, 1);
+
+  s->id = g_strdup (id);
+  s->name = g_strdup (name != NULL ? name : id);
+  return s;
+}
+
+void
+gl_export_source_free (GlExportSource *s)
+{
+  if (s == NULL)
+    return;
+  g_free (s->id);
+  g_free (s->name);
+  g_strfreev (s->app_dirs);
+  g_free (s->exclude_apps_dir);
+  g_strfreev (s->data_roots);
+  g_strfreev (s->launchers);
+  g_strfreev (s->added);
+  g_strfreev (s->removed);
+  g_free (s);
+}
+
+
+void
+gl_app_free (GlApp *app)
+{
+  if (app == NULL)
+    return;
+  g_free (app->desktop_id);
+  g_free (app->path);
+  g_free (app->name);
+  g_free (app);
+}
+
+/* Desktop ids become file names in the user's directories and lines of the
+ * manifest: printable, no white space, no slashes. */
+static gboolean
+desktop_id_is_sane (const char *id)
+{
+  if (!g_str_has_suffix (id, ".desktop") || !g_utf8_validate (id, -1, NULL) || id[0] == '.')
+    return FALSE;
+  for (const char *p = id; *p != '\0'; p++)
+    if ((guchar) *p <= 0x20 || *p == 0x7f || *p == '/' || *p == '\\')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+dir_is_opaque (const char *dir)
+{
+  static const char * const names[] = { "trusted.overlay.opaque", "user.overlay.opaque", NULL };
+
+  for (gsize i = 0; names[i] != NULL; i++)
+    {
+      char value[2] = { 0, 0 };
+
+      if (getxattr (dir, names[i], value, 1) == 1 && value[0] == 'y')
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* id -> path (NULL for a whiteout) */
+static void
+scan_apps_dir (const char *dir, const char *prefix, GHashTable *seen, GHashTable *layer)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *id = g_strconcat (prefix, name, NULL);
+      struct stat st;
+
+      if (lstat (path, &st) != 0)
+        continue;
+      if (S_ISCHR (st.st_mode) && st.st_rdev == 0)
+        {
+          if (!g_hash_table_contains (seen, id) && !g_hash_table_contains (layer, id))
+            g_hash_table_insert (layer, g_steal_pointer (&id), NULL);
+          continue;
+        }
+      if (S_ISDIR (st.st_mode))
+        {
+          g_autofree char *sub = g_strconcat (id, "-", NULL);
+          scan_apps_dir (path, sub, seen, layer);
+          continue;
+        }
+      if (!g_str_has_suffix (name, ".desktop"))
+        continue;
+      if (!desktop_id_is_sane (id))
+        {
+          g_debug ("Skipping %s: its name cannot be exported", path);
+          continue;
+        }
+      if (!g_hash_table_contains (seen, id) && !g_hash_table_contains (layer, id))
+        g_hash_table_insert (layer, g_steal_pointer (&id), g_steal_pointer (&path));
+    }
+}
+
+static gint
+compare_apps (gconstpointer a, gconstpointer b)
+{
+  const GlApp *x = *(GlApp * const *) a;
+  const GlApp *y = *(GlApp * const *) b;
+
+  return strcmp (x->desktop_id, y->desktop_id);
+}
+
+GPtrArray *
+gl_export_source_list_apps (GlExportSource *source, GError **error)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_app_free);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  for (gsize i = 0; source->app_dirs != NULL && source->app_dirs[i] != NULL; i++)
+    {
+      g_autoptr(GHashTable) layer = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+      scan_apps_dir (source->app_dirs[i], "", seen, layer);
+      g_hash_table_iter_init (&iter, layer);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          g_hash_table_iter_steal (&iter);
+          g_hash_table_insert (seen, key, value);
+        }
+      if (dir_is_opaque (source->app_dirs[i]))
+        break;
+    }
+
+  g_hash_table_iter_init (&iter, seen);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_autoptr(GKeyFile) kf = g_key_file_new ();
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(GlApp) app = NULL;
+      g_autofree char *type = NULL;
+      g_autofree char *exec = NULL;
+
+      if (value == NULL)
+        continue;
+      app = g_new0 (GlApp, 1);
+      app->desktop_id = g_strdup (key);
+      app->path = g_strdup (value);
+      if (!g_key_file_load_from_file (kf, app->path, G_KEY_FILE_NONE, &local_error))
+        {
+          g_debug ("Skipping %s: %s", app->path, local_error->message);
+          continue;
+        }
+      type = g_key_file_get_string (kf, DE_GROUP, "Type", NULL);
+      exec = g_key_file_get_string (kf, DE_GROUP, "Exec", NULL);
+      app->name = g_key_file_get_locale_string (kf, DE_GROUP, "Name", NULL, NULL);
+      app->runnable = g_strcmp0 (type, "Application") == 0 && exec != NULL && *exec != '\0' &&
+                      !g_key_file_get_boolean (kf, DE_GROUP, "Hidden", NULL);
+      app->visible = app->runnable && !g_key_file_get_boolean (kf, DE_GROUP, "NoDisplay", NULL);
+      if (source->exclude_apps_dir != NULL)
+        {
+          g_autofree char *rel = g_strdup (app->desktop_id);
+          g_autofree char *host = g_build_filename (source->exclude_apps_dir, rel, NULL);
+          app->on_host = g_file_test (host, G_FILE_TEST_EXISTS);
+        }
+      if (source->launchers != NULL)
+        app->exported = g_strv_contains ((const char * const *) source->launchers, app->desktop_id);
+      else
+        app->exported = app->visible && !app->on_host;
+      if (source->added != NULL && g_strv_contains ((const char * const *) source->added, app->desktop_id))
+        app->exported = TRUE;
+      if (source->removed != NULL && g_strv_contains ((const char * const *) source->removed, app->desktop_id))
+        app->exported = FALSE;
+      if (!app->runnable)
+        app->exported = FALSE;
+      g_ptr_array_add (apps, g_steal_pointer (&app));
+    }
+  g_ptr_array_sort (apps, compare_apps);
+  return g_steal_pointer (&apps);
+}
+
+/* ------------------------------------------------------ the user's choice */
+
+char *
+gl_export_user_launchers_path (const char *config_home, const char *id)
+{
+  g_autofree char *file = g_strconcat (id, ".conf", NULL);
+  return g_build_filename (config_home, "glimpse", "launchers", file, NULL);
+}
+
+gboolean
+gl_export_user_launchers_load (const char *config_home, const char *id,
+                               GStrv *added, GStrv *removed, GError **error)
+{
+  g_autofree char *path = gl_export_user_launchers_path (config_home, id);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GError) local_error = NULL;
+
+  *added = NULL;
+  *removed = NULL;
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, GL_EXPORT_ERROR, GL_EXPORT_ERROR_FAILED,
+                   "Cannot read your launcher choice %s: %s; fix or delete the file",
+                   path, local_error->message);
+      return FALSE;
+    }
+  *added = g_key_file_get_string_list (kf, "Launchers", "Added", NULL, NULL);
+  *removed = g_key_file_get_string_list (kf, "Launchers", "Removed", NULL, NULL);
+  return TRUE;
+}
+
+gboolean
+gl_export_user_launchers_save (const char *config_home, const char *id,
+                               const char * const *added, const char * const *removed,
+                               GError **error)
+{
+  g_autofree char *path = gl_export_user_launchers_path (config_home, id);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+
+  /* keep whatever else is in there (Disabled=) */
+  g_key_file_load_from_file (kf, path, G_KEY_FILE_KEEP_COMMENTS, NULL);
+  g_key_file_set_comment (kf, NULL, NULL,
+                          " Your own choice of the applications of this sandbox shown in the menu\n"
+                          " (glimpse add-launcher / remove-launcher).", NULL);
+  g_key_file_set_string_list (kf, "Launchers", "Added", added != NULL ? added : (const char *[]) { NULL },
+                              added != NULL ? g_strv_length ((GStrv) added) : 0);
+  g_key_file_set_string_list (kf, "Launchers", "Removed", removed != NULL ? removed : (const char *[]) { NULL },
+                              removed != NULL ? g_strv_length ((GStrv) removed) : 0);
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create %s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  return g_key_file_save_to_file (kf, path, error);
+}
+
+gboolean
+gl_export_user_disabled (const char *config_home, const char *id)
+{
+  g_autofree char *path = gl_export_user_launchers_path (config_home, id);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+
+  return g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL) &&
+         g_key_file_get_boolean (kf, "Launchers", "Disabled", NULL);
+}
+
+gboolean
+gl_export_user_set_disabled (const char *config_home, const char *id, gboolean disabled, GError **error)
+{
+  g_autofree char *path = gl_export_user_launchers_path (config_home, id);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_KEEP_COMMENTS, NULL) && !disabled)
+    return TRUE;
+  if (!disabled && !g_key_file_has_key (kf, "Launchers", "Disabled", NULL))
+    return TRUE;
+  if (disabled)
+    g_key_file_set_boolean (kf, "Launchers", "Disabled", TRUE);
+  else
+    g_key_file_remove_key (kf, "Launchers", "Disabled", NULL);
+  g_mkdir_with_parents (dir, 0755);
+  return g_key_file_save_to_file (kf, path, error);
+}
+

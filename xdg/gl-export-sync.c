@@ -1,0 +1,543 @@
+/* gl-export-sync.c: the sync engine — brings the user's directories in line
+ * with a plan, with the manifest saying which files are Glimpse's
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gl-app-folders.h"
+#include "gl-export-private.h"
+#include "gl-fm-actions.h"
+#include "gl-manifest.h"
+
+/* --------------------------------------------------------------- context */
+
+GlExportContext *
+gl_export_context_new (const char *launcher, const char *glimpse)
+{
+  GlExportContext *ctx = g_new0 (GlExportContext, 1);
+
+  ctx->data_home = g_strdup (g_get_user_data_dir ());
+  ctx->config_home = g_strdup (g_get_user_config_dir ());
+  ctx->launcher = g_strdup (launcher);
+  ctx->glimpse = g_strdup (glimpse);
+  ctx->app_folders = TRUE;
+  ctx->file_managers = TRUE;
+  return ctx;
+}
+
+void
+gl_export_context_free (GlExportContext *ctx)
+{
+  if (ctx == NULL)
+    return;
+  g_free (ctx->data_home);
+  g_free (ctx->config_home);
+  g_free (ctx->launcher);
+  g_free (ctx->glimpse);
+  g_free (ctx);
+}
+
+char *
+gl_export_manifest_path (GlExportContext *ctx)
+{
+  return g_build_filename (ctx->data_home, "glimpse", "export-manifest", NULL);
+}
+
+static gboolean
+ensure_dir (GlManifest *m, const char *dir, GError **error)
+{
+  g_autofree char *parent = NULL;
+
+  if (g_file_test (dir, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  parent = g_path_get_dirname (dir);
+  if (strcmp (parent, dir) != 0 && !ensure_dir (m, parent, error))
+    return FALSE;
+  if (mkdir (dir, 0755) != 0 && errno != EEXIST)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create the directory %s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  g_hash_table_add (m->dirs, g_strdup (dir));
+  return TRUE;
+}
+
+static gboolean
+write_file (GlManifest *m, const char *path, GBytes *contents, int mode, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  gsize len;
+  const char *data = g_bytes_get_data (contents, &len);
+
+  if (!ensure_dir (m, dir, error))
+    return FALSE;
+  if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_CONSISTENT, mode, error))
+    return FALSE;
+  /* the umask may have masked the mode */
+  if (chmod (path, mode) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot set the mode of %s: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+run_tool (GlExportContext *ctx, const char * const *argv)
+{
+  return ctx->run_tool != NULL && ctx->run_tool (argv, ctx->run_tool_data);
+}
+
+static gint
+compare_length_desc (gconstpointer a, gconstpointer b)
+{
+  return (int) strlen (b) - (int) strlen (a);
+}
+
+static void
+sync_thunar (GlExportContext *ctx, GlManifest *m, const GlExportedSandbox *sandboxes,
+             guint n, GlExportStats *stats, GPtrArray *warnings)
+{
+  g_autofree char *path = gl_fm_thunar_path (ctx);
+  g_autofree char *existing = NULL;
+  g_autofree char *merged = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *created = g_hash_table_lookup (m->merged, path);
+  gboolean we_created;
+
+  if (!g_file_get_contents (path, &existing, NULL, NULL))
+    {
+      g_clear_pointer (&existing, g_free);
+      if (n == 0)
+        {
+          g_hash_table_remove (m->merged, path);
+          return;
+        }
+      /* Thunar reads only the first uca.xml: start from the system's, as
+       * Thunar itself does, so its default actions stay */
+      existing = gl_fm_thunar_system_default ();
+      created = "1";
+    }
+  we_created = g_strcmp0 (created, "1") == 0;
+
+  merged = gl_fm_thunar_merge (path, existing, sandboxes, n, ctx->glimpse, &error);
+  if (merged == NULL)
+    {
+      gl_export_add_warning (warnings, stats, error);
+      return;
+    }
+
+  if (n == 0 && we_created)
+    {
+      g_autofree char *def = gl_fm_thunar_system_default ();
+      g_autofree char *empty = gl_fm_thunar_merge (path, def, NULL, 0, ctx->glimpse, NULL);
+
+      if (g_strcmp0 (merged, empty) == 0)
+        {
+          if (unlink (path) == 0 || errno == ENOENT)
+            stats->removed++;
+          g_hash_table_remove (m->merged, path);
+          return;
+        }
+    }
+
+  if (g_strcmp0 (merged, existing) != 0 || !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (merged, strlen (merged));
+
+      if (!write_file (m, path, bytes, 0644, &error))
+        {
+          gl_export_add_warning (warnings, stats, error);
+          return;
+        }
+      stats->written++;
+    }
+  else
+    stats->unchanged++;
+
+  if (n == 0)
+    g_hash_table_remove (m->merged, path);
+  else
+    g_hash_table_insert (m->merged, g_strdup (path), g_strdup (we_created ? "1" : "0"));
+}
+
+/* One run of the sync engine: what is wanted, what is there, what changed. */
+typedef struct {
+  GlExportContext *ctx;
+  GlManifest *m;
+  gboolean complete;
+  const char * const *remove_ids;  /* sandboxes to drop although not complete */
+  GHashTable *plan;                /* path -> GlPlanFile */
+  GHashTable *source_ids;          /* ids being synced (set) */
+  GPtrArray *planned;              /* GlPlanSandbox*, one per source */
+  GArray *final;                   /* GlExportedSandbox: every sandbox exported afterwards, by id */
+  GPtrArray *gone;                 /* ids leaving the manifest */
+  char *apps_dir;
+  char *icons_dir;
+  gboolean desktop_changed;
+  gboolean icons_changed;
+  GlExportStats stats;
+  GPtrArray *warnings;
+} SyncRun;
+
+static void
+sync_run_clear (SyncRun *run)
+{
+  g_clear_pointer (&run->m, gl_manifest_free);
+  g_clear_pointer (&run->plan, g_hash_table_unref);
+  g_clear_pointer (&run->source_ids, g_hash_table_unref);
+  g_clear_pointer (&run->planned, g_ptr_array_unref);
+  g_clear_pointer (&run->final, g_array_unref);
+  g_clear_pointer (&run->gone, g_ptr_array_unref);
+  g_clear_pointer (&run->apps_dir, g_free);
+  g_clear_pointer (&run->icons_dir, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SyncRun, sync_run_clear)
+
+static gboolean
+sync_keeps_other (SyncRun *run, const char *id)
+{
+  return !run->complete && !(run->remove_ids != NULL && g_strv_contains (run->remove_ids, id));
+}
+
+/* A file of the user's menus changed: the caches need refreshing. */
+static void
+note_change (SyncRun *run, const char *path)
+{
+  if (g_str_has_suffix (path, ".desktop") && g_str_has_prefix (path, run->apps_dir))
+    run->desktop_changed = TRUE;
+  if (g_str_has_prefix (path, run->icons_dir))
+    run->icons_changed = TRUE;
+}
+
+static gint
+compare_exported (gconstpointer a, gconstpointer b)
+{
+  return strcmp (((const GlExportedSandbox *) a)->id, ((const GlExportedSandbox *) b)->id);
+}
+
+/* What is wanted: every source's files, the sandboxes that stay as they
+ * are (not synced now), those that go, and the shared files for them all. */
+static void
+sync_plan (SyncRun *run, GPtrArray *sources)
+{
+  GList *sorted;
+
+  for (guint i = 0; i < sources->len; i++)
+    {
+      GlExportSource *source = sources->pdata[i];
+
+      g_hash_table_add (run->source_ids, source->id);
+      g_ptr_array_add (run->planned, gl_plan_sandbox (run->plan, run->ctx, source,
+                                                      &run->stats, run->warnings));
+    }
+
+  sorted = g_list_sort (g_hash_table_get_keys (run->m->sandboxes), (GCompareFunc) strcmp);
+  for (GList *l = sorted; l != NULL; l = l->next)
+    {
+      GlManifestSandbox *s = g_hash_table_lookup (run->m->sandboxes, l->data);
+
+      if (g_hash_table_contains (run->source_ids, s->id))
+        continue;
+      if (sync_keeps_other (run, s->id))
+        {
+          GlExportedSandbox e = { s->id, s->name, (const char * const *) s->apps };
+          g_array_append_val (run->final, e);
+        }
+      else
+        g_ptr_array_add (run->gone, g_strdup (s->id));
+    }
+  g_list_free (sorted);
+
+  for (guint i = 0; i < run->planned->len; i++)
+    {
+      GlPlanSandbox *r = run->planned->pdata[i];
+      GlExportedSandbox e = { r->id, r->name, NULL };
+
+      g_ptr_array_add (r->apps, NULL);
+      e.apps = (const char * const *) r->apps->pdata;
+      g_array_append_val (run->final, e);
+    }
+  /* shared files, sorted by id so the output is stable */
+  g_array_sort (run->final, compare_exported);
+  gl_plan_shared (run->plan, run->ctx, (const GlExportedSandbox *) (void *) run->final->data,
+                  run->final->len);
+}
+
+/* Classifies the plan: unchanged, to write, or in the way (a file Glimpse
+ * did not write, or one the user changed since: it is theirs now, and
+ * leaves the plan).  Records the intent to write in the manifest before
+ * anything is written, so a crash leaves nothing unaccounted for. */
+static gboolean
+sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, run->plan);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      GlPlanFile *f = value;
+      g_autofree char *want = gl_checksum_bytes (f->contents);
+      g_autofree char *have = gl_checksum_file (f->path);
+      GlManifestFile *mf = g_hash_table_lookup (run->m->files, f->path);
+
+      if (have != NULL && strcmp (have, want) == 0)
+        {
+          struct stat st;
+          /* adopt it (a crash between writing and recording), fix the mode */
+          if (stat (f->path, &st) == 0 && (int) (st.st_mode & 07777) != f->mode)
+            chmod (f->path, f->mode);
+          run->stats.unchanged++;
+          continue;
+        }
+      if (have != NULL && (mf == NULL || !gl_manifest_file_matches (mf, have)))
+        {
+          g_autoptr(GError) conflict = g_error_new (GL_EXPORT_ERROR, GL_EXPORT_ERROR_CONFLICT,
+                                                     "Not overwriting %s: Glimpse did not write it (or it was changed since); "
+                                                     "move it away to let Glimpse export it", f->path);
+          gl_export_add_warning (run->warnings, &run->stats, conflict);
+          g_hash_table_iter_remove (&iter);
+          continue;
+        }
+      g_hash_table_add (write_set, f->path);
+      /* intent: both the old and the new contents are ours while we write */
+      gl_manifest_add_file (run->m, f->path, f->sandbox, want);
+    }
+  return g_hash_table_size (write_set) == 0 || gl_manifest_save (run->m, error);
+}
+
+static void
+sync_write (SyncRun *run, GHashTable *write_set)
+{
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, write_set);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      GlPlanFile *f = g_hash_table_lookup (run->plan, key);
+      g_autoptr(GError) werr = NULL;
+
+      if (!write_file (run->m, f->path, f->contents, f->mode, &werr))
+        {
+          gl_export_add_warning (run->warnings, &run->stats, werr);
+          continue;
+        }
+      run->stats.written++;
+      note_change (run, f->path);
+    }
+}
+
+/* Removes what is no longer exported, if it is still what Glimpse wrote;
+ * the planned files keep only their current checksum. */
+static void
+sync_remove_stale (SyncRun *run)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, run->m->files);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      GlManifestFile *mf = value;
+      GlPlanFile *f = g_hash_table_lookup (run->plan, mf->path);
+      g_autofree char *have = NULL;
+
+      if (f != NULL)
+        {
+          g_autofree char *want = gl_checksum_bytes (f->contents);
+          g_strfreev (mf->checksums);
+          mf->checksums = g_new0 (char *, 2);
+          mf->checksums[0] = g_steal_pointer (&want);
+          g_free (mf->sandbox);
+          mf->sandbox = g_strdup (f->sandbox);
+          continue;
+        }
+      if (*mf->sandbox != '\0' && !g_hash_table_contains (run->source_ids, mf->sandbox) &&
+          sync_keeps_other (run, mf->sandbox))
+        continue;   /* another sandbox's, not being synced */
+      have = gl_checksum_file (mf->path);
+      if (have == NULL)
+        {
+          g_hash_table_iter_remove (&iter);
+          continue;
+        }
+      if (!gl_manifest_file_matches (mf, have))
+        {
+          g_debug ("Leaving %s: changed since Glimpse wrote it", mf->path);
+          g_hash_table_iter_remove (&iter);
+          continue;
+        }
+      if (unlink (mf->path) != 0 && errno != ENOENT)
+        {
+          int saved = errno;
+          g_autoptr(GError) rerr = g_error_new (G_IO_ERROR, g_io_error_from_errno (saved),
+                                                "Cannot remove %s: %s", mf->path, g_strerror (saved));
+          gl_export_add_warning (run->warnings, &run->stats, rerr);
+          continue;
+        }
+      run->stats.removed++;
+      note_change (run, mf->path);
+      g_hash_table_iter_remove (&iter);
+    }
+
+  for (guint i = 0; i < run->gone->len; i++)
+    g_hash_table_remove (run->m->sandboxes, run->gone->pdata[i]);
+  for (guint i = 0; i < run->planned->len; i++)
+    {
+      GlPlanSandbox *r = run->planned->pdata[i];
+      gl_manifest_set_sandbox (run->m, r->id, r->name, (const char * const *) r->apps->pdata);
+    }
+}
+
+/* The files shared with the user or the desktop: Thunar's uca.xml, GNOME's
+ * app folders. */
+static void
+sync_shared (SyncRun *run)
+{
+  g_autofree char *thunar_path = gl_fm_thunar_path (run->ctx);
+  const GlExportedSandbox *all = (const GlExportedSandbox *) (void *) run->final->data;
+
+  if (run->ctx->file_managers || g_hash_table_contains (run->m->merged, thunar_path))
+    sync_thunar (run->ctx, run->m, run->ctx->file_managers ? all : NULL,
+                 run->ctx->file_managers ? run->final->len : 0, &run->stats, run->warnings);
+
+  if (run->ctx->app_folders && gl_app_folders_available ())
+    {
+      g_ptr_array_add (run->gone, NULL);
+      gl_app_folders_sync (all, run->final->len, (const char * const *) run->gone->pdata);
+      g_ptr_array_remove_index (run->gone, run->gone->len - 1);
+    }
+}
+
+/* The tools' caches: the MIME cache of the applications directory, the
+ * icon cache of the user's hicolor. */
+static void
+sync_caches (SyncRun *run)
+{
+  if (run->desktop_changed && run->ctx->run_tool != NULL)
+    {
+      g_autofree char *mimecache = g_build_filename (run->apps_dir, "mimeinfo.cache", NULL);
+      gboolean had_cache = g_file_test (mimecache, G_FILE_TEST_EXISTS);
+      gboolean ours_left = FALSE;
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, run->m->files);
+      while (!ours_left && g_hash_table_iter_next (&iter, &key, NULL))
+        if (g_str_has_prefix (key, run->apps_dir) && g_str_has_suffix (key, ".desktop"))
+          ours_left = TRUE;
+
+      /* the cache exists because of Glimpse: with the last entry it goes
+       * (GIO reads the entries of a directory without one), else refresh */
+      if (!ours_left && g_strcmp0 (g_hash_table_lookup (run->m->merged, mimecache), "1") == 0)
+        {
+          if (unlink (mimecache) == 0)
+            run->stats.removed++;
+          g_hash_table_remove (run->m->merged, mimecache);
+        }
+      else if (run_tool (run->ctx, (const char *[]) { "update-desktop-database", "-q", run->apps_dir, NULL }) &&
+               !had_cache && ours_left)
+        g_hash_table_insert (run->m->merged, g_strdup (mimecache), g_strdup ("1"));
+    }
+  if (run->icons_changed && run->ctx->run_tool != NULL)
+    {
+      /* refresh a cache that exists; never create one: a cache in the
+       * user's hicolor would hide icons others add there later */
+      g_autofree char *cache = g_build_filename (run->icons_dir, "icon-theme.cache", NULL);
+      if (g_file_test (cache, G_FILE_TEST_EXISTS))
+        run_tool (run->ctx, (const char *[]) { "gtk-update-icon-cache", "-q", "-t", "-f", run->icons_dir, NULL });
+    }
+}
+
+/* Directories Glimpse created and emptied again, deepest first; then the
+ * manifest, or none when nothing is left. */
+static gboolean
+sync_finish (SyncRun *run, GError **error)
+{
+  GList *sorted = g_list_sort (g_hash_table_get_keys (run->m->dirs), compare_length_desc);
+
+  for (GList *l = sorted; l != NULL; l = l->next)
+    {
+      const char *dir = l->data;
+
+      if (rmdir (dir) == 0 || errno == ENOENT)
+        g_hash_table_remove (run->m->dirs, dir);
+    }
+  g_list_free (sorted);
+
+  if (g_hash_table_size (run->m->files) == 0 && g_hash_table_size (run->m->sandboxes) == 0 &&
+      g_hash_table_size (run->m->merged) == 0 && g_hash_table_size (run->m->dirs) == 0)
+    {
+      g_autofree char *mdir = g_path_get_dirname (run->m->path);
+      unlink (run->m->path);
+      rmdir (mdir);
+      return TRUE;
+    }
+  return gl_manifest_save (run->m, error);
+}
+
+static gboolean
+export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
+             const char * const *remove_ids,
+             GlExportStats *stats_out, GPtrArray *warnings, GError **error)
+{
+  g_autofree char *manifest_path = gl_export_manifest_path (ctx);
+  g_auto(SyncRun) run = { 0, };
+  g_autoptr(GHashTable) write_set = g_hash_table_new (g_str_hash, g_str_equal);
+
+  run.m = gl_manifest_load (manifest_path, error);
+  if (run.m == NULL)
+    return FALSE;
+  run.ctx = ctx;
+  run.complete = complete;
+  run.remove_ids = remove_ids;
+  run.plan = gl_plan_new ();
+  run.source_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  run.planned = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_plan_sandbox_free);
+  run.final = g_array_new (FALSE, TRUE, sizeof (GlExportedSandbox));
+  run.gone = g_ptr_array_new_with_free_func (g_free);
+  run.apps_dir = g_build_filename (ctx->data_home, "applications", NULL);
+  run.icons_dir = g_build_filename (ctx->data_home, "icons", "hicolor", NULL);
+  run.warnings = warnings;
+
+  sync_plan (&run, sources);
+  if (!sync_classify (&run, write_set, error))
+    return FALSE;
+  sync_write (&run, write_set);
+  sync_remove_stale (&run);
+  sync_shared (&run);
+  sync_caches (&run);
+  if (!sync_finish (&run, error))
+    return FALSE;
+
+  if (stats_out != NULL)
+    *stats_out = run.stats;
+  return TRUE;
+}
+
+gboolean
+gl_export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
+                GlExportStats *stats_out, GPtrArray *warnings, GError **error)
+{
+  return export_sync (ctx, sources, complete, NULL, stats_out, warnings, error);
+}
+
+gboolean
+gl_export_unexport (GlExportContext *ctx, const char *id, GError **error)
+{
+  g_autoptr(GPtrArray) none = g_ptr_array_new ();
+  const char *remove_ids[] = { id, NULL };
+
+  return export_sync (ctx, none, FALSE, remove_ids, NULL, NULL, error);
+}
+
