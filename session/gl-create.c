@@ -12,6 +12,7 @@
 
 #include "gl-fsutil.h"
 #include "gl-paths.h"
+#include "gl-spawn.h"
 #include "gl-unpack.h"
 
 static void
@@ -157,42 +158,38 @@ ensure_dir (const char *path, GError **error)
   return TRUE;
 }
 
+static void
+output_line (const char *line, gpointer user_data)
+{
+  const GlCreateOptions *options = user_data;
+
+  if (options->output != NULL)
+    options->output (line, options->output_data);
+  else
+    g_debug ("%s", line);
+}
+
+/* Runs a bootstrap tool or a hook, its output going to options->output. */
 static gboolean
 run_command (const char * const *argv, const char * const *envp_extra,
-             GCancellable *cancellable, GError **error)
+             const GlCreateOptions *options, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
-  g_autoptr(GSubprocess) proc = NULL;
+  GlSpawnOptions spawn = {
+    .output = GL_SPAWN_OUTPUT_LINES,
+    .line_func = output_line,
+    .line_data = (gpointer) options,
+    .setenv = envp_extra,
+  };
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *shown = g_strjoinv (" ", (char **) argv);
 
-  for (guint i = 0; envp_extra != NULL && envp_extra[i] != NULL; i += 2)
-    g_subprocess_launcher_setenv (launcher, envp_extra[i], envp_extra[i + 1], TRUE);
-
-  proc = g_subprocess_launcher_spawnv (launcher, argv, error);
-  if (proc == NULL)
-    {
-      g_prefix_error (error, "Cannot run %s: ", argv[0]);
-      return FALSE;
-    }
-  if (!g_subprocess_wait (proc, cancellable, &local_error))
-    {
-      g_subprocess_force_exit (proc);
-      g_subprocess_wait (proc, NULL, NULL);
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return FALSE;
-    }
-  if (!g_subprocess_get_if_exited (proc) || g_subprocess_get_exit_status (proc) != 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                   "“%s” failed (%s %d); see its messages above",
-                   shown,
-                   g_subprocess_get_if_exited (proc) ? "exit status" : "signal",
-                   g_subprocess_get_if_exited (proc) ? g_subprocess_get_exit_status (proc)
-                                                     : g_subprocess_get_term_sig (proc));
-      return FALSE;
-    }
-  return TRUE;
+  if (gl_spawn_run (argv, &spawn, NULL, cancellable, &local_error))
+    return TRUE;
+  if (g_error_matches (local_error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
+    g_set_error (error, local_error->domain, local_error->code,
+                 "%s; see its messages above", local_error->message);
+  else
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
 }
 
 /* The sha256 digests named after "key" in a small OCI JSON document, in
@@ -411,7 +408,7 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
 
   status (options, "Building %s with %s%s%s", profile->suite, tool,
           mirror ? " from " : " from its default mirror", mirror ? mirror : "");
-  if (run_command ((const char * const *) argv->pdata, NULL, cancellable, error))
+  if (run_command ((const char * const *) argv->pdata, NULL, options, cancellable, error))
     return TRUE;
 
   /* debootstrap's own log is inside the half-built tree, which goes away:
@@ -442,8 +439,8 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
 }
 
 static gboolean
-run_hooks (GlProfile *profile, const char *tmp, const char *rootfs, const char *id,
-           GCancellable *cancellable, GError **error)
+run_hooks (GlProfile *profile, const GlCreateOptions *options, const char *tmp,
+           const char *rootfs, const char *id, GCancellable *cancellable, GError **error)
 {
   g_autofree char *profile_dir = g_path_get_dirname (profile->path);
 
@@ -457,7 +454,7 @@ run_hooks (GlProfile *profile, const char *tmp, const char *rootfs, const char *
                             "GLIMPSE_ROOTFS", rootfs ? rootfs : "", "GLIMPSE_PROFILE", profile->name,
                             NULL };
 
-      if (!run_command (argv, env, cancellable, error))
+      if (!run_command (argv, env, options, cancellable, error))
         {
           g_prefix_error (error, "Hook %s of profile %s: ", path, profile->path);
           return FALSE;
@@ -519,7 +516,7 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
       return FALSE;
     }
 
-  if (!run_hooks (profile, tmp, rootfs, id, cancellable, error))
+  if (!run_hooks (profile, options, tmp, rootfs, id, cancellable, error))
     return FALSE;
 
   sandbox->id = g_strdup (id);

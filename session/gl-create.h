@@ -21,6 +21,10 @@ typedef struct {
   /* Called with a line of news ("Downloading …", "Unpacking …") */
   void (*status) (const char *message, gpointer user_data);
   gpointer status_data;
+  /* Called with each line the bootstrap tool and the hooks print (NULL:
+   * they are only g_debug'ed) */
+  void (*output) (const char *line, gpointer user_data);
+  gpointer output_data;
 } GlCreateOptions;
 
 /* The file names in a checksum list, in the list's order. */

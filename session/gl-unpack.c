@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-unpack.h"
+#include "gl-spawn.h"
 
 #include <errno.h>
 #include <string.h>
@@ -76,29 +77,18 @@ static char *
 run_tar (const char *const *argv, const char *archive_path, const char *what,
          GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_autoptr(GSubprocess) proc = NULL;
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GBytes) out = NULL;
-  g_autoptr(GBytes) err_bytes = NULL;
-  g_autofree char *err = NULL;
-
   /* Names are bytes; keep tar from transcoding or quoting them. */
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C.UTF-8", TRUE);
+  const char *setenv[] = { "LC_ALL", "C.UTF-8", NULL };
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE, .setenv = setenv };
+  g_auto(GlSpawnResult) result = { 0 };
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *err = NULL;
+  gsize len = 0;
+  const char *data;
 
-  proc = g_subprocess_launcher_spawnv (launcher, argv, error);
-  if (proc == NULL)
+  if (!gl_spawn_run (argv, &options, &result, cancellable, &local_error)
+      && !g_error_matches (local_error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
     {
-      g_prefix_error (error, "Cannot run tar to unpack %s: ", archive_path);
-      return NULL;
-    }
-
-  if (!g_subprocess_communicate (proc, NULL, cancellable, &out, &err_bytes, &local_error))
-    {
-      g_subprocess_force_exit (proc);
-      /* reap it */
-      g_subprocess_wait (proc, NULL, NULL);
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                      "Unpacking %s cancelled", archive_path);
@@ -108,31 +98,21 @@ run_tar (const char *const *argv, const char *archive_path, const char *what,
       return NULL;
     }
 
-  if (err_bytes != NULL)
-    {
-      gsize len = 0;
-      const char *data = g_bytes_get_data (err_bytes, &len);
-      err = g_utf8_make_valid (data != NULL ? data : "", len);
-    }
-
-  if (!g_subprocess_get_if_exited (proc) || g_subprocess_get_exit_status (proc) != 0)
+  data = g_bytes_get_data (result.err, &len);
+  err = g_utf8_make_valid (data != NULL ? data : "", (gssize) len);
+  if (local_error != NULL)
     {
       g_set_error (error, GL_UNPACK_ERROR, GL_UNPACK_ERROR_FAILED,
                    "%s failed; the archive may be corrupt, truncated or unsafe: delete it and rerun "
                    "to download it again. tar said: %s",
-                   what,
-                   err != NULL && *err != '\0' ? g_strstrip (err) : "(nothing)");
+                   what, *err != '\0' ? g_strstrip (err) : "(nothing)");
       return NULL;
     }
-
-  if (err != NULL && *err != '\0')
+  if (*err != '\0')
     g_debug ("tar on %s: %s", archive_path, err);
 
-  {
-    gsize len = 0;
-    const char *data = out != NULL ? g_bytes_get_data (out, &len) : NULL;
-    return g_strndup (data != NULL ? data : "", len);
-  }
+  data = g_bytes_get_data (result.out, &len);
+  return g_strndup (data != NULL ? data : "", len);
 }
 
 static gboolean

@@ -4,7 +4,6 @@
  */
 #include "glimpse-store-cmds.h"
 
-#include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 #include <glib-unix.h>
@@ -13,6 +12,7 @@
 #include "gl-fsutil.h"
 #include "gl-paths.h"
 #include "gl-profile.h"
+#include "gl-spawn.h"
 #include "gl-store.h"
 #include "gl-export-store.h"
 
@@ -233,6 +233,7 @@ gl_cmd_create (int argc, char **argv)
   data.options.progress = gl_download_progress_update;
   data.options.progress_data = data.progress;
   data.options.status = print_status;
+  data.options.output = print_status;
 
   sigint = g_unix_signal_add (SIGINT, on_interrupt, cancellable);
   sigterm = g_unix_signal_add (SIGTERM, on_interrupt, cancellable);
@@ -392,22 +393,6 @@ gl_cmd_info (int argc, char **argv)
 
 /* ---- glimpse remove ---- */
 
-typedef struct {
-  uid_t uid;
-  gid_t gid;
-  const char *user;
-} DropTo;
-
-static void
-drop_to_user (gpointer user_data)
-{
-  const DropTo *to = user_data;
-
-  /* in the forked child, before exec: only async-signal-safe calls */
-  if (initgroups (to->user, to->gid) != 0 || setgid (to->gid) != 0 || setuid (to->uid) != 0)
-    _exit (127);
-}
-
 /* Under sudo, the user who asked keeps no menu entries of a removed
  * sandbox: their exports are resynced, as them, right away (other users'
  * at their next "glimpse export" or agent sync). */
@@ -418,28 +403,29 @@ resync_sudo_user_exports (void)
   guint64 uid;
   struct passwd *pw;
   g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  g_autofree char *home = NULL, *path = NULL, *runtime = NULL, *user = NULL;
+  g_autofree char *home = NULL, *user = NULL, *runtime = NULL;
+  g_autofree gid_t *groups = NULL;
   g_autoptr(GError) error = NULL;
-  DropTo to;
-  int wait_status = 0;
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_INHERIT, .as_user = TRUE };
 
   if (geteuid () != 0 || sudo_uid == NULL || self == NULL ||
       !g_ascii_string_to_unsigned (sudo_uid, 10, 1, G_MAXUINT32 - 1, &uid, NULL) ||
       (pw = getpwuid ((uid_t) uid)) == NULL)
     return;
-  to.uid = pw->pw_uid;
-  to.gid = pw->pw_gid;
-  to.user = user = g_strdup (pw->pw_name);
+  options.uid = pw->pw_uid;
+  options.gid = pw->pw_gid;
   home = g_strdup_printf ("HOME=%s", pw->pw_dir);
-  path = g_strdup_printf ("USER=%s", pw->pw_name);
+  user = g_strdup_printf ("USER=%s", pw->pw_name);
   runtime = g_strdup_printf ("XDG_RUNTIME_DIR=/run/user/%u", (unsigned) pw->pw_uid);
+  /* (looked up here: NSS must not run between fork and exec) */
+  groups = gl_spawn_get_groups (pw->pw_name, pw->pw_gid, &options.n_groups, &error);
+  options.groups = groups;
   {
     const char *argv[] = { self, "export", "--quiet", NULL };
-    const char *envp[] = { home, path, runtime, "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
+    const char *envp[] = { home, user, runtime, "PATH=/usr/local/bin:/usr/bin:/bin", NULL };
 
-    if (!g_spawn_sync (NULL, (char **) argv, (char **) envp, G_SPAWN_DEFAULT, drop_to_user, &to,
-                       NULL, NULL, &wait_status, &error) ||
-        !g_spawn_check_wait_status (wait_status, &error))
+    options.envp = envp;
+    if (groups == NULL || !gl_spawn_run (argv, &options, NULL, NULL, &error))
       g_printerr ("glimpse: the menu entries of %s were not resynced (%s); run “glimpse export” as %s\n",
                   pw->pw_name, error->message, pw->pw_name);
   }

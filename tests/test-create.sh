@@ -66,7 +66,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..24"
+echo "1..27"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -157,6 +157,39 @@ if id nobody >/dev/null 2>&1; then
 else
   nok "no user nobody to run as"
 fi
+
+# --- kill -9 during a slow bootstrap: nothing keeps running, and the
+# half-built tree is removed by the next store operation
+mkdir -p "$work/fakebin"
+cat > "$work/fakebin/debootstrap" <<EOF
+#!/bin/sh
+# a slow bootstrap tool with a child of its own, as debootstrap's dpkg
+sleep 300 &
+echo \$\$ \$! > "$work/boot.pids"
+wait
+EOF
+chmod 0755 "$work/fakebin/debootstrap"
+printf '[Profile]\nName=Test slowboot\nFamily=apt\n\n[Base]\nType=bootstrap\nTool=debootstrap\nSuite=stable\nMirror=http://127.0.0.1:1/debian\n\n[Packages]\nRefresh=true\nUpgrade=true\nInstall=true\nListUpgradable=true\n' \
+  > "$work/profiles/slowboot.profile"
+PATH=$work/fakebin:$PATH "$GLIMPSE" create slowboot >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -s "$work/boot.pids" ] && break; sleep 0.1; done
+read -r boot_pid child_pid < "$work/boot.pids"
+kill -KILL $pid; wait $pid 2>/dev/null
+gone() { # pid: gone (or a zombie) within 10 s
+  for _ in $(seq 100); do
+    [ -e "/proc/$1" ] || return 0
+    [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+check "kill -9 of create leaves neither the bootstrap tool nor its child running" \
+  eval 'gone "$boot_pid" && gone "$child_pid"'
+check "…its half-built tree stays until the next store operation" \
+  eval 'store_entries | grep -q "\.creating-"'
+"$GLIMPSE" list >/dev/null 2>&1
+check "…which removes it" eval '! store_entries | grep -q "\.creating-"'
 
 # --- remove leaves nothing
 for s in host host-2 bb bb-2 cut offline; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
