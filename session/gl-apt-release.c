@@ -4,6 +4,7 @@
  */
 #include "gl-apt-release.h"
 #include "gl-apt-release-private.h"
+#include "gl-spawn.h"
 
 #include <errno.h>
 #include <string.h>
@@ -631,7 +632,7 @@ gl_apt_release_verify (GBytes              *data,
   g_autofree char *input = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) cleanup = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GSubprocess) proc = NULL;
+  gboolean exited_ok = FALSE;
   g_autoptr(GBytes) out = NULL;
   g_autoptr(GBytes) err = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -705,24 +706,34 @@ gl_apt_release_verify (GBytes              *data,
   g_ptr_array_add (argv, g_strdup (input));
   g_ptr_array_add (argv, NULL);
 
-  proc = g_subprocess_newv ((const char * const *) argv->pdata,
-                            G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                            &local_error);
-  if (proc != NULL)
-    g_subprocess_communicate (proc, NULL, cancellable, &out, &err, &local_error);
+  {
+    GlSpawnOptions opts = { .output = GL_SPAWN_OUTPUT_CAPTURE };
+    g_auto(GlSpawnResult) res = { 0, NULL, NULL };
+
+    exited_ok = gl_spawn_run ((const char * const *) argv->pdata, &opts, &res, cancellable, &local_error);
+    if (!exited_ok && g_error_matches (local_error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
+      g_clear_error (&local_error);   /* gpgv's verdict is read from its status below */
+    if (res.err != NULL)
+      err = g_bytes_ref (res.err);
+    if (res.out != NULL)
+      out = g_bytes_ref (res.out);
+  }
   for (guint i = 0; i < cleanup->len; i++)
     g_unlink (cleanup->pdata[i]);
   g_rmdir (tmpdir);
   if (local_error != NULL)
     {
-      g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_SIGNATURE,
-                   "%s: cannot run gpgv to check its signature: %s (install gpgv)",
-                   what, local_error->message);
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_SIGNATURE,
+                     "%s: cannot run gpgv to check its signature: %s (install gpgv)",
+                     what, local_error->message);
       return NULL;
     }
 
   {
-    g_autofree char *errtext = g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err));
+    g_autofree char *errtext = err ? g_strndup (g_bytes_get_data (err, NULL), g_bytes_get_size (err)) : g_strdup ("");
 
     status_lines = g_strsplit (errtext, "\n", -1);
   }
@@ -760,7 +771,7 @@ gl_apt_release_verify (GBytes              *data,
             bad_line = g_strdup (l);
         }
     }
-  if (!g_subprocess_get_if_exited (proc) || g_subprocess_get_exit_status (proc) != 0 || !valid || bad)
+  if (!exited_ok || !valid || bad || out == NULL)
     {
       g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_SIGNATURE,
                    "%s: the signature does not verify against its keyring (%s): ignored",
