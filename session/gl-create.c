@@ -32,42 +32,6 @@ status (const GlCreateOptions *options, const char *format, ...)
   options->status (msg, options->status_data);
 }
 
-GStrv
-gl_checksum_list_names (const char *list_text)
-{
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_auto(GStrv) lines = g_strsplit (list_text, "\n", -1);
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_autofree char *line = g_strstrip (g_strdup (lines[i]));
-      const char *open, *close;
-      char *space;
-
-      if (*line == '\0' || *line == '#')
-        continue;
-      /* BSD style: SHA256 (name) = sum */
-      if (g_str_has_prefix (line, "SHA256 (") && (close = strstr (line, ") = ")) != NULL)
-        {
-          open = line + strlen ("SHA256 (");
-          g_autofree char *name = g_strndup (open, close - open);
-          g_strv_builder_add (builder, name);
-          continue;
-        }
-      /* GNU style: sum  name, or sum *name */
-      space = strpbrk (line, " \t");
-      if (space == NULL)
-        continue;
-      while (*space == ' ' || *space == '\t')
-        space++;
-      if (*space == '*')
-        space++;
-      if (*space != '\0')
-        g_strv_builder_add (builder, space);
-    }
-  return g_strv_builder_end (builder);
-}
-
 /* The last path segment of a URL, without query or fragment. */
 static char *
 url_file_name (const char *url)

@@ -27,9 +27,6 @@ typedef struct {
   gpointer output_data;
 } GlCreateOptions;
 
-/* The file names in a checksum list, in the list's order. */
-GStrv gl_checksum_list_names (const char *list_text);
-
 /* Resolves a tarball profile to the URL and SHA-256 to fetch: the list at
  * ChecksumUrl is fetched when needed, and FilePattern picks the newest name
  * it matches. */

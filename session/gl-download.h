@@ -6,6 +6,8 @@
 
 #include <gio/gio.h>
 
+#include "gl-checksum.h"
+
 G_BEGIN_DECLS
 
 #define GL_DOWNLOAD_ERROR (gl_download_error_quark ())
@@ -14,7 +16,6 @@ typedef enum {
   GL_DOWNLOAD_ERROR_HTTP,          /* the server answered with a status >= 400 */
   GL_DOWNLOAD_ERROR_NETWORK,       /* connecting, resolving, timeouts, cut transfers */
   GL_DOWNLOAD_ERROR_CHECKSUM,      /* the SHA-256 of the download is not the expected one */
-  GL_DOWNLOAD_ERROR_NOT_LISTED,    /* a checksum list has no (or conflicting) entries for a file */
   GL_DOWNLOAD_ERROR_INVALID,       /* a malformed argument: URL, checksum string */
   GL_DOWNLOAD_ERROR_TOO_LARGE,     /* gl_download_to_string() over its limit */
 } GlDownloadError;
@@ -55,37 +56,5 @@ gchar *gl_download_to_string (const char    *url,
                               gsize         *length,
                               GCancellable  *cancellable,
                               GError       **error);
-
-/* Finds the SHA-256 of filename in the text of a checksum list: GNU lines
- * "SUM  name" and "SUM *name", BSD lines "SHA256 (name) = SUM".  A listed
- * "./name" or "dir/name" matches name when no exact entry exists.  Returns
- * the lower-case hex sum. */
-gchar *gl_checksum_find_in_list (const char  *list_text,
-                                 const char  *filename,
-                                 GError     **error);
-
-/* The lower-case hex SHA-256 of the file at path. */
-/* TRUE when @s is 64 hexadecimal digits */
-gboolean gl_is_sha256 (const char *s);
-
-gchar *gl_checksum_file_sha256 (const char    *path,
-                                GCancellable  *cancellable,
-                                GError       **error);
-
-/* A ready-made progress reporter writing to stderr: a one-line bar with
- * percentage, size and rate on a terminal, plain lines every 10%
- * otherwise.  Pass gl_download_progress_update as the progress function
- * and the GlDownloadProgress as user_data. */
-typedef struct _GlDownloadProgress GlDownloadProgress;
-
-GlDownloadProgress *gl_download_progress_new    (const char *label,
-                                                 gboolean    is_terminal);
-void                gl_download_progress_update (guint64     received,
-                                                 guint64     total,
-                                                 gpointer    user_data);
-/* Ends the bar's line on a terminal. */
-void                gl_download_progress_free   (GlDownloadProgress *progress);
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlDownloadProgress, gl_download_progress_free)
 
 G_END_DECLS

@@ -15,6 +15,7 @@
 #include "gl-spawn.h"
 #include "gl-store.h"
 #include "gl-export-store.h"
+#include "glimpse-progress.h"
 
 /* ---- glimpse profiles ---- */
 
@@ -145,7 +146,7 @@ typedef struct {
   char *id;
   GError *error;
   gboolean done;
-  GlDownloadProgress *progress;
+  GlCliProgress *progress;
 } CreateData;
 
 static void
@@ -215,7 +216,7 @@ gl_cmd_create (int argc, char **argv)
     return gl_cli_fail (error);
   if (sha256 != NULL && image == NULL)
     return gl_cli_usage ("create", "--sha256 goes with --image");
-  if (sha256 != NULL && !gl_is_sha256 (sha256))
+  if (sha256 != NULL && !gl_checksum_is_sha256 (sha256))
     return gl_cli_usage ("create", "--sha256 takes 64 hexadecimal digits (sha256sum FILE prints them)");
 
   profile = gl_profile_find ((const char * const *) path, argv[1], &error);
@@ -226,11 +227,11 @@ gl_cmd_create (int argc, char **argv)
 
   data.profile = profile;
   data.store = store;
-  data.progress = gl_download_progress_new (profile->name, isatty (STDERR_FILENO));
+  data.progress = gl_cli_progress_new (profile->name, isatty (STDERR_FILENO));
   data.options.id = name;
   data.options.image = image;
   data.options.sha256 = sha256;
-  data.options.progress = gl_download_progress_update;
+  data.options.progress = gl_cli_progress_update;
   data.options.progress_data = data.progress;
   data.options.status = print_status;
   data.options.output = print_status;
@@ -248,7 +249,7 @@ gl_cmd_create (int argc, char **argv)
   g_source_remove (sigint);
   g_source_remove (sigterm);
   g_source_remove (sighup);
-  gl_download_progress_free (data.progress);
+  gl_cli_progress_free (data.progress);
   g_free (name);
   g_free (image);
   g_free (sha256);
