@@ -27,10 +27,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   FUZZ_ASSERT ((sum == NULL) != (error == NULL));
   if (sum != NULL)
     {
-      FUZZ_ASSERT (gl_is_sha256 (sum));
+      FUZZ_ASSERT (gl_checksum_is_sha256 (sum));
       for (const char *p = sum; *p; p++)
         FUZZ_ASSERT (!g_ascii_isupper (*p));
     }
-  FUZZ_ASSERT (gl_is_sha256 (text) == (strlen (text) == 64 && strspn (text, "0123456789abcdefABCDEF") == 64));
+  FUZZ_ASSERT (gl_checksum_is_sha256 (text) == (strlen (text) == 64 && strspn (text, "0123456789abcdefABCDEF") == 64));
   return 0;
 }
