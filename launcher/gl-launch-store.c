@@ -139,6 +139,112 @@ read_small_file (int fd, const char *what)
   return buf;
 }
 
+/* The first uid of the `glimpse` user's range in /etc/subuid (package
+ * operations write system generations as root of a user namespace mapped
+ * there), or (uid_t) -1. */
+static uid_t
+glimpse_subuid_base (void)
+{
+  cleanup_fd int fd = open ("/etc/subuid", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  cleanup_free char *text = NULL;
+  struct stat st;
+
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != 0
+      || (st.st_mode & 022) != 0)
+    return (uid_t) -1;
+  text = read_small_file (fd, "/etc/subuid");
+  for (char *line = text; line != NULL && *line != '\0';)
+    {
+      char *next = strchr (line, '\n');
+      unsigned long start;
+      char *end;
+      if (next != NULL)
+        *next++ = '\0';
+      if (strncmp (line, "glimpse:", 8) == 0 && line[8] >= '0' && line[8] <= '9')
+        {
+          errno = 0;
+          start = strtoul (line + 8, &end, 10);
+          if (errno == 0 && *end == ':' && start > 0 && start < (uid_t) -1)
+            return (uid_t) start;
+        }
+      line = next;
+    }
+  return (uid_t) -1;
+}
+
+/* The system layer: system/current names generation N; system/N/tree is
+ * the layer (root's, or the package-operation range's first uid), and
+ * system/N/lock is held shared for as long as a view built from it lives.
+ * No current: no system layer, the base only. */
+static void
+open_generation (GlLaunchSandbox *sb, int system_fd, bool privileged)
+{
+  for (int attempt = 0;; attempt++)
+    {
+      cleanup_fd int cur = gl_launch_store_open_trusted_at (system_fd, "current", "system/current",
+                                                            S_IFREG, true);
+      cleanup_fd int gen = -1;
+      cleanup_free char *text = NULL;
+      cleanup_free char *what = NULL;
+      char *end;
+      unsigned long n;
+      struct stat st;
+      uid_t owner;
+
+      if (cur < 0)
+        return;
+      text = read_small_file (cur, "system/current");
+      errno = 0;
+      n = strtoul (text, &end, 10);
+      if (text[0] < '1' || text[0] > '9' || errno != 0 || n > 1000000000UL
+          || strcmp (end, "\n") != 0)
+        die ("sandbox not usable: system/current does not name a generation (one line "
+             "\"N\"); ask your administrator to repair the sandbox");
+      sb->generation = n;
+      what = xasprintf ("system/%lu/", n);
+      *end = '\0';
+      gen = gl_launch_store_open_trusted_at (system_fd, text, what, S_IFDIR, false);
+      free (what);
+      what = xasprintf ("system/%lu/tree/", n);
+      sb->sysupper_fd = openat (gen, "tree", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (sb->sysupper_fd < 0)
+        die_with_error ("sandbox not usable: cannot open %s (ask your administrator to "
+                        "repair the sandbox)", what);
+      if (fstat (sb->sysupper_fd, &st) != 0 || !S_ISDIR (st.st_mode)
+          || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+        die ("sandbox not usable: %s is not a directory, or is group- or world-writable; "
+             "ask your administrator to repair the sandbox", what);
+      owner = st.st_uid;
+      if (owner != 0 && owner != glimpse_subuid_base ())
+        die ("sandbox not usable: %s is owned by uid %u, neither root nor the first id of "
+             "the glimpse range in /etc/subuid; ask your administrator", what,
+             (unsigned) owner);
+      {
+        const char *fsname = NULL;
+        if (fs_is_refused (sb->sysupper_fd, &fsname))
+          die ("sandbox not usable: %s is on a %s filesystem, which is not trusted", what,
+               fsname);
+      }
+      if (!privileged)
+        return;         /* root's 0600 lock: the user lock stands for it */
+      free (what);
+      what = xasprintf ("system/%lu/lock", n);
+      sb->gen_lock_fd = gl_launch_store_open_trusted_at (gen, "lock", what, S_IFREG, false);
+      if (flock (sb->gen_lock_fd, LOCK_SH | LOCK_NB) == 0)
+        return;
+      if (errno != EWOULDBLOCK)
+        die_with_error ("cannot lock %s", what);
+      /* Being deleted: current has moved on meanwhile; read it again. */
+      close (sb->gen_lock_fd);
+      sb->gen_lock_fd = -1;
+      close (sb->sysupper_fd);
+      sb->sysupper_fd = -1;
+      if (attempt == 2)
+        die ("sandbox \"%s\" is being changed (its system layer is being replaced); try "
+             "again when the update has finished", sb->id);
+    }
+}
+
 void
 gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
                       uid_t uid, gid_t gid, bool privileged)
@@ -187,7 +293,7 @@ gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
          "administrator to recreate the sandbox");
 
   system_fd = gl_launch_store_open_trusted_at (sb->sandbox_fd, "system", "system/", S_IFDIR, false);
-  sb->sysupper_fd = gl_launch_store_open_trusted_at (system_fd, "upper", "system/upper/", S_IFDIR, false);
+  open_generation (sb, system_fd, privileged);
 
   /* The sandbox's lock (root's, 0600 so that no user can take it):
    * shared while any app of the sandbox runs.  Without privilege it cannot
@@ -209,7 +315,7 @@ gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
   users_fd = openat (sb->sandbox_fd, "users", O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (users_fd < 0 && errno == ENOENT && privileged)
     {
-      if (mkdirat (sb->sandbox_fd, "users", 0755) != 0 && errno != EEXIST)
+      if (mkdirat (sb->sandbox_fd, "users", 0711) != 0 && errno != EEXIST)
         die_with_error ("cannot create users/ in sandbox \"%s\"", sb->id);
       users_fd = openat (sb->sandbox_fd, "users", O_PATH | O_NOFOLLOW | O_CLOEXEC);
     }
@@ -221,6 +327,15 @@ gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
       die_with_error ("cannot open users/ in sandbox \"%s\"", sb->id);
     }
   gl_launch_store_check_trusted (users_fd, "users/", S_IFDIR);
+  /* Who uses a sandbox is nobody else's business: users/ is 0711 (older
+   * sandboxes had 0755). */
+  if (privileged && fstat (users_fd, &st) == 0 && (st.st_mode & 0066) != 0)
+    {
+      char fdpath[40];
+      snprintf (fdpath, sizeof fdpath, "/proc/self/fd/%d", users_fd);
+      if (chmod (fdpath, 0711) != 0)
+        die_with_error ("cannot make users/ of sandbox \"%s\" mode 0711", sb->id);
+    }
 
   snprintf (uidname, sizeof uidname, "%u", (unsigned) uid);
   if (fstatat (users_fd, uidname, &st, AT_SYMLINK_NOFOLLOW) != 0)

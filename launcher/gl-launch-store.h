@@ -14,13 +14,15 @@ typedef struct {
   bool host_base;       /* Base=host: the host's / is the base */
   int sandbox_fd;       /* <store>/<id>/ */
   int rootfs_fd;        /* rootfs/, or -1 for Base=host */
-  int sysupper_fd;      /* the system layer */
+  int sysupper_fd;      /* system/<N>/tree, or -1: no system layer */
+  unsigned long generation; /* N, or 0 */
+  int gen_lock_fd;      /* system/<N>/lock, shared (privileged only) */
   int userdir_fd;       /* users/<uid>/, the caller's */
   int lock_fd;          /* lock, shared (privileged only) */
   int user_lock_fd;     /* users/<uid>/lock, shared */
 } GlLaunchSandbox;
 
-#define GL_LAUNCH_SANDBOX_INIT { NULL, false, -1, -1, -1, -1, -1, -1 }
+#define GL_LAUNCH_SANDBOX_INIT { NULL, false, -1, -1, -1, 0, -1, -1, -1, -1 }
 
 /* Dies unless FD is owned by root, not group/world-writable, of TYPE
  * (S_IFDIR, S_IFREG) and on a local filesystem. */

@@ -451,12 +451,12 @@ cmp_ops (const void *a, const void *b)
 }
 
 static int
-make_root (const int lowers[3])
+make_root (const int *lowers, size_t n_lowers)
 {
-  int r = gl_launch_mount_overlay (lowers, 3, -1, -1,
-                        MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-                        "cannot build the sandbox root (overlay of system/upper and the base)");
-  return r;
+  return gl_launch_mount_overlay (lowers, n_lowers, -1, -1,
+                                  MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                                  "cannot build the sandbox root (overlay of the system "
+                                  "layer and the base)");
 }
 
 /* The deepest overlaid directory strictly containing PATH, or NULL. */
@@ -694,16 +694,18 @@ view_stage (View *v)
 static void
 view_root (View *v)
 {
-  int base_fd, skel_fd, sysdir, rootfs_fd, sysupper_fd;
+  int base_fd, skel_fd, rootfs_fd, sysupper_fd = -1;
   int lowers[3];
+  size_t n_lowers = 0;
   bool skel_changed = false;
 
   /* The sandbox's layers, through this namespace's copy. */
   rootfs_fd = L.sb.host_base ? -1 : gl_launch_mount_reopen_same (L.sandbox_copy, "rootfs", L.sb.rootfs_fd, "rootfs/");
-  sysdir = openat (L.sandbox_copy, "system", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-  if (sysdir < 0)
-    die ("sandbox not usable: system/ changed while starting; try again");
-  sysupper_fd = gl_launch_mount_reopen_same (sysdir, "upper", L.sb.sysupper_fd, "system/upper/");
+  if (L.sb.sysupper_fd >= 0)
+    {
+      cleanup_free char *gen = xasprintf ("system/%lu/tree", L.sb.generation);
+      sysupper_fd = gl_launch_mount_reopen_same (L.sandbox_copy, gen, L.sb.sysupper_fd, gen);
+    }
 
   /* The host's / cannot be a layer beside directories inside it (overlayfs
    * refuses overlapping layers), so a host base is first wrapped in an
@@ -728,10 +730,11 @@ view_root (View *v)
   else
     base_fd = rootfs_fd;
   skel_fd = gl_launch_mount_open_user_dir (v->userdir_fd, "mountpoints", "mountpoints/", L.uid);
-  lowers[0] = skel_fd;
-  lowers[1] = sysupper_fd;
-  lowers[2] = base_fd;
-  v->root = make_root (lowers);
+  lowers[n_lowers++] = skel_fd;
+  if (sysupper_fd >= 0)
+    lowers[n_lowers++] = sysupper_fd;
+  lowers[n_lowers++] = base_fd;
+  v->root = make_root (lowers, n_lowers);
 
   for (size_t i = 0; i < v->ops.n; i++)
     {
@@ -760,7 +763,7 @@ view_root (View *v)
   if (skel_changed)
     {
       close (v->root);
-      v->root = make_root (lowers);
+      v->root = make_root (lowers, n_lowers);
     }
   {
     cleanup_fd int dir = openat (v->stage, "root", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);

@@ -173,8 +173,12 @@ gl_make_sandbox () {
   local id=$1 base=$2 dir=$GL_STORE/$1
   rm -rf --one-file-system "$dir"
   GL_SANDBOXES+=("$id")
-  install -d -o root -g root -m 0755 "$dir" "$dir/system" "$dir/system/upper" \
-    "$dir/system/work" "$dir/users"
+  # The system layer as generations (HELPERS.md): system/current names N,
+  # system/N/tree is the layer, system/N/lock its lock.
+  install -d -o root -g root -m 0755 "$dir" "$dir/system" "$dir/system/1" "$dir/system/1/tree"
+  install -d -o root -g root -m 0711 "$dir/users"
+  echo 1 > "$dir/system/current"; chmod 0644 "$dir/system/current"
+  : > "$dir/system/1/lock"; chmod 0600 "$dir/system/1/lock"
   printf '[Sandbox]\nProfile=test\nName=Test %s\nBase=%s\nFamily=apk\nCreated=2024-01-01T00:00:00Z\n' \
     "$id" "$base" > "$dir/sandbox.conf"
   chmod 0644 "$dir/sandbox.conf"
@@ -190,7 +194,7 @@ gl_make_sandbox () {
     getent passwd root "$GL_USER_A" "$GL_USER_B" > "$r/etc/passwd"
     getent group root "$GL_USER_A" "$GL_USER_B" "$GL_GROUP_X" > "$r/etc/group"
     # Something only the sandbox's system layer has.
-    echo "system-layer" > "$dir/system/upper/etc-glimpse-system"
+    echo "system-layer" > "$dir/system/1/tree/etc-glimpse-system"
   fi
 }
 

@@ -80,7 +80,7 @@ s4=$GL_STORE/t-att-4
 try4 "user-owned sandbox dir" "owned by uid $UID_A, not root" "chown $GL_USER_A $s4" "chown root $s4"
 try4 "group-writable sandbox dir" "writable" "chmod 0775 $s4" "chmod 0755 $s4"
 try4 "world-writable rootfs" "writable" "chmod 0757 $s4/rootfs" "chmod 0755 $s4/rootfs"
-try4 "user-owned system/upper" "owned by uid $UID_A" "chown $GL_USER_A $s4/system/upper" "chown root $s4/system/upper"
+try4 "user-owned system layer" "owned by uid $UID_A" "chown $GL_USER_A $s4/system/1/tree" "chown root $s4/system/1/tree"
 GL_SANDBOXES+=(t-att-4.real)
 try4 "symlinked sandbox dir" "symbolic link" "mv $s4 $s4.real; ln -s t-att-4.real $s4" "rm -f $s4; mv $s4.real $s4"
 try4 "symlinked rootfs" "symbolic link" "mv $s4/rootfs $s4/rootfs.real; ln -s rootfs.real $s4/rootfs" \

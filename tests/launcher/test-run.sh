@@ -23,7 +23,7 @@ check "rootfs view is the busybox tree" [ "$(as_user $GL_USER_A "$LAUNCH" t-run-
 check "system layer visible over rootfs" [ "$(as_user $GL_USER_A "$LAUNCH" t-run-bb -- cat /etc-glimpse-system)" = system-layer ]
 check "host view shows host /etc/os-release" \
   cmp -s /etc/os-release <(as_user $GL_USER_A "$LAUNCH" t-run-host -- cat /etc/os-release)
-echo host-system > "$GL_STORE/t-run-host/system/upper/glimpse-host-system-marker"
+echo host-system > "$GL_STORE/t-run-host/system/1/tree/glimpse-host-system-marker"
 check "system layer visible over host base" [ "$(as_user $GL_USER_A "$LAUNCH" t-run-host -- cat /glimpse-host-system-marker 2>&1)" = host-system ]
 out=$(as_user $GL_USER_A "$LAUNCH" t-run-host -- /bin/sh -c 'touch /etc/glimpse-should-fail; echo status=$?; touch /tmp/gl-run-rw && echo tmp-ok' 2>&1)
 check_sh "host base: / is read-only (EROFS), while /tmp in the same launch is writable" \
