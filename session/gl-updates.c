@@ -555,7 +555,6 @@ read_dpkg_state (const char * const *layers, DpkgState *d, GError **error)
   g_autofree char *text = NULL;
   g_autofree char *archfile = NULL;
   g_auto(GStrv) lines = NULL;
-  g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *pkg = NULL, *arch = NULL, *ver = NULL, *status = NULL;
 
   if (!view_read (layers, "var/lib/dpkg/status", &text, NULL, error))
