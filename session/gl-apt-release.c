@@ -271,8 +271,8 @@ parse_sha256_line (GlAptRelease *r, const char *line, const char *what, GError *
   for (guint i = 0; parts[i] != NULL; i++)
     if (parts[i][0] != '\0')
       {
-        if (n == 3)
-          n = 4;
+        if (n >= 3)
+          n = 4;   /* too many fields (found by tests/fuzz/fuzz-apt: f[] overflowed) */
         else
           f[n++] = parts[i];
       }
