@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "gl-apt-sources.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
 #include "gl-spawn.h"
@@ -351,7 +352,7 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
 
   mirror = g_strdup (profile->mirror);
   if (mirror == NULL)
-    mirror = gl_profile_host_debian_mirror (options->apt_root ? options->apt_root : "/");
+    mirror = gl_apt_sources_find_debian_mirror (options->apt_root ? options->apt_root : "/");
   include = g_strv_length (profile->include) > 0 ? g_strjoinv (",", profile->include) : NULL;
 
   g_ptr_array_add (argv, g_strdup (tool));

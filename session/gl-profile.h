@@ -79,8 +79,4 @@ const char *gl_profile_base_type_to_string (GlProfileBaseType type);
  * {release} in @template. */
 char *gl_profile_expand (GlProfile *profile, const char *template_str);
 
-/* The Debian mirror from the host's apt configuration (deb822 .sources or
- * sources.list under @apt_root/etc/apt), or NULL. */
-char *gl_profile_host_debian_mirror (const char *apt_root);
-
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include "gl-create.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
+#include "gl-apt-sources.h"
 #include "gl-profile.h"
 #include "gl-spawn.h"
 #include "gl-store.h"
@@ -47,7 +48,7 @@ print_profile_verbose (GlProfile *p)
     }
   else if (p->base_type == GL_PROFILE_BASE_BOOTSTRAP)
     {
-      g_autofree char *mirror = p->mirror ? g_strdup (p->mirror) : gl_profile_host_debian_mirror ("/");
+      g_autofree char *mirror = p->mirror ? g_strdup (p->mirror) : gl_apt_sources_find_debian_mirror ("/");
       g_print ("  Bootstrap:   %s %s\n", p->bootstrap_tool ? p->bootstrap_tool : "mmdebstrap|debootstrap",
                p->suite);
       g_print ("  Mirror:      %s\n", mirror ? mirror : "(the tool's default)");

@@ -197,34 +197,6 @@ test_bundled (void)
     }
 }
 
-static void
-test_host_mirror (void)
-{
-  g_autofree char *root = g_build_filename (g_get_user_cache_dir (), "aptroot", NULL);
-  g_autofree char *d = g_build_filename (root, "etc", "apt", "sources.list.d", NULL);
-  g_autofree char *mirror = NULL;
-  g_autofree char *list = g_build_filename (root, "etc", "apt", "sources.list", NULL);
-
-  g_assert_cmpint (g_mkdir_with_parents (d, 0755), ==, 0);
-  g_assert_null (gl_profile_host_debian_mirror (root));
-
-  write_file (d, "debian.sources",
-              "Types: deb\nURIs: http://security.example.invalid/debian-security\nSuites: bookworm-security\n"
-              "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n\n"
-              "Types: deb deb-src\nURIs: http://mirror.example.invalid/debian\nSuites: bookworm bookworm-updates\n"
-              "Components: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n");
-  write_file (d, "other.sources",
-              "Types: deb\nURIs: http://third.example.invalid/apt\nSuites: stable\nSigned-By: /etc/x.gpg\n");
-  mirror = gl_profile_host_debian_mirror (root);
-  g_assert_cmpstr (mirror, ==, "http://mirror.example.invalid/debian");
-  g_clear_pointer (&mirror, g_free);
-
-  g_file_set_contents (list, "# comment\ndeb [arch=amd64 signed-by=/k.gpg] http://list.example.invalid/debian bookworm main\n",
-                       -1, NULL);
-  mirror = gl_profile_host_debian_mirror (root);
-  g_assert_cmpstr (mirror, ==, "http://list.example.invalid/debian");
-}
-
 int
 main (int argc, char **argv)
 {
@@ -238,6 +210,5 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/profile/list-and-override", test_list_and_override);
   g_test_add_func ("/profile/bundled", test_bundled);
-  g_test_add_func ("/profile/host-mirror", test_host_mirror);
   return g_test_run ();
 }
