@@ -6,6 +6,7 @@
 
 #include "gl-apt-index.h"
 #include "gl-apt-release.h"
+#include "gl-apt-sources.h"
 #include "gl-deb-version.h"
 
 #include <errno.h>
@@ -197,32 +198,6 @@ line_is_blank (const char *l)
   return TRUE;
 }
 
-typedef struct {
-  char  *uri;          /* ends with '/' */
-  char  *suite;
-  char **components;
-  char **archs;        /* NULL: the sandbox's */
-  char **signed_by;    /* keyring paths inside the view; NULL: trusted keyrings */
-  char **fingerprints;
-  char  *inline_key;   /* an armored key block from deb822 Signed-By */
-  char  *where;        /* "etc/apt/sources.list:3" */
-} Source;
-
-static void
-source_free (Source *s)
-{
-  g_free (s->uri);
-  g_free (s->suite);
-  g_strfreev (s->components);
-  g_strfreev (s->archs);
-  g_strfreev (s->signed_by);
-  g_strfreev (s->fingerprints);
-  g_free (s->inline_key);
-  g_free (s->where);
-  g_free (s);
-}
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
-
 static char **
 split_words (const char *s, const char *seps)
 {
@@ -235,261 +210,57 @@ split_words (const char *s, const char *seps)
   return g_strv_builder_end (b);
 }
 
+/* The sources the view's apt uses: enabled "deb" ones.  A trusted=yes
+ * source cannot be checked (nothing vouches for its indexes): an error. */
 static gboolean
-is_fingerprint (const char *s)
+keep_sources (GPtrArray *parsed, GPtrArray *out, GError **error)
 {
-  gsize n = strlen (s);
-
-  if (n > 0 && s[n - 1] == '!')
-    n--;
-  return (n == 40 || n == 16) && strspn (s, "0123456789abcdefABCDEF") == n;
-}
-
-/* Signed-By: paths and fingerprints (a list), or an inline key block. */
-static void
-source_set_signed_by (Source *s, const char *value)
-{
-  g_auto(GStrv) words = NULL;
-  g_autoptr(GStrvBuilder) paths = g_strv_builder_new ();
-  g_autoptr(GStrvBuilder) fprs = g_strv_builder_new ();
-
-  if (strstr (value, "-----BEGIN PGP PUBLIC KEY BLOCK-----") != NULL)
+  for (guint i = 0; i < parsed->len; i++)
     {
-      g_free (s->inline_key);
-      s->inline_key = g_strdup (value);
-      return;
-    }
-  words = split_words (value, ", \t\n");
-  for (guint i = 0; words[i] != NULL; i++)
-    g_strv_builder_add (is_fingerprint (words[i]) ? fprs : paths, words[i]);
-  g_strfreev (s->signed_by);
-  g_strfreev (s->fingerprints);
-  s->signed_by = g_strv_builder_end (paths);
-  s->fingerprints = g_strv_builder_end (fprs);
-  if (s->signed_by[0] == NULL)
-    g_clear_pointer (&s->signed_by, g_strfreev);
-}
+      GlAptSource *s = parsed->pdata[i];
 
-static char *
-uri_with_slash (const char *uri)
-{
-  return g_str_has_suffix (uri, "/") ? g_strdup (uri) : g_strconcat (uri, "/", NULL);
-}
-
-static gboolean
-parse_one_line (const char *file, const char *text, GPtrArray *out, GError **error)
-{
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-
-  for (guint n = 0; lines[n] != NULL; n++)
-    {
-      char *line = lines[n];
-      char *hash = strchr (line, '#');
-      g_autoptr(Source) s = NULL;
-      g_auto(GStrv) words = NULL;
-      g_auto(GStrv) opts = NULL;
-      guint w = 1;
-
-      if (hash != NULL)
-        *hash = '\0';
-      g_strstrip (line);
-      if (line[0] == '\0')
+      if (s->deb_src || !s->enabled)
         continue;
-      /* the options in brackets, then the words */
-      if (g_str_has_prefix (line, "deb-src") )
-        continue;
-      if (!g_str_has_prefix (line, "deb") || !(line[3] == ' ' || line[3] == '\t'))
+      if (s->trusted)
         {
-          g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_MALFORMED,
-                       "%s:%u: not a \"deb\" line: %s", file, n + 1, line);
+          g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_SIGNATURE,
+                       "%s: trusted=yes repositories are not checked for updates "
+                       "(their indexes carry no signature to trust)", s->where);
           return FALSE;
         }
-      {
-        char *rest = g_strstrip (line + 3);
-
-        if (rest[0] == '[')
-          {
-            char *close = strchr (rest, ']');
-
-            if (close == NULL)
-              {
-                g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_MALFORMED,
-                             "%s:%u: unterminated options [", file, n + 1);
-                return FALSE;
-              }
-            *close = '\0';
-            opts = split_words (rest + 1, " \t");
-            rest = close + 1;
-          }
-        words = split_words (rest, " \t");
-        w = 0;
-      }
-      if (g_strv_length (words) < 2)
+      if (!g_str_has_suffix (s->uri, "/"))
         {
-          g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_MALFORMED,
-                       "%s:%u: a \"deb\" line needs a URI and a suite", file, n + 1);
-          return FALSE;
-        }
-      s = g_new0 (Source, 1);
-      s->uri = uri_with_slash (words[w]);
-      s->suite = g_strdup (words[w + 1]);
-      s->components = g_strdupv (words + w + 2);
-      s->where = g_strdup_printf ("%s:%u", file, n + 1);
-      for (guint i = 0; opts != NULL && opts[i] != NULL; i++)
-        {
-          const char *eq = strchr (opts[i], '=');
-          g_autofree char *key = eq ? g_strndup (opts[i], eq - opts[i]) : g_strdup (opts[i]);
+          char *u = g_strconcat (s->uri, "/", NULL);
 
-          if (eq == NULL)
-            continue;
-          if (strcmp (key, "arch") == 0)
-            s->archs = split_words (eq + 1, ",");
-          else if (strcmp (key, "signed-by") == 0)
-            source_set_signed_by (s, eq + 1);
-          else if (strcmp (key, "trusted") == 0 && g_ascii_strcasecmp (eq + 1, "yes") == 0)
-            {
-              g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_SIGNATURE,
-                           "%s:%u: [trusted=yes] repositories are not checked for updates "
-                           "(their indexes carry no signature to trust)", file, n + 1);
-              return FALSE;
-            }
+          g_free (s->uri);
+          s->uri = u;
         }
-      g_ptr_array_add (out, g_steal_pointer (&s));
+      g_ptr_array_add (out, g_steal_pointer (&parsed->pdata[i]));
     }
   return TRUE;
 }
-
-static gboolean
-parse_deb822 (const char *file, const char *text, GPtrArray *out, GError **error)
-{
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  g_autoptr(GHashTable) fields = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autofree char *last = NULL;
-  guint stanza_line = 0;
-
-  for (guint n = 0; ; n++)
-    {
-      char *line = lines[n];
-
-      if (line != NULL && line[0] == '#')
-        continue;
-      if (line == NULL || line_is_blank (line))
-        {
-          /* the end of an entry */
-          if (g_hash_table_size (fields) > 0)
-            {
-              const char *types = g_hash_table_lookup (fields, "types");
-              const char *enabled = g_hash_table_lookup (fields, "enabled");
-              g_auto(GStrv) typev = split_words (types ? types : "", " \t\n");
-              g_auto(GStrv) uris = NULL;
-              g_auto(GStrv) suites = NULL;
-              const char *v;
-
-              if (types == NULL || g_hash_table_lookup (fields, "uris") == NULL ||
-                  g_hash_table_lookup (fields, "suites") == NULL)
-                {
-                  g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_MALFORMED,
-                               "%s: the entry at line %u lacks Types, URIs or Suites",
-                               file, stanza_line);
-                  return FALSE;
-                }
-              if ((enabled == NULL || g_ascii_strcasecmp (enabled, "no") != 0) &&
-                  g_strv_contains ((const char * const *) typev, "deb"))
-                {
-                  uris = split_words (g_hash_table_lookup (fields, "uris"), " \t\n");
-                  suites = split_words (g_hash_table_lookup (fields, "suites"), " \t\n");
-                  for (guint u = 0; uris[u] != NULL; u++)
-                    for (guint su = 0; suites[su] != NULL; su++)
-                      {
-                        Source *s = g_new0 (Source, 1);
-
-                        s->uri = uri_with_slash (uris[u]);
-                        s->suite = g_strdup (suites[su]);
-                        v = g_hash_table_lookup (fields, "components");
-                        s->components = split_words (v ? v : "", " \t\n");
-                        v = g_hash_table_lookup (fields, "architectures");
-                        if (v != NULL)
-                          s->archs = split_words (v, " \t\n");
-                        v = g_hash_table_lookup (fields, "signed-by");
-                        if (v != NULL)
-                          source_set_signed_by (s, v);
-                        s->where = g_strdup_printf ("%s:%u", file, stanza_line);
-                        v = g_hash_table_lookup (fields, "trusted");
-                        if (v != NULL && g_ascii_strcasecmp (v, "yes") == 0)
-                          {
-                            source_free (s);
-                            g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_SIGNATURE,
-                                         "%s:%u: \"Trusted: yes\" repositories are not checked "
-                                         "for updates (their indexes carry no signature to trust)",
-                                         file, stanza_line);
-                            return FALSE;
-                          }
-                        g_ptr_array_add (out, s);
-                      }
-                }
-              g_hash_table_remove_all (fields);
-              g_clear_pointer (&last, g_free);
-            }
-          if (line == NULL)
-            break;
-          continue;
-        }
-      if (line[0] == ' ' || line[0] == '\t')
-        {
-          GString *v;
-          char *t = g_strstrip (g_strdup (line));
-
-          if (last == NULL)
-            {
-              g_free (t);
-              g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_MALFORMED,
-                           "%s:%u: a continuation line outside a field", file, n + 1);
-              return FALSE;
-            }
-          v = g_string_new (g_hash_table_lookup (fields, last));
-          g_string_append_c (v, '\n');
-          g_string_append (v, strcmp (t, ".") == 0 ? "" : t);
-          g_hash_table_replace (fields, g_strdup (last), g_string_free (v, FALSE));
-          g_free (t);
-          continue;
-        }
-      {
-        char *colon = strchr (line, ':');
-
-        if (colon == NULL)
-          {
-            g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_MALFORMED,
-                         "%s:%u: not a field: %s", file, n + 1, line);
-            return FALSE;
-          }
-        if (g_hash_table_size (fields) == 0)
-          stanza_line = n + 1;
-        g_free (last);
-        last = g_ascii_strdown (line, colon - line);
-        g_hash_table_replace (fields, g_strdup (last), g_strstrip (g_strdup (colon + 1)));
-      }
-    }
-  return TRUE;
-}
-
 
 static GPtrArray *
 read_sources (const char * const *layers, GError **error)
 {
-  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) source_free);
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_apt_source_free);
   g_autoptr(GPtrArray) names = view_list (layers, "etc/apt/sources.list.d");
   g_autofree char *text = NULL;
 
-  if (view_read (layers, "etc/apt/sources.list", &text, NULL, NULL) &&
-      !parse_one_line ("/etc/apt/sources.list", text, out, error))
-    return NULL;
+  if (view_read (layers, "etc/apt/sources.list", &text, NULL, NULL))
+    {
+      g_autoptr(GPtrArray) parsed = gl_apt_sources_parse_one_line ("/etc/apt/sources.list", text, error);
+
+      if (parsed == NULL || !keep_sources (parsed, out, error))
+        return NULL;
+    }
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = names->pdata[i];
       g_autofree char *rel = g_build_filename ("etc/apt/sources.list.d", name, NULL);
       g_autofree char *abs = g_strconcat ("/", rel, NULL);
       g_autofree char *data = NULL;
-      gboolean ok;
+      g_autoptr(GPtrArray) parsed = NULL;
 
       /* apt's rule for parts: letters, digits, '_', '-', '.' only */
       if (strspn (name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen (name))
@@ -499,10 +270,10 @@ read_sources (const char * const *layers, GError **error)
       if (!view_read (layers, rel, &data, NULL, error))
         return NULL;
       if (g_str_has_suffix (name, ".list"))
-        ok = parse_one_line (abs, data, out, error);
+        parsed = gl_apt_sources_parse_one_line (abs, data, error);
       else
-        ok = parse_deb822 (abs, data, out, error);
-      if (!ok)
+        parsed = gl_apt_sources_parse_deb822 (abs, data, error);
+      if (parsed == NULL || !keep_sources (parsed, out, error))
         return NULL;
     }
   return g_steal_pointer (&out);
@@ -988,7 +759,7 @@ url_host (const char *uri)
 }
 
 static GStrv
-source_keyrings (const char * const *layers, const Source *s, const char *cache_dir, GError **error)
+source_keyrings (const char * const *layers, const GlAptSource *s, const char *cache_dir, GError **error)
 {
   g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
 
@@ -1044,7 +815,7 @@ source_keyrings (const char * const *layers, const Source *s, const char *cache_
 /* The release at dist_url, from the network when it changed, else from
  * the cache; verified, fresh, not rolled back. */
 static GlAptRelease *
-fetch_release (const char * const *layers, const Source *s, const char *dist_url,
+fetch_release (const char * const *layers, const GlAptSource *s, const char *dist_url,
                const char *cache_dir, GlUpdatesStats *stats, GCancellable *cancellable,
                GError **error)
 {
@@ -1263,7 +1034,7 @@ gl_updates_check (const char * const  *layers,
 
   for (guint i = 0; ok && i < sources->len; i++)
     {
-      const Source *s = sources->pdata[i];
+      const GlAptSource *s = sources->pdata[i];
       gboolean flat = g_str_has_suffix (s->suite, "/");
       g_autofree char *dist_url = flat ? g_strconcat (s->uri, s->suite, NULL)
                                        : g_strconcat (s->uri, "dists/", s->suite, "/", NULL);
