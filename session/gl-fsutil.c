@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static gboolean
@@ -18,11 +19,45 @@ set_errno_error (GError **error, int saved_errno, const char *what, const char *
   return FALSE;
 }
 
+/* Where an entry lies: its mount, and whether it is the root of one. */
+typedef struct {
+  guint64 mnt_id;      /* 0 when the kernel does not say (before Linux 5.8) */
+  dev_t dev;
+  gboolean mount_root; /* STATX_ATTR_MOUNT_ROOT, where the kernel says so */
+  mode_t mode;
+} Place;
+
 static gboolean
-rm_rf_at (int dfd, const char *name, const char *shown, dev_t dev,
+place_at (int dfd, const char *name, Place *place)
+{
+  struct statx stx;
+
+  if (statx (dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_TYPE | STATX_MNT_ID, &stx) != 0)
+    return FALSE;
+  place->mnt_id = (stx.stx_mask & STATX_MNT_ID) ? stx.stx_mnt_id : 0;
+  place->dev = makedev (stx.stx_dev_major, stx.stx_dev_minor);
+  place->mount_root = (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+                      (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+  place->mode = stx.stx_mode;
+  return TRUE;
+}
+
+/* Another mount than the tree's: a bind mount of the same file system
+ * has another mount id though the same st_dev. */
+static gboolean
+is_other_mount (const Place *top, const Place *here)
+{
+  if (top->mnt_id != 0 && here->mnt_id != 0)
+    return here->mnt_id != top->mnt_id;
+  return here->dev != top->dev || here->mount_root;
+}
+
+static gboolean
+rm_rf_at (int dfd, const char *name, const char *shown, const Place *top,
           GCancellable *cancellable, GError **error)
 {
-  struct stat st;
+  Place here;
+  Place opened;
   int fd;
   DIR *d;
   struct dirent *de;
@@ -30,23 +65,25 @@ rm_rf_at (int dfd, const char *name, const char *shown, dev_t dev,
 
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
-  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+  if (!place_at (dfd, name, &here))
     {
       if (errno == ENOENT)
         return TRUE;
       return set_errno_error (error, errno, "Cannot inspect", shown);
     }
-  if (!S_ISDIR (st.st_mode))
-    {
-      if (unlinkat (dfd, name, 0) != 0 && errno != ENOENT)
-        return set_errno_error (error, errno, "Cannot remove", shown);
-      return TRUE;
-    }
-  if (st.st_dev != dev)
+  if (top != NULL && is_other_mount (top, &here))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
                    "%s is a mount point; unmount it and try again", shown);
       return FALSE;
+    }
+  if (top == NULL)
+    top = &here;   /* the tree's top: what lies below must be in its mount */
+  if (!S_ISDIR (here.mode))
+    {
+      if (unlinkat (dfd, name, 0) != 0 && errno != ENOENT)
+        return set_errno_error (error, errno, "Cannot remove", shown);
+      return TRUE;
     }
 
   fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -55,6 +92,20 @@ rm_rf_at (int dfd, const char *name, const char *shown, dev_t dev,
     fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return set_errno_error (error, errno, "Cannot open", shown);
+  /* (checked again on what was opened: it may have been swapped meanwhile) */
+  if (!place_at (fd, ".", &opened))
+    {
+      int saved = errno;
+      close (fd);
+      return set_errno_error (error, saved, "Cannot inspect", shown);
+    }
+  if (top != &here && is_other_mount (top, &opened))
+    {
+      close (fd);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                   "%s is a mount point; unmount it and try again", shown);
+      return FALSE;
+    }
   d = fdopendir (fd);
   if (d == NULL)
     {
@@ -69,7 +120,7 @@ rm_rf_at (int dfd, const char *name, const char *shown, dev_t dev,
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
       child = g_build_filename (shown, de->d_name, NULL);
-      ok = rm_rf_at (dirfd (d), de->d_name, child, dev, cancellable, error);
+      ok = rm_rf_at (dirfd (d), de->d_name, child, top, cancellable, error);
     }
   closedir (d);
   if (!ok)
@@ -82,15 +133,7 @@ rm_rf_at (int dfd, const char *name, const char *shown, dev_t dev,
 gboolean
 gl_rm_rf (const char *path, GCancellable *cancellable, GError **error)
 {
-  struct stat st;
-
-  if (lstat (path, &st) != 0)
-    {
-      if (errno == ENOENT)
-        return TRUE;
-      return set_errno_error (error, errno, "Cannot inspect", path);
-    }
-  return rm_rf_at (AT_FDCWD, path, path, st.st_dev, cancellable, error);
+  return rm_rf_at (AT_FDCWD, path, path, NULL, cancellable, error);
 }
 
 gboolean

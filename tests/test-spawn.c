@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "gl-spawn.h"
+#include "gl-test-skip.h"
 
 static char *
 bytes_str (GBytes *bytes)
@@ -262,13 +263,13 @@ test_as_user (void)
 
   if (geteuid () != 0)
     {
-      g_test_skip ("needs root to change user");
+      gl_test_skip ("needs root to change user");
       return;
     }
   pw = getpwnam ("nobody");
   if (pw == NULL)
     {
-      g_test_skip ("no user nobody to run as");
+      gl_test_skip ("no user nobody to run as");
       return;
     }
   groups = gl_spawn_get_groups (pw->pw_name, pw->pw_gid, &options.n_groups, &error);

@@ -2,13 +2,18 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
 #include "gl-fsutil.h"
 #include "gl-store.h"
+#include "gl-test-skip.h"
 
 static void
 test_id_valid (void)
@@ -282,6 +287,59 @@ test_rm_rf (void)
   g_assert_true (gl_rm_rf (base, NULL, &error));  /* missing: fine */
 }
 
+/* A bind mount of a directory of the same file system inside a tree being
+ * removed: st_dev is the same, the mount is another; removal stops there
+ * and the bound directory's files survive. */
+static void
+test_rm_rf_bind (void)
+{
+  g_autofree char *base = g_build_filename (g_get_user_cache_dir (), "bindtree", NULL);
+  g_autofree char *keep = g_build_filename (g_get_user_cache_dir (), "bound", NULL);
+  g_autofree char *keep_file = g_build_filename (keep, "precious", NULL);
+  g_autofree char *point = g_build_filename (base, "sub", "point", NULL);
+  g_autofree char *other = g_build_filename (base, "zz-file", NULL);
+  g_autoptr(GError) error = NULL;
+  struct stat a, b;
+
+  if (geteuid () != 0)
+    {
+      gl_test_skip ("needs root to bind-mount in a private mount namespace");
+      return;
+    }
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  if (unshare (CLONE_NEWNS) != 0 || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    {
+      gl_test_skip_printf ("cannot make a private mount namespace: %s", g_strerror (errno));
+      return;
+    }
+
+  g_assert_cmpint (g_mkdir_with_parents (point, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (keep, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (keep_file, "x", -1, NULL));
+  g_assert_true (g_file_set_contents (other, "x", -1, NULL));
+  g_assert_cmpint (mount (keep, point, NULL, MS_BIND, NULL), ==, 0);
+  g_assert_cmpint (stat (keep, &a), ==, 0);
+  g_assert_cmpint (stat (point, &b), ==, 0);
+  g_assert_cmpuint (a.st_dev, ==, b.st_dev);   /* what st_dev alone cannot tell */
+
+  g_assert_false (gl_rm_rf (base, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+  g_assert_nonnull (strstr (error->message, point));
+  g_assert_true (g_file_test (keep_file, G_FILE_TEST_EXISTS));
+  g_clear_error (&error);
+
+  g_assert_cmpint (umount (point), ==, 0);
+  g_assert_true (gl_rm_rf (base, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (keep_file, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (base, G_FILE_TEST_EXISTS));
+}
+
 /* The generations contract: system/current names system/<N>/tree. */
 static void
 test_system_generation (void)
@@ -420,6 +478,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/list", test_list);
   g_test_add_func ("/store/lock", test_lock);
   g_test_add_func ("/store/rm-rf", test_rm_rf);
+  g_test_add_func ("/store/rm-rf-bind", test_rm_rf_bind);
   g_test_add_func ("/store/system-generation", test_system_generation);
   g_test_add_func ("/store/watch-dirs", test_watch_dirs);
   g_test_add_func ("/store/abandoned", test_abandoned);
