@@ -12,6 +12,7 @@
 #include "glimpse-run.h"
 #include "glimpse-store-cmds.h"
 #include "glimpse-export.h"
+#include "glimpse-agent-cmds.h"
 
 typedef struct {
   const char *name;
@@ -38,6 +39,8 @@ static const GlCommand commands[] = {
   { "add-launcher", "ID DESKTOP-ID…", "Show applications in the menu", gl_cmd_add_launcher, FALSE },
   { "remove-launcher", "ID DESKTOP-ID…", "Hide applications from the menu", gl_cmd_remove_launcher, FALSE },
   { "open", "ID [--app DESKTOP-ID] [FILE|URL…]", "Open files with a sandbox's application", gl_cmd_open, FALSE },
+  { "status", "", "Show what the session agent keeps in the menu", gl_cmd_status, FALSE },
+  { "control", "ID ACTION", "Ask the session agent to act on a sandbox (menu entries)", gl_cmd_control, TRUE },
   { "notify-error", "[--title T] MESSAGE", "Show an error as a desktop notification", cmd_notify_error, TRUE },
   { NULL }
 };

@@ -1,0 +1,435 @@
+/* gl-store-monitor.c: raw inotify on the sandbox store
+ *
+ * One inotify descriptor on the main context (g_unix_fd_add), no timers:
+ * with nothing changing, nothing wakes up.  A watch is shared by every
+ * sandbox that sees the same directory (host-based sandboxes share the
+ * host's applications directory); each watch keeps the names it cares
+ * about, so a package writing /usr/share/doc does not count as a change of
+ * /usr/share.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+#include <glib-unix.h>
+
+#include "gl-store-monitor.h"
+
+/* Changes of a directory's entries, and of the files in it */
+#define DIR_EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | \
+                    IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
+
+/* How deep below usr/share/applications and usr/share/icons directories
+ * are watched: applications/kde4/x.desktop, icons/hicolor/48x48/apps/x.png */
+#define APPS_DEPTH 2
+#define ICONS_DEPTH 3
+
+typedef struct {
+  int wd;
+  char *path;
+  GHashTable *ids;    /* sandbox id ("" for the store) -> names (GHashTable set) or NULL: any name */
+} Watch;
+
+struct _GlStoreMonitor {
+  char *store_dir;
+  char *host_root;
+  int fd;
+  guint source;
+  GHashTable *watches;      /* wd -> Watch */
+  GHashTable *sandboxes;    /* id -> GHashTable set of wds (GINT_TO_POINTER) */
+  GlStoreMonitorFunc func;
+  gpointer user_data;
+};
+
+static void
+watch_free (Watch *w)
+{
+  g_free (w->path);
+  g_hash_table_unref (w->ids);
+  g_free (w);
+}
+
+static void
+names_unref (gpointer p)
+{
+  if (p != NULL)
+    g_hash_table_unref (p);
+}
+
+/* Adds a watch of @path for @id, interested in @names (NULL-terminated;
+ * NULL: every name).  The wd is added to @wds.  Missing paths are fine. */
+static int
+add_watch (GlStoreMonitor *self, const char *path, const char *id, const char * const *names,
+           GHashTable *wds)
+{
+  int wd = inotify_add_watch (self->fd, path, DIR_EVENTS);
+  Watch *w;
+  GHashTable *mine;
+  gboolean had;
+
+  if (wd < 0)
+    {
+      if (errno != ENOENT && errno != ENOTDIR)
+        g_debug ("Cannot watch %s: %s", path, g_strerror (errno));
+      return -1;
+    }
+  w = g_hash_table_lookup (self->watches, GINT_TO_POINTER (wd));
+  if (w == NULL)
+    {
+      w = g_new0 (Watch, 1);
+      w->wd = wd;
+      w->path = g_strdup (path);
+      w->ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, names_unref);
+      g_hash_table_insert (self->watches, GINT_TO_POINTER (wd), w);
+    }
+  else if (strcmp (w->path, path) != 0)
+    {
+      /* the same directory by another name (a bind mount, a moved tree) */
+      g_free (w->path);
+      w->path = g_strdup (path);
+    }
+
+  had = g_hash_table_lookup_extended (w->ids, id, NULL, (gpointer *) &mine);
+  if (names == NULL)
+    g_hash_table_insert (w->ids, g_strdup (id), NULL);     /* any name wins */
+  else if (!had || mine != NULL)
+    {
+      if (!had)
+        {
+          mine = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+          g_hash_table_insert (w->ids, g_strdup (id), mine);
+        }
+      for (gsize i = 0; names[i] != NULL; i++)
+        g_hash_table_add (mine, g_strdup (names[i]));
+    }
+  if (wds != NULL)
+    g_hash_table_add (wds, GINT_TO_POINTER (wd));
+  return wd;
+}
+
+static void
+drop_id_from_watch (GlStoreMonitor *self, int wd, const char *id)
+{
+  Watch *w = g_hash_table_lookup (self->watches, GINT_TO_POINTER (wd));
+
+  if (w == NULL)
+    return;
+  if (id != NULL)
+    g_hash_table_remove (w->ids, id);
+  if (g_hash_table_size (w->ids) == 0)
+    {
+      inotify_rm_watch (self->fd, wd);
+      g_hash_table_remove (self->watches, GINT_TO_POINTER (wd));
+    }
+}
+
+/* A re-arm starts from nothing for @id (its interests in the watches it
+ * had are cleared, the watches kept so their descriptors stay) and ends by
+ * releasing the watches nobody wants any more. */
+static void
+begin_rearm (GlStoreMonitor *self, const char *id)
+{
+  GHashTable *old = g_hash_table_lookup (self->sandboxes, id);
+  GHashTableIter iter;
+  gpointer key;
+
+  if (old == NULL)
+    return;
+  g_hash_table_iter_init (&iter, old);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      Watch *w = g_hash_table_lookup (self->watches, key);
+      if (w != NULL)
+        g_hash_table_remove (w->ids, id);
+    }
+}
+
+static void
+end_rearm (GlStoreMonitor *self, const char *id, GHashTable *wds)
+{
+  GHashTable *old = g_hash_table_lookup (self->sandboxes, id);
+  GHashTableIter iter;
+  gpointer key;
+
+  if (old != NULL)
+    {
+      g_hash_table_iter_init (&iter, old);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        if (!g_hash_table_contains (wds, key))
+          drop_id_from_watch (self, GPOINTER_TO_INT (key), NULL);
+    }
+  g_hash_table_insert (self->sandboxes, g_strdup (id), wds);
+}
+
+/* Every directory below @dir down to @depth levels */
+static void
+add_tree (GlStoreMonitor *self, const char *dir, const char *id, int depth, GHashTable *wds)
+{
+  g_autoptr(GDir) d = NULL;
+  const char *name;
+
+  if (add_watch (self, dir, id, NULL, wds) < 0 || depth == 0)
+    return;
+  d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *sub = g_build_filename (dir, name, NULL);
+
+      if (g_file_test (sub, G_FILE_TEST_IS_DIR) && !g_file_test (sub, G_FILE_TEST_IS_SYMLINK))
+        add_tree (self, sub, id, depth - 1, wds);
+    }
+}
+
+/* The chain root, root/usr, root/usr/share, each interested only in the
+ * next component; then the three data directories themselves. */
+static void
+add_layer (GlStoreMonitor *self, const char *root, const char *id, gboolean whole, GHashTable *wds)
+{
+  g_autofree char *usr = g_build_filename (root, "usr", NULL);
+  g_autofree char *share = g_build_filename (usr, "share", NULL);
+  g_autofree char *apps = g_build_filename (share, "applications", NULL);
+  g_autofree char *icons = g_build_filename (share, "icons", NULL);
+  g_autofree char *pixmaps = g_build_filename (share, "pixmaps", NULL);
+
+  if (!whole)
+    {
+      /* the host: only which applications it has (Base=host sandboxes
+       * do not export what the host has itself) */
+      add_watch (self, apps, id, NULL, wds);
+      return;
+    }
+  add_watch (self, root, id, (const char *[]) { "usr", NULL }, wds);
+  add_watch (self, usr, id, (const char *[]) { "share", NULL }, wds);
+  add_watch (self, share, id, (const char *[]) { "applications", "icons", "pixmaps", NULL }, wds);
+  add_tree (self, apps, id, APPS_DEPTH, wds);
+  add_tree (self, icons, id, ICONS_DEPTH, wds);
+  add_watch (self, pixmaps, id, NULL, wds);
+}
+
+/* "N\n" of system/current, or 0 */
+static guint64
+read_current (const char *system_dir)
+{
+  g_autofree char *path = g_build_filename (system_dir, "current", NULL);
+  g_autofree char *text = NULL;
+  guint64 n = 0;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  g_strchomp (text);
+  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT32, &n, NULL))
+    return 0;
+  return n;
+}
+
+GStrv
+gl_store_monitor_layer_roots (const char *store_dir, const char *id, const char *host_root)
+{
+  g_autofree char *dir = g_build_filename (store_dir, id, NULL);
+  g_autofree char *system = g_build_filename (dir, "system", NULL);
+  g_autofree char *rootfs = g_build_filename (dir, "rootfs", NULL);
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  guint64 current = read_current (system);
+
+  if (current > 0)
+    {
+      g_autofree char *gen = g_strdup_printf ("%" G_GUINT64_FORMAT, current);
+      g_autofree char *tree = g_build_filename (system, gen, "tree", NULL);
+      g_strv_builder_add (b, tree);
+    }
+  else
+    {
+      /* the layout before generations, until root converts it */
+      g_autofree char *upper = g_build_filename (system, "upper", NULL);
+      if (g_file_test (upper, G_FILE_TEST_IS_DIR))
+        g_strv_builder_add (b, upper);
+    }
+  g_strv_builder_add (b, g_file_test (rootfs, G_FILE_TEST_IS_DIR) ? rootfs : host_root);
+  return g_strv_builder_end (b);
+}
+
+void
+gl_store_monitor_watch_sandbox (GlStoreMonitor *self, const char *id)
+{
+  g_autofree char *dir = g_build_filename (self->store_dir, id, NULL);
+  g_autofree char *system = g_build_filename (dir, "system", NULL);
+  g_autofree char *rootfs = g_build_filename (dir, "rootfs", NULL);
+  g_autoptr(GHashTable) wds = g_hash_table_new (NULL, NULL);
+  g_auto(GStrv) roots = gl_store_monitor_layer_roots (self->store_dir, id, self->host_root);
+
+  begin_rearm (self, id);
+  if (add_watch (self, dir, id, (const char *[]) { "sandbox.conf", "rootfs", "system", NULL }, wds) >= 0)
+    {
+      add_watch (self, system, id, (const char *[]) { "current", "upper", NULL }, wds);
+      for (gsize i = 0; roots[i] != NULL; i++)
+        add_layer (self, roots[i], id, strcmp (roots[i], self->host_root) != 0, wds);
+    }
+  end_rearm (self, id, g_steal_pointer (&wds));
+}
+
+void
+gl_store_monitor_forget_sandbox (GlStoreMonitor *self, const char *id)
+{
+  GHashTable *old = g_hash_table_lookup (self->sandboxes, id);
+  GHashTableIter iter;
+  gpointer key;
+
+  if (old == NULL)
+    return;
+  g_hash_table_iter_init (&iter, old);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    drop_id_from_watch (self, GPOINTER_TO_INT (key), id);
+  g_hash_table_remove (self->sandboxes, id);
+}
+
+void
+gl_store_monitor_watch_store (GlStoreMonitor *self)
+{
+  g_autofree char *parent = g_path_get_dirname (self->store_dir);
+  g_autofree char *base = g_path_get_basename (self->store_dir);
+  g_autoptr(GHashTable) wds = g_hash_table_new (NULL, NULL);
+
+  /* the store, or its parent until the store is created */
+  begin_rearm (self, "");
+  if (add_watch (self, self->store_dir, "", NULL, wds) < 0)
+    add_watch (self, parent, "", (const char *[]) { base, NULL }, wds);
+  end_rearm (self, "", g_steal_pointer (&wds));
+}
+
+guint
+gl_store_monitor_n_watches (GlStoreMonitor *self)
+{
+  return g_hash_table_size (self->watches);
+}
+
+static void
+notify (GlStoreMonitor *self, const char *id)
+{
+  self->func (self, *id == '\0' ? NULL : id, self->user_data);
+}
+
+static void
+handle_event (GlStoreMonitor *self, const struct inotify_event *ev)
+{
+  Watch *w;
+  GHashTableIter iter;
+  gpointer key, value;
+  g_autoptr(GPtrArray) hit = NULL;
+
+  if (ev->mask & IN_Q_OVERFLOW)
+    {
+      g_debug ("inotify queue overflowed: every sandbox may have changed");
+      self->func (self, NULL, self->user_data);
+      g_hash_table_iter_init (&iter, self->sandboxes);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        if (*(const char *) key != '\0')
+          self->func (self, key, self->user_data);
+      return;
+    }
+  w = g_hash_table_lookup (self->watches, GINT_TO_POINTER (ev->wd));
+  if (w == NULL)
+    return;
+
+  /* collect first: the callback may re-arm and free watches */
+  hit = g_ptr_array_new_with_free_func (g_free);
+  g_hash_table_iter_init (&iter, w->ids);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GHashTable *names = value;
+
+      if (names != NULL && ev->len > 0 && !(ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) &&
+          !g_hash_table_contains (names, ev->name))
+        continue;
+      if (names != NULL && ev->len == 0 && !(ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)))
+        continue;   /* attributes of the directory itself */
+      g_ptr_array_add (hit, g_strdup (key));
+    }
+
+  if (ev->mask & IN_IGNORED)
+    {
+      /* the directory is gone: forget the watch everywhere */
+      g_hash_table_iter_init (&iter, self->sandboxes);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        g_hash_table_remove (value, GINT_TO_POINTER (ev->wd));
+      g_hash_table_remove (self->watches, GINT_TO_POINTER (ev->wd));
+    }
+
+  for (guint i = 0; i < hit->len; i++)
+    notify (self, hit->pdata[i]);
+}
+
+static gboolean
+on_readable (int fd, GIOCondition condition, gpointer user_data)
+{
+  GlStoreMonitor *self = user_data;
+  char buf[16384] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+
+  for (;;)
+    {
+      ssize_t n = read (fd, buf, sizeof buf);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      for (char *p = buf; p < buf + n; )
+        {
+          const struct inotify_event *ev = (const struct inotify_event *) (void *) p;
+
+          handle_event (self, ev);
+          p += sizeof (struct inotify_event) + ev->len;
+        }
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+GlStoreMonitor *
+gl_store_monitor_new (const char *store_dir, const char *host_root,
+                      GlStoreMonitorFunc func, gpointer user_data, GError **error)
+{
+  g_autoptr(GlStoreMonitor) self = g_new0 (GlStoreMonitor, 1);
+
+  self->fd = -1;
+  self->store_dir = g_strdup (store_dir);
+  self->host_root = g_strdup (host_root);
+  self->func = func;
+  self->user_data = user_data;
+  self->watches = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) watch_free);
+  self->sandboxes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                           (GDestroyNotify) g_hash_table_unref);
+  self->fd = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
+  if (self->fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot watch the sandboxes (inotify_init1: %s); raise "
+                   "fs.inotify.max_user_instances if the limit is reached",
+                   g_strerror (saved));
+      return NULL;
+    }
+  self->source = g_unix_fd_add (self->fd, G_IO_IN, on_readable, self);
+  gl_store_monitor_watch_store (self);
+  return g_steal_pointer (&self);
+}
+
+void
+gl_store_monitor_free (GlStoreMonitor *self)
+{
+  if (self == NULL)
+    return;
+  if (self->source != 0)
+    g_source_remove (self->source);
+  g_clear_pointer (&self->watches, g_hash_table_unref);
+  g_clear_pointer (&self->sandboxes, g_hash_table_unref);
+  if (self->fd >= 0)
+    close (self->fd);
+  g_free (self->store_dir);
+  g_free (self->host_root);
+  g_free (self);
+}

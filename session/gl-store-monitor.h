@@ -1,0 +1,47 @@
+/* gl-store-monitor.h: inotify watches on the sandbox store
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _GlStoreMonitor GlStoreMonitor;
+
+/* Called from the main context for every event that may change what a
+ * sandbox exports.  @id is the sandbox, or NULL when the store directory
+ * itself changed (a sandbox created or removed) or when events were lost
+ * (the kernel queue overflowed: everything may have changed). */
+typedef void (*GlStoreMonitorFunc) (GlStoreMonitor *monitor, const char *id, gpointer user_data);
+
+/* Watches @store_dir (created or not: its parent is watched until it
+ * appears).  @host_root is "/" except in tests: host-based sandboxes see
+ * its usr/share/applications. */
+GlStoreMonitor *gl_store_monitor_new (const char *store_dir, const char *host_root,
+                                      GlStoreMonitorFunc func, gpointer user_data,
+                                      GError **error);
+void            gl_store_monitor_free (GlStoreMonitor *monitor);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlStoreMonitor, gl_store_monitor_free)
+
+/* (Re)arms the watches of sandbox @id: its directory, sandbox.conf, its
+ * system/current, and usr/share/{applications,icons,pixmaps} of each layer
+ * (rootfs or the host, and the current system generation), plus the parents
+ * of those that do not exist yet.  Watches no longer needed (an old system
+ * generation) are dropped.  Call it after every event of the sandbox, before
+ * reading it. */
+void            gl_store_monitor_watch_sandbox (GlStoreMonitor *monitor, const char *id);
+/* Drops every watch of sandbox @id. */
+void            gl_store_monitor_forget_sandbox (GlStoreMonitor *monitor, const char *id);
+/* Re-arms the watch on the store directory (after a NULL callback). */
+void            gl_store_monitor_watch_store (GlStoreMonitor *monitor);
+
+/* The layer roots of sandbox @id as the watches see them, highest first
+ * (the current system generation's tree, then rootfs or @host_root). */
+GStrv           gl_store_monitor_layer_roots (const char *store_dir, const char *id,
+                                              const char *host_root);
+
+guint           gl_store_monitor_n_watches (GlStoreMonitor *monitor);
+
+G_END_DECLS
