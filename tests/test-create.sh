@@ -66,7 +66,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..27"
+echo "1..28"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -136,6 +136,10 @@ check "--image with --sha256 creates without network" [ $rc -eq 0 -a "$id" = off
 "$GLIMPSE" create offline --image "$work/local.tar.gz" >/dev/null 2>"$work/err"; rc=$?
 check "--image that cannot be verified offline is refused with advice" eval '[ $rc -ne 0 ] && grep -q -- --sha256 "$work/err"'
 snap=$(store_entries)
+wrong=$(printf 'f%.0s' $(seq 64))
+"$GLIMPSE" create offline --name wrong-sum --image "$work/local.tar.gz" --sha256 "$wrong" >/dev/null 2>"$work/err"; rc=$?
+check "--image with a well-formed but wrong --sha256 is refused and creates nothing" \
+  eval '[ $rc -ne 0 ] && grep -q "does not match" "$work/err" && [ "$(store_entries)" = "$snap" ]'
 "$GLIMPSE" create offline --name bad-sum --image "$work/local.tar.gz" --sha256 0000 >/dev/null 2>"$work/err"; rc=$?
 check "a malformed --sha256 is a usage error (2) and creates nothing" \
   eval '[ $rc -eq 2 ] && grep -q "64 hexadecimal" "$work/err" && [ "$(store_entries)" = "$snap" ]'

@@ -20,7 +20,9 @@ test_id_valid (void)
 {
   const char *good[] = { "a", "debian-sid", "debian-sid-2", "A.b_c-d", "0", NULL };
   const char *bad[] = { "", "..", ".", "../x", "a/b", "x,lowerdir=/root", "-a", "_a", ".hidden",
-                        "a b", "é", "a\nb", "a:b", NULL };
+                        "a b", "é", "a\nb", "a:b",
+                        /* the bad character last */
+                        "a/", "x,", "a:", "ab ", "ab\n", "a.b/", NULL };
   g_autofree char *long_ok = g_strnfill (64, 'a');
   g_autofree char *long_bad = g_strnfill (65, 'a');
   g_autofree char *huge = g_strnfill (4096, 'a');

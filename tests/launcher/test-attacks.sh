@@ -94,6 +94,13 @@ install -d -o $GL_USER_A -m 0700 "$GL_STORE/t-att-4/users/$UID_B"
 as_user $GL_USER_B "$LAUNCH" t-att-4 -- /bin/true 2>"$WORK/err"; rc=$?
 check_sh "4: users/UID owned by someone else refused" '[ $rc = 125 ] && grep -q "not a directory owned by you" "$WORK/err"'
 check "4: works again when repaired" as_user $GL_USER_A "$LAUNCH" t-att-4 -- /bin/true
+# your own layer readable by others (0755): refused, so nobody else reads it
+rm -rf "$GL_STORE/t-att-4/users/$UID_B"
+install -d -o $GL_USER_B -g "$(id -g $GL_USER_B)" -m 0755 "$GL_STORE/t-att-4/users/$UID_B"
+refused "4: users/UID at 0755 refused" "not a directory owned by you with mode 0700" \
+  as_user $GL_USER_B "$LAUNCH" t-att-4 -- /bin/true
+chmod 0700 "$GL_STORE/t-att-4/users/$UID_B"
+check "4: ... and used at 0700" as_user $GL_USER_B "$LAUNCH" t-att-4 -- /bin/true
 
 # 5. home/tmp/proc/dev in the sandbox tree replaced by symlinks to host paths
 for d in home tmp proc dev; do

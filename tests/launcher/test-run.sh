@@ -63,11 +63,13 @@ got=$(cd /usr/lib && as_user $GL_USER_A "$LAUNCH" t-run-host -- pwd)
 check "cwd kept in host base (/usr/lib)" [ "$got" = /usr/lib ]
 
 # --- environment (SECURITY.md case 2 for the app's side) ---
-env_out=$(GL_EXTRA_ENV="LD_PRELOAD=/nonexistent.so LD_LIBRARY_PATH=/tmp LD_AUDIT=/x.so GCONV_PATH=/tmp GLIBC_TUNABLES=glibc.malloc.check=3 MALLOC_CHECK_=3 MALLOC_PERTURB_=7 DISPLAY=:99 TERM=xterm-test HOME=/root PATH=/tmp SHELL=/tmp/x" \
+env_out=$(GL_EXTRA_ENV="LD_PRELOAD=/nonexistent.so LD_LIBRARY_PATH=/tmp LD_AUDIT=/x.so GCONV_PATH=/tmp GLIBC_TUNABLES=glibc.malloc.check=3 MALLOC_CHECK_=3 MALLOC_PERTURB_=7 DISPLAY=:99 TERM=xterm-test DISPLAYX=:98 TERMINFO=/tmp/ti LANGX=x HOME=/root PATH=/tmp SHELL=/tmp/x" \
   as_user $GL_USER_A "$LAUNCH" t-run-bb -- env)
 check_sh "LD_*/GCONV_PATH/GLIBC_TUNABLES/MALLOC_* not passed (the app's environment was printed)" \
   'grep -qx GLIMPSE_SANDBOX=t-run-bb <<< "$env_out" && ! grep -qE "^(LD_|GCONV_PATH|GLIBC_TUNABLES|MALLOC_)" <<< "$env_out"'
 check_sh "DISPLAY and TERM passed" 'grep -qx DISPLAY=:99 <<< "$env_out" && grep -qx TERM=xterm-test <<< "$env_out"'
+check_sh "names that only begin with an allowed one (DISPLAYX, TERMINFO, LANGX) not passed" \
+  '! grep -qE "^(DISPLAYX|TERMINFO|LANGX)=" <<< "$env_out"'
 check_sh "HOME/SHELL from passwd, PATH reset, GLIMPSE_SANDBOX" 'grep -qx "HOME=$HOME_A" <<< "$env_out" &&
   grep -qx "SHELL=/bin/sh" <<< "$env_out" && grep -qx "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" <<< "$env_out" &&
   grep -qx GLIMPSE_SANDBOX=t-run-bb <<< "$env_out"' 
