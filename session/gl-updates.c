@@ -8,11 +8,13 @@
 #include "gl-apt-release.h"
 #include "gl-apt-sources.h"
 #include "gl-deb-version.h"
+#include "gl-spawn.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -1161,4 +1163,103 @@ gl_updates_check (const char * const  *layers,
   g_ptr_array_unref (u.indexes);
   g_ptr_array_unref (u.releases);
   return result;
+}
+
+/* --- "Update now" --- */
+
+typedef struct {
+  char *sandbox_id;
+  char *helper;
+} RunData;
+
+static void
+run_data_free (RunData *d)
+{
+  g_free (d->sandbox_id);
+  g_free (d->helper);
+  g_free (d);
+}
+
+static char *
+last_lines (GBytes *out, guint n)
+{
+  g_autofree char *text = out ? g_strndup (g_bytes_get_data (out, NULL), g_bytes_get_size (out)) : g_strdup ("");
+  g_auto(GStrv) lines = g_strsplit (g_strstrip (text), "\n", -1);
+  guint len = g_strv_length (lines);
+
+  return g_strjoinv ("\n", lines + (len > n ? len - n : 0));
+}
+
+static void
+run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  RunData *d = task_data;
+  const char *argv[] = { "pkexec", d->helper, d->sandbox_id, NULL };
+  GlSpawnOptions opts = { .output = GL_SPAWN_OUTPUT_CAPTURE };
+  g_auto(GlSpawnResult) res = { 0, NULL, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *pkexec = g_find_program_in_path ("pkexec");
+  int status;
+
+  if (pkexec == NULL)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                               "polkit's pkexec is not installed: run \"sudo glimpse update %s\" in a terminal",
+                               d->sandbox_id);
+      return;
+    }
+  if (gl_spawn_run (argv, &opts, &res, cancellable, &error))
+    {
+      g_task_return_int (task, GL_UPDATES_RUN_OK);
+      return;
+    }
+  if (!g_error_matches (error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  status = WIFEXITED (res.wait_status) ? WEXITSTATUS (res.wait_status) : -1;
+  if (status == 126 || status == 127)
+    {
+      g_task_return_int (task, GL_UPDATES_RUN_DISMISSED);
+      return;
+    }
+  {
+    g_autofree char *tail = last_lines (res.err && g_bytes_get_size (res.err) ? res.err : res.out, 3);
+
+    g_task_return_new_error (task, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED, "%s",
+                             tail[0] ? tail : error->message);
+  }
+}
+
+void
+gl_updates_run_update (const char          *sandbox_id,
+                       const char          *helper_path,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  RunData *d = g_new0 (RunData, 1);
+
+  d->sandbox_id = g_strdup (sandbox_id);
+  d->helper = g_strdup (helper_path);
+  g_task_set_task_data (task, d, (GDestroyNotify) run_data_free);
+  g_task_set_source_tag (task, gl_updates_run_update);
+  g_task_run_in_thread (task, run_thread);
+}
+
+GlUpdatesRunResult
+gl_updates_run_update_finish (GAsyncResult  *result,
+                              GError       **error)
+{
+  GError *local = NULL;
+  gssize r = g_task_propagate_int (G_TASK (result), &local);
+
+  if (local != NULL)
+    {
+      g_propagate_error (error, local);
+      return GL_UPDATES_RUN_FAILED;
+    }
+  return (GlUpdatesRunResult) r;
 }

@@ -56,4 +56,21 @@ GPtrArray *gl_updates_check (const char * const  *layers,
                              GCancellable        *cancellable,
                              GError             **error);
 
+/* "Update now", the desktop way: `pkexec HELPER SANDBOX_ID` (the helper
+ * takes nothing but the id and runs `glimpse update ID` as root; polkit
+ * asks for the administrator, auth_admin_keep).  Runs in a thread. */
+typedef enum {
+  GL_UPDATES_RUN_OK,          /* the update finished */
+  GL_UPDATES_RUN_DISMISSED,   /* pkexec 126 (dialog dismissed) or 127 (not authorised): nothing to say */
+  GL_UPDATES_RUN_FAILED,      /* the update failed: the error says how (its last lines of output) */
+} GlUpdatesRunResult;
+
+void               gl_updates_run_update        (const char           *sandbox_id,
+                                                 const char           *helper_path,
+                                                 GCancellable         *cancellable,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+GlUpdatesRunResult gl_updates_run_update_finish (GAsyncResult         *result,
+                                                 GError              **error);
+
 G_END_DECLS
