@@ -6,6 +6,13 @@
 
 #include <string.h>
 
+const GlLaunchLayer gl_launch_layers[] = {
+  { "home", NULL }, { "tmp", "/tmp" }, { "var-tmp", "/var/tmp" },
+  { "run-user", NULL }, { "dev-shm", "/dev/shm" }, { "media", "/media" },
+  { "run-media", "/run/media" }, { "mnt", "/mnt" },
+  { NULL, NULL },
+};
+
 bool
 gl_launch_id_is_valid (const char *id)
 {
@@ -210,11 +217,15 @@ gl_launch_conf_get_base (const char *text)
 {
   bool in_group = false;
   const char *p = text;
+  char *found = NULL;
 
   while (p != NULL && *p != '\0')
     {
       const char *end = strchr (p, '\n');
       size_t len = end ? (size_t) (end - p) : strlen (p);
+      /* blanks around a line are not part of it (as GKeyFile reads it) */
+      while (len > 0 && (p[0] == ' ' || p[0] == '\t'))
+        p++, len--;
       while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
         len--;
       if (len > 0 && p[0] == '[')
@@ -226,19 +237,24 @@ gl_launch_conf_get_base (const char *text)
             q++;
           if (q < lim && *q == '=')
             {
-              char *v;
               q++;
               while (q < lim && (*q == ' ' || *q == '\t'))
                 q++;
-              v = xmalloc ((size_t) (lim - q) + 1);
-              memcpy (v, q, (size_t) (lim - q));
-              v[lim - q] = '\0';
-              return v;
+              /* Base= twice: GKeyFile would take the last, we the first;
+               * a file that says two things is refused */
+              if (found != NULL)
+                {
+                  free (found);
+                  return NULL;
+                }
+              found = xmalloc ((size_t) (lim - q) + 1);
+              memcpy (found, q, (size_t) (lim - q));
+              found[lim - q] = '\0';
             }
         }
       p = end ? end + 1 : NULL;
     }
-  return NULL;
+  return found;
 }
 
 bool

@@ -23,6 +23,17 @@ typedef struct {
 } GlLaunchArgs;
 
 bool gl_launch_id_is_valid (const char *id);
+
+/* The user's layers: users/<uid>/<layer>/{upper,work} over the host
+ * directory PATH (NULL: the user's home for "home", /run/user/<uid> for
+ * "run-user").  Ends with { NULL, NULL }.  session/'s gl_changes_layers()
+ * has the same table; tests/test-contract.c checks they agree. */
+typedef struct {
+  const char *layer;
+  const char *path;
+} GlLaunchLayer;
+
+extern const GlLaunchLayer gl_launch_layers[];
 GlLaunchAction gl_launch_parse_args (int argc, char *const *argv, GlLaunchArgs *out);
 
 /* True if NAME=... from the caller may reach the app. */
@@ -40,7 +51,8 @@ const char *gl_launch_env_get (char *const *envp, const char *name);
 void gl_launch_strv_free (char **strv);
 
 /* The value of Base= in group [Sandbox] of a sandbox.conf text, as a new
- * string, or NULL if absent. */
+ * string, or NULL if absent or given more than once.  session/ reads the
+ * file with GKeyFile; tests/test-contract.c checks both agree. */
 char *gl_launch_conf_get_base (const char *text);
 
 /* True if PATH is DIR or below it (both absolute, normalised). */

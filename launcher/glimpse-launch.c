@@ -334,11 +334,7 @@ check_socket_dirs (void)
 static void
 make_copies (void)
 {
-  static const struct { const char *layer; const char *path; } dirs[] = {
-    { "home", NULL }, { "tmp", "/tmp" }, { "var-tmp", "/var/tmp" },
-    { "run-user", NULL }, { "dev-shm", "/dev/shm" }, { "media", "/media" },
-    { "run-media", "/run/media" }, { "mnt", "/mnt" },
-  };
+  const GlLaunchLayer *dirs = gl_launch_layers;
   const unsigned copy_flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_NO_AUTOMOUNT;
 
   if (L.privileged)
@@ -358,7 +354,7 @@ make_copies (void)
         }
     }
 
-  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+  for (size_t i = 0; dirs[i].layer != NULL; i++)
     {
       cleanup_free char *path = NULL;
       bool dup_path = false;

@@ -176,3 +176,36 @@ gl_keyfile_bad_line (const char *data, gsize length)
     }
   return 0;
 }
+
+guint
+gl_keyfile_count_key (const char *data, gsize length, const char *group, const char *key)
+{
+  const char *end = data + (length == (gsize) -1 ? strlen (data) : length);
+  gsize group_len = strlen (group), key_len = strlen (key);
+  gboolean in_group = FALSE;
+  guint count = 0;
+
+  for (const char *p = data; p < end;)
+    {
+      const char *eol = memchr (p, '\n', (size_t) (end - p));
+      const char *s = p, *stop = eol ? eol : end;
+
+      while (s < stop && g_ascii_isspace (*s))
+        s++;
+      while (stop > s && g_ascii_isspace (stop[-1]))
+        stop--;
+      if (s < stop && *s == '[')
+        in_group = (gsize) (stop - s) == group_len + 2 && stop[-1] == ']' &&
+                   strncmp (s + 1, group, group_len) == 0;
+      else if (in_group && (gsize) (stop - s) > key_len && strncmp (s, key, key_len) == 0)
+        {
+          const char *q = s + key_len;
+          while (q < stop && (*q == ' ' || *q == '\t'))
+            q++;
+          if (q < stop && *q == '=')
+            count++;
+        }
+      p = eol ? eol + 1 : end;
+    }
+  return count;
+}

@@ -25,4 +25,8 @@ char *gl_format_size (guint64 bytes);
  * (GKeyFile's own errors name no line). */
 guint gl_keyfile_bad_line (const char *data, gsize length);
 
+/* How many times KEY= (without a locale) is given in GROUP (which may
+ * appear more than once) of a key file: GKeyFile keeps only the last. */
+guint gl_keyfile_count_key (const char *data, gsize length, const char *group, const char *key);
+
 G_END_DECLS

@@ -113,6 +113,13 @@ gl_sandbox_load_from_data (const char *id, const char *path,
                    "%s/sandbox.conf: %s", path, local_error->message);
       return NULL;
     }
+  if (gl_keyfile_count_key (data, length, SANDBOX_GROUP, "Base") > 1)
+    {
+      /* the launcher would read another one than GKeyFile: refuse both */
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
+                   "%s/sandbox.conf: key “Base” is given more than once", path);
+      return NULL;
+    }
   sandbox->base = g_key_file_get_string (kf, SANDBOX_GROUP, "Base", &local_error);
   if (sandbox->base == NULL)
     {
@@ -120,6 +127,8 @@ gl_sandbox_load_from_data (const char *id, const char *path,
                    "%s/sandbox.conf: %s", path, local_error->message);
       return NULL;
     }
+  /* (trailing blanks as the launcher reads it: tests/test-contract.c) */
+  g_strchomp (sandbox->base);
   if (!g_str_equal (sandbox->base, GL_BASE_HOST) && !g_str_equal (sandbox->base, GL_BASE_ROOTFS))
     {
       g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
@@ -247,9 +256,9 @@ gl_sandbox_get_system_generation (GlSandbox *sandbox, guint *generation, GError 
                    "Cannot read %s: %s", current, local_error->message);
       return FALSE;
     }
-  /* exactly "N\n", N decimal >= 1, no sign, no leading zero */
+  /* exactly "N\n", N decimal from 1 to 10^9 (the launcher's bound), no sign, no leading zero */
   if (length < 2 || text[length - 1] != '\n' || text[0] == '0' ||
-      (text[length - 1] = '\0', !g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT, &n, NULL)))
+      (text[length - 1] = '\0', !g_ascii_string_to_unsigned (text, 10, 1, 1000000000, &n, NULL)))
     {
       g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_MALFORMED,
                    "%s does not hold a generation number (one line \"N\", N >= 1); "

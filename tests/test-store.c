@@ -354,7 +354,7 @@ test_system_generation (void)
   g_autofree char *expected = g_build_filename (s->path, "system", "12", "tree", NULL);
   g_autoptr(GError) error = NULL;
   guint n = 99;
-  const char *bad[] = { "", "0\n", "012\n", "12", "-1\n", "x\n", "12\n3\n", "99999999999\n", NULL };
+  const char *bad[] = { "", "0\n", "012\n", "12", "-1\n", "x\n", "12\n3\n", "99999999999\n", "1000000001\n", NULL };
 
   g_assert_cmpint (g_mkdir_with_parents (system, 0755), ==, 0);
   /* none: the base only */
