@@ -141,6 +141,12 @@ parse_line (const char *file, guint n, char *line, GError **error)
   s->uri = g_strdup (words[0]);
   s->suite = g_strdup (words[1]);
   s->components = g_strdupv (words + 2);
+  if (g_str_has_suffix (s->suite, "/") && s->components[0] != NULL)
+    {
+      /* apt refuses it too: "Malformed entry (absolute Suite Component)" */
+      malformed (error, file, n, "the flat repository suite “%s” takes no components", s->suite);
+      return NULL;
+    }
   s->where = g_strdup_printf ("%s:%u", file, n);
   for (guint i = 0; opts != NULL && opts[i] != NULL; i++)
     {
@@ -153,7 +159,11 @@ parse_line (const char *file, guint n, char *line, GError **error)
           return NULL;
         }
       if (g_str_equal (key, "arch"))
-        s->archs = split_words (eq + 1, ",");
+        {
+          /* the last of repeated options wins (it leaked, found by fuzz-apt-sources) */
+          g_strfreev (s->archs);
+          s->archs = split_words (eq + 1, ",");
+        }
       else if (g_str_equal (key, "signed-by"))
         set_signed_by (s, eq + 1);
       else if (g_str_equal (key, "trusted"))
@@ -205,6 +215,12 @@ add_stanza (const char *file, guint line, GHashTable *fields, GPtrArray *out, GE
   typev = split_words (types, " \t\n");
   uriv = split_words (uris, " \t\n");
   suitev = split_words (suites, " \t\n");
+  v = g_hash_table_lookup (fields, "components");
+  for (guint su = 0; v != NULL && suitev[su] != NULL; su++)
+    if (g_str_has_suffix (suitev[su], "/") && strspn (v, " \t\n") != strlen (v))
+      /* apt refuses it too (found by tests/fuzz/fuzz-apt-sources) */
+      return malformed (error, file, line, "the flat repository suite “%s” takes no Components",
+                        suitev[su]);
   for (guint t = 0; typev[t] != NULL; t++)
     {
       if (!g_str_equal (typev[t], "deb") && !g_str_equal (typev[t], "deb-src"))

@@ -10,6 +10,8 @@ name=$(basename "$fuzzer")
 secs=${GLIMPSE_FUZZ_SECONDS:-30}
 artifacts=${GLIMPSE_FUZZ_ARTIFACTS:-$(dirname "$fuzzer")/fuzz-artifacts}
 mkdir -p "$artifacts"
+# leaks count (tests/run turns them off for the other tests)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/glimpse-fuzz.XXXXXX") || exit 99
 trap 'rm -rf "$scratch"' EXIT
 "$fuzzer" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
