@@ -45,6 +45,14 @@ gl_paths_glimpse (void)
   return path != NULL ? path : GL_BINDIR "/glimpse";
 }
 
+const char *
+gl_paths_pkgns (void)
+{
+  const char *path = override ("GLIMPSE_PKGNS");
+
+  return path != NULL ? path : GL_LIBEXECDIR "/glimpse-pkgns";
+}
+
 GStrv
 gl_paths_profile_dirs (void)
 {

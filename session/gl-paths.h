@@ -26,6 +26,10 @@ const char *gl_paths_launcher (void);
  * else <bindir>/glimpse. */
 const char *gl_paths_glimpse (void);
 
+/* The package-operation helper: $GLIMPSE_PKGNS, else
+ * <libexecdir>/glimpse-pkgns. */
+const char *gl_paths_pkgns (void);
+
 /* The profile directories, highest precedence first:
  * $GLIMPSE_PROFILES_PATH (colon-separated), else
  * <sysconfdir>/glimpse/profiles, <datadir>/glimpse/profiles. */

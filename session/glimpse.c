@@ -13,6 +13,7 @@
 #include "glimpse-store-cmds.h"
 #include "glimpse-export.h"
 #include "glimpse-agent-cmds.h"
+#include "glimpse-pkg-cmds.h"
 
 typedef struct {
   const char *name;
@@ -38,6 +39,13 @@ static const GlCommand commands[] = {
   { "apps", "ID", "List a sandbox's applications and which are exported", gl_cmd_apps, FALSE },
   { "add-launcher", "ID DESKTOP-ID…", "Show applications in the menu", gl_cmd_add_launcher, FALSE },
   { "remove-launcher", "ID DESKTOP-ID…", "Hide applications from the menu", gl_cmd_remove_launcher, FALSE },
+  { "install", "ID PACKAGE…", "Install packages into a sandbox (root)", gl_cmd_install, FALSE },
+  { "uninstall", "ID PACKAGE…", "Remove packages from a sandbox (root)", gl_cmd_uninstall, FALSE },
+  { "update", "ID", "Refresh and upgrade a sandbox's packages (root)", gl_cmd_update, FALSE },
+  { "repos", "ID", "List a sandbox's package repositories", gl_cmd_repos, FALSE },
+  { "add-repo", "ID SPEC [--key FILE|URL] [--name NAME]", "Add a repository (root)", gl_cmd_add_repo, FALSE },
+  { "remove-repo", "ID NAME", "Remove a repository (root)", gl_cmd_remove_repo, FALSE },
+  { "reset", "ID [--yes]", "Drop every package change (root)", gl_cmd_reset, FALSE },
   { "open", "ID [--app DESKTOP-ID] [FILE|URL…]", "Open files with a sandbox's application", gl_cmd_open, FALSE },
   { "status", "", "Show what the session agent keeps in the menu", gl_cmd_status, FALSE },
   { "control", "ID ACTION", "Ask the session agent to act on a sandbox (menu entries)", gl_cmd_control, TRUE },

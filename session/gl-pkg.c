@@ -1,0 +1,1120 @@
+/* gl-pkg.c: package operations on a sandbox's system layer (see gl-pkg.h)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-pkg.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+
+#include "gl-fsutil.h"
+#include "gl-paths.h"
+#include "gl-profile.h"
+
+#define GL_PKG_RANGE 65536u
+#define OVL_XATTR_PREFIX "user.overlay."
+
+G_DEFINE_QUARK (gl-pkg-error-quark, gl_pkg_error)
+
+const char gl_pkg_apt_conf[] =
+  "// glimpse: package operations\n"
+  "APT::Keep-Downloaded-Packages \"false\";\n"
+  "Binary::apt-get::APT::Keep-Downloaded-Packages \"false\";\n"
+  "Dpkg::Use-Pty \"0\";\n"
+  "APT::Color \"0\";\n"
+  "quiet \"1\";\n"
+  "APT::Update::Error-Mode \"any\";\n"
+  "Dpkg::Options { \"--force-confdef\"; \"--force-confold\"; };\n";
+
+static gboolean
+errno_error (GError **error, int errsv, const char *what, const char *path)
+{
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s %s: %s", what, path,
+               g_strerror (errsv));
+  return FALSE;
+}
+
+/* ------------------------------------------------------------ the range */
+
+typedef struct {
+  char *name;
+  guint64 start, count;
+} SubEntry;
+
+static GArray *
+parse_sub (const char *text)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (SubEntry));
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      g_auto(GStrv) f = g_strsplit (*l, ":", 3);
+      SubEntry e = { 0 };
+      if (g_strv_length (f) != 3 || **l == '#')
+        continue;
+      if (!g_ascii_string_to_unsigned (f[1], 10, 0, G_MAXUINT32, &e.start, NULL)
+          || !g_ascii_string_to_unsigned (f[2], 10, 1, G_MAXUINT32, &e.count, NULL))
+        continue;
+      e.name = g_strdup (f[0]);
+      g_array_append_val (a, e);
+    }
+  return a;
+}
+
+static void
+free_sub (GArray *a)
+{
+  for (guint i = 0; i < a->len; i++)
+    g_free (g_array_index (a, SubEntry, i).name);
+  g_array_unref (a);
+}
+
+static gboolean
+find_sub (GArray *a, const char *user, uid_t uid, guint32 *start)
+{
+  g_autofree char *num = g_strdup_printf ("%u", (unsigned) uid);
+  for (guint i = 0; i < a->len; i++)
+    {
+      SubEntry *e = &g_array_index (a, SubEntry, i);
+      if ((g_str_equal (e->name, user) || g_str_equal (e->name, num)) && e->count >= GL_PKG_RANGE)
+        {
+          *start = (guint32) e->start;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+overlaps (GArray *a, guint64 start, guint64 count)
+{
+  for (guint i = 0; i < a->len; i++)
+    {
+      SubEntry *e = &g_array_index (a, SubEntry, i);
+      if (start < e->start + e->count && e->start < start + count)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+guint32
+gl_pkg_free_range_start (const char *subuid, const char *subgid, guint32 count)
+{
+  GArray *u = parse_sub (subuid), *g = parse_sub (subgid);
+  guint64 start = 100000;
+  while (start + count < G_MAXUINT32 && (overlaps (u, start, count) || overlaps (g, start, count)))
+    start += GL_PKG_RANGE;
+  free_sub (u);
+  free_sub (g);
+  return start + count < G_MAXUINT32 ? (guint32) start : 0;
+}
+
+static gboolean
+run_tool (const char * const *argv, GError **error)
+{
+  g_autofree char *err = NULL;
+  int status = 0;
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+                     NULL, NULL, NULL, &err, &status, error))
+    return FALSE;
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_SETUP, "%s failed: %s", argv[0],
+                   g_strstrip (err));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+gl_pkg_ensure_range (const char *etc_dir, guint32 *uid, guint32 *gid, GError **error)
+{
+  g_autofree char *subuid_path = g_build_filename (etc_dir, "subuid", NULL);
+  g_autofree char *subgid_path = g_build_filename (etc_dir, "subgid", NULL);
+
+  for (int attempt = 0; attempt < 2; attempt++)
+    {
+      g_autofree char *su = NULL, *sg = NULL;
+      struct passwd *pw = getpwnam ("glimpse");
+      GArray *u, *g;
+      gboolean have;
+      guint32 start;
+
+      if (pw == NULL)
+        {
+          const char *argv[] = { "useradd", "--system", "--no-create-home", "--home-dir",
+                                 "/nonexistent", "--shell", "/usr/sbin/nologin", "--comment",
+                                 "Glimpse package operations", "glimpse", NULL };
+          if (attempt > 0 || !run_tool (argv, error))
+            {
+              g_prefix_error (error, "Cannot create the system user “glimpse” whose subordinate ids "
+                              "package operations use: ");
+              return FALSE;
+            }
+          pw = getpwnam ("glimpse");
+          if (pw == NULL)
+            return g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_SETUP,
+                                "The system user “glimpse” was created but cannot be found"), FALSE;
+        }
+      g_file_get_contents (subuid_path, &su, NULL, NULL);
+      g_file_get_contents (subgid_path, &sg, NULL, NULL);
+      u = parse_sub (su);
+      g = parse_sub (sg);
+      have = find_sub (u, "glimpse", pw->pw_uid, uid) && find_sub (g, "glimpse", pw->pw_uid, gid);
+      free_sub (u);
+      free_sub (g);
+      if (have)
+        return TRUE;
+      if (attempt > 0)
+        break;
+      start = gl_pkg_free_range_start (su, sg, GL_PKG_RANGE);
+      if (start == 0)
+        break;
+      {
+        g_autofree char *range = g_strdup_printf ("%u-%u", start, start + GL_PKG_RANGE - 1);
+        const char *argv[] = { "usermod", "--add-subuids", range, "--add-subgids", range, "glimpse", NULL };
+        if (!run_tool (argv, error))
+          {
+            g_prefix_error (error, "Cannot give the user “glimpse” the subordinate ids %s: ", range);
+            return FALSE;
+          }
+      }
+    }
+  g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_SETUP,
+               "The user “glimpse” has no range of 65536 ids in %s and %s, and none could be "
+               "allocated; add one (e.g. “usermod --add-subuids 300000-365535 --add-subgids "
+               "300000-365535 glimpse”)", subuid_path, subgid_path);
+  return FALSE;
+}
+
+/* -------------------------------------------------------- generations */
+
+guint
+gl_pkg_current_generation (const char *sandbox_path)
+{
+  g_autofree char *path = g_build_filename (sandbox_path, "system", "current", NULL);
+  g_autofree char *text = NULL;
+  guint64 n = 0;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  g_strchomp (text);
+  if (!g_ascii_string_to_unsigned (text, 10, 1, G_MAXUINT32, &n, NULL))
+    return 0;
+  return (guint) n;
+}
+
+char *
+gl_pkg_current_tree (GlSandbox *sandbox)
+{
+  return gl_sandbox_get_system_tree (sandbox);
+}
+
+static gboolean
+copy_xattrs (int from, int to, gboolean skip_overlay, const char *shown, GError **error)
+{
+  char names[65536], value[65536];
+  ssize_t len = flistxattr (from, names, sizeof names);
+  if (len < 0)
+    return errno == ENOTSUP ? TRUE : errno_error (error, errno, "Cannot read attributes of", shown);
+  for (char *n = names; n < names + len; n += strlen (n) + 1)
+    {
+      ssize_t vl;
+      if (skip_overlay && g_str_has_prefix (n, OVL_XATTR_PREFIX)
+          && !g_str_equal (n, OVL_XATTR_PREFIX "opaque"))
+        continue;
+      vl = fgetxattr (from, n, value, sizeof value);
+      if (vl < 0 || fsetxattr (to, n, value, (size_t) vl, 0) != 0)
+        return errno_error (error, errno, "Cannot copy attributes of", shown);
+    }
+  return TRUE;
+}
+
+/* Owner, mode, extended attributes and times of directory @from onto @to. */
+static gboolean
+copy_dir_attrs (int from, int to, const char *shown, GError **error)
+{
+  struct stat st;
+  struct timespec ts[2];
+  if (fstat (from, &st) != 0)
+    return errno_error (error, errno, "Cannot inspect", shown);
+  if (fchown (to, st.st_uid, st.st_gid) != 0 || fchmod (to, st.st_mode & 07777) != 0)
+    return errno_error (error, errno, "Cannot set the owner of", shown);
+  if (!copy_xattrs (from, to, TRUE, shown, error))
+    return FALSE;
+  ts[0] = st.st_atim;
+  ts[1] = st.st_mtim;
+  if (futimens (to, ts) != 0)
+    return errno_error (error, errno, "Cannot set the times of", shown);
+  return TRUE;
+}
+
+static int
+open_dir_at (int dfd, const char *name)
+{
+  return openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static gboolean
+link_copy_at (int src, int dst, const char *shown, GCancellable *cancellable, GError **error)
+{
+  DIR *d;
+  struct dirent *de;
+  int fd = dup (src);
+  gboolean ok = TRUE;
+
+  if (fd < 0 || (d = fdopendir (fd)) == NULL)
+    return errno_error (error, errno, "Cannot read", shown);
+  while (ok && (de = readdir (d)) != NULL)
+    {
+      struct stat st;
+      g_autofree char *child = NULL;
+      if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
+        continue;
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        {
+          ok = FALSE;
+          break;
+        }
+      child = g_build_filename (shown, de->d_name, NULL);
+      if (fstatat (src, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        ok = errno_error (error, errno, "Cannot inspect", child);
+      else if (S_ISDIR (st.st_mode))
+        {
+          int s, t;
+          if (mkdirat (dst, de->d_name, 0700) != 0)
+            {
+              ok = errno_error (error, errno, "Cannot create", child);
+              break;
+            }
+          s = open_dir_at (src, de->d_name);
+          t = open_dir_at (dst, de->d_name);
+          if (s < 0 || t < 0)
+            ok = errno_error (error, errno, "Cannot open", child);
+          else
+            ok = link_copy_at (s, t, child, cancellable, error)
+                 && copy_dir_attrs (s, t, child, error);
+          if (s >= 0)
+            close (s);
+          if (t >= 0)
+            close (t);
+        }
+      else if (linkat (src, de->d_name, dst, de->d_name, 0) != 0)
+        ok = errno_error (error, errno, "Cannot link", child);
+    }
+  closedir (d);
+  return ok;
+}
+
+gboolean
+gl_pkg_tree_link_copy (const char *src, const char *dst, GCancellable *cancellable, GError **error)
+{
+  int s = open_dir_at (AT_FDCWD, src), t;
+  gboolean ok;
+  if (s < 0)
+    return errno_error (error, errno, "Cannot open", src);
+  t = open_dir_at (AT_FDCWD, dst);
+  if (t < 0)
+    {
+      close (s);
+      return errno_error (error, errno, "Cannot open", dst);
+    }
+  ok = link_copy_at (s, t, src, cancellable, error) && copy_dir_attrs (s, t, dst, error);
+  close (s);
+  close (t);
+  return ok;
+}
+
+static gboolean
+is_opaque (int dfd)
+{
+  char v[4];
+  ssize_t n = fgetxattr (dfd, OVL_XATTR_PREFIX "opaque", v, sizeof v);
+  return n == 1 && v[0] == 'y';
+}
+
+static gboolean
+merge_at (int upper, int dst, const char *shown, GCancellable *cancellable, GError **error)
+{
+  DIR *d;
+  struct dirent *de;
+  int fd = dup (upper);
+  gboolean ok = TRUE;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+
+  if (fd < 0 || (d = fdopendir (fd)) == NULL)
+    return errno_error (error, errno, "Cannot read", shown);
+  while ((de = readdir (d)) != NULL)
+    if (!g_str_equal (de->d_name, ".") && !g_str_equal (de->d_name, ".."))
+      g_ptr_array_add (names, g_strdup (de->d_name));
+  closedir (d);
+
+  for (guint i = 0; ok && i < names->len; i++)
+    {
+      const char *name = names->pdata[i];
+      g_autofree char *child = g_build_filename (shown, name, NULL);
+      struct stat st, dst_st;
+      gboolean dst_is_dir;
+
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return FALSE;
+      if (fstatat (upper, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno_error (error, errno, "Cannot inspect", child);
+      dst_is_dir = fstatat (dst, name, &dst_st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (dst_st.st_mode);
+      if (S_ISDIR (st.st_mode) && dst_is_dir)
+        {
+          int u = open_dir_at (upper, name), t = open_dir_at (dst, name);
+          if (u < 0 || t < 0)
+            ok = errno_error (error, errno, "Cannot open", child);
+          else if (is_opaque (u))
+            ok = TRUE;  /* replaced whole, below */
+          else
+            {
+              ok = merge_at (u, t, child, cancellable, error) && copy_dir_attrs (u, t, child, error);
+              close (u);
+              close (t);
+              continue;
+            }
+          if (u >= 0)
+            close (u);
+          if (t >= 0)
+            close (t);
+          if (!ok)
+            return FALSE;
+        }
+      /* A whiteout, an opaque or new directory, a file of any kind: it
+       * replaces whatever the older generation had there. */
+      {
+        g_autofree char *dst_path = NULL;
+        char fdpath[64];
+        g_snprintf (fdpath, sizeof fdpath, "/proc/self/fd/%d/%s", dst, name);
+        dst_path = g_strdup (fdpath);
+        if (!gl_rm_rf (dst_path, cancellable, error))
+          return FALSE;
+      }
+      if (renameat (upper, name, dst, name) != 0)
+        return errno_error (error, errno, "Cannot move", child);
+    }
+  return ok;
+}
+
+gboolean
+gl_pkg_tree_merge_upper (const char *upper, const char *dst, GCancellable *cancellable,
+                         GError **error)
+{
+  int u = open_dir_at (AT_FDCWD, upper), t;
+  gboolean ok;
+  if (u < 0)
+    return errno_error (error, errno, "Cannot open", upper);
+  t = open_dir_at (AT_FDCWD, dst);
+  if (t < 0)
+    {
+      close (u);
+      return errno_error (error, errno, "Cannot open", dst);
+    }
+  ok = merge_at (u, t, upper, cancellable, error);
+  close (u);
+  close (t);
+  return ok;
+}
+
+/* ------------------------------------------------------------ the op */
+
+struct _GlPkgOp {
+  GlSandbox *sandbox;          /* borrowed */
+  GlPkgProgress progress;
+  gpointer user_data;
+  int lock_fd;
+  guint32 uid, gid;
+  guint current;
+  char *system;                /* <sandbox>/system */
+  char *dir;                   /* system/.op-XXXXXX */
+  char *input;                 /* dir/input */
+  gboolean ran;
+};
+
+static void
+say (GlPkgOp *op, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+say (GlPkgOp *op, const char *format, ...)
+{
+  va_list ap;
+  g_autofree char *line = NULL;
+  va_start (ap, format);
+  line = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  if (op->progress)
+    op->progress (line, op->user_data);
+}
+
+static gboolean
+is_generation_name (const char *name, guint *n)
+{
+  guint64 v;
+  if (!g_ascii_string_to_unsigned (name, 10, 1, G_MAXUINT32, &v, NULL))
+    return FALSE;
+  *n = (guint) v;
+  return TRUE;
+}
+
+/* Every generation but @keep that no view holds is deleted; the ones in
+ * use stay for a later operation. */
+static void
+delete_old_generations (const char *system, guint keep)
+{
+  g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      guint n;
+      g_autofree char *dir = NULL, *lock = NULL;
+      int fd;
+      if (!is_generation_name (name, &n) || n == keep)
+        continue;
+      dir = g_build_filename (system, name, NULL);
+      lock = g_build_filename (dir, "lock", NULL);
+      fd = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+      if (fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) != 0)
+        {
+          g_debug ("generation %s is in use; kept", dir);
+          close (fd);
+          continue;
+        }
+      {
+        g_autoptr(GError) error = NULL;
+        if (!gl_rm_rf (dir, NULL, &error))
+          g_debug ("%s", error->message);
+      }
+      if (fd >= 0)
+        close (fd);
+    }
+}
+
+/* What a killed operation left: scratch directories, and generations newer
+ * than `current` that were never switched to. */
+static void
+remove_abandoned (const char *system, guint current)
+{
+  g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
+  const char *name;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      guint n;
+      g_autofree char *path = g_build_filename (system, name, NULL);
+      g_autoptr(GError) error = NULL;
+      if (g_str_has_prefix (name, ".op-") || g_str_equal (name, "current.tmp")
+          || (is_generation_name (name, &n) && n > current))
+        {
+          g_debug ("removing %s, left by an interrupted operation", path);
+          if (!gl_rm_rf (path, NULL, &error))
+            g_debug ("%s", error->message);
+        }
+    }
+}
+
+static gboolean
+write_current (const char *system, guint n, GError **error)
+{
+  g_autofree char *tmp = g_build_filename (system, "current.tmp", NULL);
+  g_autofree char *path = g_build_filename (system, "current", NULL);
+  g_autofree char *text = g_strdup_printf ("%u\n", n);
+  int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    return errno_error (error, errno, "Cannot write", tmp);
+  if (write (fd, text, strlen (text)) != (ssize_t) strlen (text) || fchmod (fd, 0644) != 0
+      || fsync (fd) != 0)
+    {
+      int errsv = errno;
+      close (fd);
+      return errno_error (error, errsv, "Cannot write", tmp);
+    }
+  close (fd);
+  if (rename (tmp, path) != 0)
+    return errno_error (error, errno, "Cannot replace", path);
+  return TRUE;
+}
+
+static gboolean
+make_lock_file (const char *path, GError **error)
+{
+  int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0)
+    return errno_error (error, errno, "Cannot create", path);
+  close (fd);
+  return TRUE;
+}
+
+/* Ids on disk shifted into the range (the conversion of a system layer
+ * written by the host's root). */
+static gboolean
+shift_tree (int dfd, const char *name, guint32 uid, guint32 gid, const char *shown, GError **error)
+{
+  struct stat st;
+  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno_error (error, errno, "Cannot inspect", shown);
+  if (st.st_uid < GL_PKG_RANGE || st.st_gid < GL_PKG_RANGE)
+    {
+      uid_t u = st.st_uid < GL_PKG_RANGE ? uid + st.st_uid : st.st_uid;
+      gid_t g = st.st_gid < GL_PKG_RANGE ? gid + st.st_gid : st.st_gid;
+      if (fchownat (dfd, name, u, g, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno_error (error, errno, "Cannot change the owner of", shown);
+      /* chown clears set-id bits */
+      if (!S_ISLNK (st.st_mode) && fchmodat (dfd, name, st.st_mode & 07777, 0) != 0)
+        return errno_error (error, errno, "Cannot change the mode of", shown);
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      int fd = open_dir_at (dfd, name);
+      DIR *d;
+      struct dirent *de;
+      gboolean ok = TRUE;
+      if (fd < 0 || (d = fdopendir (fd)) == NULL)
+        return errno_error (error, errno, "Cannot read", shown);
+      while (ok && (de = readdir (d)) != NULL)
+        {
+          g_autofree char *child = NULL;
+          if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
+            continue;
+          child = g_build_filename (shown, de->d_name, NULL);
+          ok = shift_tree (dirfd (d), de->d_name, uid, gid, child, error);
+        }
+      closedir (d);
+      return ok;
+    }
+  return TRUE;
+}
+
+/* system/{upper,work} (the layout before generations) becomes
+ * system/1/tree once; an empty one simply goes. */
+static gboolean
+convert_old_layout (GlPkgOp *op, GError **error)
+{
+  g_autofree char *upper = g_build_filename (op->system, "upper", NULL);
+  g_autofree char *work = g_build_filename (op->system, "work", NULL);
+  g_autofree char *gen = g_build_filename (op->system, "1", NULL);
+  g_autofree char *tree = g_build_filename (gen, "tree", NULL);
+  g_autofree char *lock = g_build_filename (gen, "lock", NULL);
+  g_autoptr(GDir) d = NULL;
+  gboolean empty;
+  struct stat st;
+
+  if (lstat (upper, &st) != 0 || !S_ISDIR (st.st_mode) || op->current != 0)
+    return TRUE;
+  d = g_dir_open (upper, 0, NULL);
+  empty = d == NULL || g_dir_read_name (d) == NULL;
+  if (!empty)
+    {
+      say (op, "Converting the system layer of “%s” to generations (owned by the ids of user "
+           "“glimpse”)…", op->sandbox->id);
+      if (!gl_rm_rf (gen, NULL, error) || !gl_mkdir (gen, 0755, error)
+          || !shift_tree (AT_FDCWD, upper, op->uid, op->gid, upper, error)
+          || (rename (upper, tree) != 0 && !errno_error (error, errno, "Cannot move", upper)))
+        return FALSE;
+      if (!make_lock_file (lock, error) || !write_current (op->system, 1, error))
+        return FALSE;
+      op->current = 1;
+    }
+  else if (!gl_rm_rf (upper, NULL, error))
+    return FALSE;
+  return gl_rm_rf (work, NULL, error);
+}
+
+GlPkgOp *
+gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GError **error)
+{
+  g_autoptr(GlPkgOp) op = g_new0 (GlPkgOp, 1);
+  g_autofree char *lock = NULL, *tmpl = NULL;
+  struct stat st;
+
+  op->sandbox = sandbox;
+  op->progress = progress;
+  op->user_data = user_data;
+  op->lock_fd = -1;
+  op->system = g_build_filename (sandbox->path, "system", NULL);
+
+  if (!gl_pkg_ensure_range ("/etc", &op->uid, &op->gid, error))
+    return NULL;
+  if (lstat (op->system, &st) != 0)
+    {
+      if (errno != ENOENT || !gl_mkdir (op->system, 0755, error))
+        return errno == ENOENT ? NULL : (errno_error (error, errno, "Cannot open", op->system), NULL);
+    }
+  else if (!S_ISDIR (st.st_mode) || st.st_uid != 0 || (st.st_mode & 022))
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_PERMISSION,
+                   "%s is not a root-owned directory writable only by root; the sandbox is damaged",
+                   op->system);
+      return NULL;
+    }
+  lock = g_build_filename (op->system, "op.lock", NULL);
+  op->lock_fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (op->lock_fd < 0)
+    return errno_error (error, errno, "Cannot open", lock), NULL;
+  if (flock (op->lock_fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      say (op, "Waiting for another package operation on “%s” to finish…", sandbox->id);
+      if (flock (op->lock_fd, LOCK_EX) != 0)
+        return errno_error (error, errno, "Cannot lock", lock), NULL;
+    }
+  op->current = gl_pkg_current_generation (sandbox->path);
+  remove_abandoned (op->system, op->current);
+  if (!convert_old_layout (op, error))
+    return NULL;
+
+  tmpl = g_build_filename (op->system, ".op-XXXXXX", NULL);
+  if (g_mkdtemp_full (tmpl, 0755) == NULL)
+    return errno_error (error, errno, "Cannot create", tmpl), NULL;
+  op->dir = g_steal_pointer (&tmpl);
+  op->input = g_build_filename (op->dir, "input", NULL);
+  {
+    g_autofree char *upper = g_build_filename (op->dir, "upper", NULL);
+    g_autofree char *work = g_build_filename (op->dir, "work", NULL);
+    if (!gl_mkdir (op->input, 0755, error) || !gl_mkdir (upper, 0755, error)
+        || !gl_mkdir (work, 0755, error))
+      return NULL;
+    if (chown (upper, op->uid, op->gid) != 0 || chown (work, op->uid, op->gid) != 0)
+      return errno_error (error, errno, "Cannot hand over", upper), NULL;
+  }
+  return g_steal_pointer (&op);
+}
+
+const char *
+gl_pkg_op_get_input_dir (GlPkgOp *op)
+{
+  return op->input;
+}
+
+void
+gl_pkg_op_free (GlPkgOp *op)
+{
+  if (op == NULL)
+    return;
+  if (op->dir)
+    {
+      g_autoptr(GError) error = NULL;
+      if (!gl_rm_rf (op->dir, NULL, &error))
+        g_debug ("%s", error->message);
+    }
+  if (op->lock_fd >= 0)
+    close (op->lock_fd);
+  g_free (op->system);
+  g_free (op->dir);
+  g_free (op->input);
+  g_free (op);
+}
+
+static const char *
+pkgns_path (void)
+{
+  return gl_paths_pkgns ();
+}
+
+typedef struct {
+  GlPkgOp *op;
+  GMainLoop *loop;
+  GDataInputStream *out;
+  GSubprocess *proc;
+  gboolean eof, exited, interrupted;
+  GPtrArray *tail;   /* last lines, for the error */
+} RunState;
+
+static void read_next (RunState *rs);
+
+static void
+maybe_quit (RunState *rs)
+{
+  if (rs->eof && rs->exited)
+    g_main_loop_quit (rs->loop);
+}
+
+static void
+on_line (GObject *source, GAsyncResult *res, gpointer data)
+{
+  RunState *rs = data;
+  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (rs->out, res, NULL, NULL);
+  if (line == NULL)
+    {
+      rs->eof = TRUE;
+      maybe_quit (rs);
+      return;
+    }
+  g_strchomp (line);
+  say (rs->op, "%s", line);
+  if (g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")
+      || g_str_has_prefix (line, "dpkg: error"))
+    g_ptr_array_add (rs->tail, g_strdup (line));
+  read_next (rs);
+}
+
+static void
+read_next (RunState *rs)
+{
+  g_data_input_stream_read_line_async (rs->out, G_PRIORITY_DEFAULT, NULL, on_line, rs);
+}
+
+static void
+on_proc_exit (GObject *source, GAsyncResult *res, gpointer data)
+{
+  RunState *rs = data;
+  g_subprocess_wait_finish (rs->proc, res, NULL);
+  rs->exited = TRUE;
+  maybe_quit (rs);
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+  RunState *rs = data;
+  rs->interrupted = TRUE;
+  g_subprocess_force_exit (rs->proc);
+  return G_SOURCE_CONTINUE;
+}
+
+gboolean
+gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * const *args,
+               GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GMainContext) ctx = g_main_context_new ();
+  g_autofree char *ids = g_strdup_printf ("%u:%u", op->uid, op->gid);
+  g_autofree char *rootfs = gl_sandbox_get_rootfs (op->sandbox);
+  g_autofree char *tree = NULL;
+  g_autofree char *store_parent = g_path_get_dirname (gl_paths_store_dir ());
+  RunState rs = { op, NULL, NULL, NULL, FALSE, FALSE, FALSE, NULL };
+  guint sig[3];
+  int status;
+
+  g_return_val_if_fail (!op->ran, FALSE);
+  op->ran = TRUE;
+  g_ptr_array_add (argv, g_strdup (pkgns_path ()));
+  g_ptr_array_add (argv, g_strdup ("--ids"));
+  g_ptr_array_add (argv, g_strdup (ids));
+  g_ptr_array_add (argv, g_strdup ("--base"));
+  g_ptr_array_add (argv, g_strdup (rootfs ? rootfs : "/"));
+  if (rootfs == NULL)
+    g_ptr_array_add (argv, g_strdup ("--host"));
+  g_ptr_array_add (argv, g_strdup ("--op"));
+  g_ptr_array_add (argv, g_strdup (op->dir));
+  if (op->current > 0)
+    {
+      g_autofree char *num = g_strdup_printf ("%u", op->current);
+      tree = g_build_filename (op->system, num, "tree", NULL);
+      g_ptr_array_add (argv, g_strdup ("--lower"));
+      g_ptr_array_add (argv, g_strdup (tree));
+    }
+  /* The sandbox stores (users' layers), the download cache */
+  g_ptr_array_add (argv, g_strdup ("--hide"));
+  g_ptr_array_add (argv, g_strdup (store_parent));
+  if (!g_str_equal (store_parent, GL_SANDBOX_DIR) && !g_str_has_prefix (GL_SANDBOX_DIR, store_parent))
+    {
+      g_ptr_array_add (argv, g_strdup ("--hide"));
+      g_ptr_array_add (argv, g_path_get_dirname (GL_SANDBOX_DIR));
+    }
+  g_ptr_array_add (argv, g_strdup ("--hide"));
+  g_ptr_array_add (argv, g_strdup (gl_paths_cache_dir ()));
+  g_ptr_array_add (argv, g_strdup ("--input"));
+  g_ptr_array_add (argv, g_strdup (op->input));
+  g_ptr_array_add (argv, g_strdup ("--"));
+  g_ptr_array_add (argv, g_strdup ("/bin/sh"));
+  g_ptr_array_add (argv, g_strdup ("-c"));
+  g_ptr_array_add (argv, g_strdup (script));
+  g_ptr_array_add (argv, g_strdup ("sh"));
+  for (guint i = 0; args && args[i]; i++)
+    g_ptr_array_add (argv, g_strdup (args[i]));
+  g_ptr_array_add (argv, NULL);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE);
+  g_main_context_push_thread_default (ctx);
+  rs.proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
+  if (rs.proc == NULL)
+    {
+      g_main_context_pop_thread_default (ctx);
+      g_prefix_error (error, "Cannot start %s: ", pkgns_path ());
+      return FALSE;
+    }
+  rs.loop = g_main_loop_new (ctx, FALSE);
+  rs.tail = g_ptr_array_new_with_free_func (g_free);
+  rs.out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (rs.proc));
+  read_next (&rs);
+  g_subprocess_wait_async (rs.proc, NULL, on_proc_exit, &rs);
+  {
+    int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+    for (int i = 0; i < 3; i++)
+      {
+        GSource *s = g_unix_signal_source_new (sigs[i]);
+        g_source_set_callback (s, on_signal, &rs, NULL);
+        sig[i] = g_source_attach (s, ctx);
+        g_source_unref (s);
+      }
+  }
+  g_main_loop_run (rs.loop);
+  for (int i = 0; i < 3; i++)
+    g_source_destroy (g_main_context_find_source_by_id (ctx, sig[i]));
+  g_main_context_pop_thread_default (ctx);
+  g_main_loop_unref (rs.loop);
+  g_object_unref (rs.out);
+
+  status = g_subprocess_get_status (rs.proc);
+  g_object_unref (rs.proc);
+  if (rs.interrupted)
+    {
+      g_ptr_array_unref (rs.tail);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                   "Interrupted while %s; “%s” is unchanged", what, op->sandbox->id);
+      return FALSE;
+    }
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      g_autofree char *last = rs.tail->len ? g_strjoinv ("; ", (char **) g_ptr_array_steal (rs.tail, NULL)) : NULL;
+      gboolean setup = WIFEXITED (status) && WEXITSTATUS (status) == 125;
+      g_ptr_array_unref (rs.tail);
+      g_set_error (error, GL_PKG_ERROR, setup ? GL_PKG_ERROR_SETUP : GL_PKG_ERROR_FAILED,
+                   "%s%s failed (%s %d)%s%s; “%s” is unchanged",
+                   setup ? "Preparing the package namespace for " : "",
+                   what, WIFEXITED (status) ? "exit status" : "signal",
+                   WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status),
+                   last ? ": " : "", last ? last : "", op->sandbox->id);
+      return FALSE;
+    }
+  g_ptr_array_unref (rs.tail);
+  return TRUE;
+}
+
+gboolean
+gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
+{
+  guint next = op->current + 1;
+  g_autofree char *num = g_strdup_printf ("%u", next);
+  g_autofree char *gen = g_build_filename (op->system, num, NULL);
+  g_autofree char *tree = g_build_filename (gen, "tree", NULL);
+  g_autofree char *lock = g_build_filename (gen, "lock", NULL);
+  g_autofree char *upper = g_build_filename (op->dir, "upper", NULL);
+  int fd;
+
+  g_return_val_if_fail (op->ran, FALSE);
+  if (!gl_rm_rf (gen, cancellable, error) || !gl_mkdir (gen, 0755, error)
+      || !gl_mkdir (tree, 0755, error))
+    return FALSE;
+  if (chown (tree, op->uid, op->gid) != 0)
+    return errno_error (error, errno, "Cannot hand over", tree);
+  if (op->current > 0)
+    {
+      g_autofree char *cur = g_strdup_printf ("%u", op->current);
+      g_autofree char *old = g_build_filename (op->system, cur, "tree", NULL);
+      if (!gl_pkg_tree_link_copy (old, tree, cancellable, error))
+        return FALSE;
+    }
+  if (!gl_pkg_tree_merge_upper (upper, tree, cancellable, error))
+    return FALSE;
+  if (chmod (tree, 0755) != 0)
+    return errno_error (error, errno, "Cannot set the mode of", tree);
+  if (!make_lock_file (lock, error))
+    return FALSE;
+  fd = open (op->system, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      syncfs (fd);
+      close (fd);
+    }
+  if (!write_current (op->system, next, error))
+    return FALSE;
+  op->current = next;
+  delete_old_generations (op->system, next);
+  return TRUE;
+}
+
+/* ------------------------------------------------------ the operations */
+
+gboolean
+gl_pkg_name_validate (const char *name, GError **error)
+{
+  /* Debian/RPM/Arch/Alpine package names, with =version, /release, :arch */
+  if (name[0] != '\0' && g_ascii_isalnum (name[0]) && strlen (name) < 256)
+    {
+      const char *p;
+      for (p = name; *p; p++)
+        if (!g_ascii_isalnum (*p) && !strchr ("+-._:=~/@", *p))
+          break;
+      if (*p == '\0')
+        return TRUE;
+    }
+  g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID,
+               "“%s” is not a package name (letters, digits and + - . _ : = ~ / @, starting "
+               "with a letter or digit)", name);
+  return FALSE;
+}
+
+typedef struct {
+  const char *family;
+  const char *refresh, *upgrade, *install, *remove;
+  const char *prelude;
+} Family;
+
+static const Family families[] = {
+  { "apt", "apt-get update", "apt-get -y dist-upgrade", "apt-get install -y", "apt-get remove -y",
+    "APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG; " },
+  { "dnf", "dnf -y makecache", "dnf -y upgrade", "dnf -y install", "dnf -y remove", "" },
+  { "pacman", "pacman -Sy --noconfirm", "pacman -Su --noconfirm", "pacman -S --noconfirm",
+    "pacman -R --noconfirm", "" },
+  { "apk", "apk update", "apk upgrade", "apk add", "apk del", "" },
+};
+
+static const Family *
+find_family (GlSandbox *sandbox, GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (families); i++)
+    if (g_strcmp0 (sandbox->family, families[i].family) == 0)
+      return &families[i];
+  g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+               "Sandbox “%s” has the package family “%s”, which glimpse cannot run",
+               sandbox->id, sandbox->family ? sandbox->family : "(none)");
+  return NULL;
+}
+
+/* The profile's commands where it still exists, else the family's. */
+static GlProfile *
+load_profile (GlSandbox *sandbox)
+{
+  g_auto(GStrv) path = gl_paths_profile_dirs ();
+  g_autoptr(GError) error = NULL;
+  GlProfile *p = sandbox->profile ? gl_profile_find ((const char * const *) path, sandbox->profile, &error) : NULL;
+  if (p == NULL && error)
+    g_debug ("%s", error->message);
+  return p;
+}
+
+static gboolean
+prepare_input (GlPkgOp *op, const Family *fam, GError **error)
+{
+  if (g_str_equal (fam->family, "apt"))
+    {
+      g_autofree char *conf = g_build_filename (gl_pkg_op_get_input_dir (op), "apt.conf", NULL);
+      if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+run_simple (GlSandbox *sandbox, const char *what, const char *script,
+            const char * const *args, gboolean record_update,
+            GlPkgProgress progress, gpointer user_data,
+            GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GlPkgOp) op = NULL;
+  const Family *fam = find_family (sandbox, error);
+  g_autofree char *full = NULL;
+
+  if (fam == NULL)
+    return FALSE;
+  op = gl_pkg_op_begin (sandbox, progress, user_data, error);
+  if (op == NULL || !prepare_input (op, fam, error))
+    return FALSE;
+  full = g_strconcat ("set -e; ", fam->prelude, script, NULL);
+  if (!gl_pkg_op_run (op, what, full, args, cancellable, error)
+      || !gl_pkg_op_commit (op, cancellable, error))
+    return FALSE;
+  if (record_update)
+    {
+      g_clear_pointer (&sandbox->updated, g_date_time_unref);
+      sandbox->updated = g_date_time_new_now_utc ();
+      if (!gl_sandbox_save (sandbox, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+validate_names (const char * const *packages, GError **error)
+{
+  if (packages == NULL || packages[0] == NULL)
+    return g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID, "Give at least one package"), FALSE;
+  for (gsize i = 0; packages[i]; i++)
+    if (!gl_pkg_name_validate (packages[i], error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress progress,
+                gpointer user_data, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GlProfile) profile = load_profile (sandbox);
+  const Family *fam = find_family (sandbox, error);
+  g_autofree char *list = NULL, *what = NULL, *script = NULL;
+
+  if (fam == NULL || !validate_names (packages, error))
+    return FALSE;
+  list = g_strjoinv (" ", (char **) packages);
+  what = g_strdup_printf ("installing %s into “%s”", list, sandbox->id);
+  script = g_strdup_printf ("%s \"$@\"", profile && profile->cmd_install ? profile->cmd_install : fam->install);
+  return run_simple (sandbox, what, script, packages, FALSE, progress, user_data, cancellable, error);
+}
+
+gboolean
+gl_pkg_uninstall (GlSandbox *sandbox, const char * const *packages, GlPkgProgress progress,
+                  gpointer user_data, GCancellable *cancellable, GError **error)
+{
+  const Family *fam = find_family (sandbox, error);
+  g_autofree char *list = NULL, *what = NULL, *script = NULL;
+
+  if (fam == NULL || !validate_names (packages, error))
+    return FALSE;
+  list = g_strjoinv (" ", (char **) packages);
+  what = g_strdup_printf ("removing %s from “%s”", list, sandbox->id);
+  script = g_strdup_printf ("%s \"$@\"", fam->remove);
+  return run_simple (sandbox, what, script, packages, FALSE, progress, user_data, cancellable, error);
+}
+
+gboolean
+gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
+               GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GlProfile) profile = load_profile (sandbox);
+  const Family *fam = find_family (sandbox, error);
+  g_autofree char *what = NULL, *script = NULL;
+
+  if (fam == NULL)
+    return FALSE;
+  what = g_strdup_printf ("updating “%s”", sandbox->id);
+  script = g_strdup_printf ("%s; %s",
+                            profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
+                            profile && profile->cmd_upgrade ? profile->cmd_upgrade : fam->upgrade);
+  return run_simple (sandbox, what, script, NULL, TRUE, progress, user_data, cancellable, error);
+}
+
+gboolean
+gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GError **error)
+{
+  g_autoptr(GlPkgOp) op = gl_pkg_op_begin (sandbox, progress, user_data, error);
+  g_autofree char *current = NULL;
+
+  if (op == NULL)
+    return FALSE;
+  current = g_build_filename (op->system, "current", NULL);
+  if (unlink (current) != 0 && errno != ENOENT)
+    return errno_error (error, errno, "Cannot remove", current);
+  {
+    int fd = open (op->system, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0)
+      {
+        fsync (fd);
+        close (fd);
+      }
+  }
+  delete_old_generations (op->system, 0);
+  g_clear_pointer (&sandbox->repositories, g_strfreev);
+  return gl_sandbox_save (sandbox, error);
+}

@@ -1,0 +1,103 @@
+/* gl-pkg.h: package operations on a sandbox's system layer
+ *
+ * Every operation runs the sandbox's package manager through
+ * glimpse-pkgns (root of a user namespace mapped to the `glimpse` user's
+ * subordinate range, never the host's root) over the base and the current
+ * system generation, and on success seals the next generation:
+ *
+ *   <sandbox>/system/current       "N\n", replaced atomically
+ *   <sandbox>/system/<N>/tree      the flattened system layer over the base
+ *   <sandbox>/system/<N>/lock      views hold a shared flock on it
+ *   <sandbox>/system/op.lock       package operations on one sandbox, one at a time
+ *   <sandbox>/system/.op-XXXXXX    one operation's scratch (upper, work, …);
+ *                                  left by a killed operation, removed by the next
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "gl-store.h"
+
+G_BEGIN_DECLS
+
+#define GL_PKG_ERROR (gl_pkg_error_quark ())
+
+typedef enum {
+  GL_PKG_ERROR_FAILED,        /* the package manager failed; the sandbox is unchanged */
+  GL_PKG_ERROR_SETUP,         /* the namespace could not be built */
+  GL_PKG_ERROR_UNSUPPORTED,   /* not for this sandbox or family */
+  GL_PKG_ERROR_INVALID,       /* bad input (repository spec, key, name) */
+} GlPkgError;
+
+GQuark gl_pkg_error_quark (void);
+
+/* Lines of progress (the package manager's output, and glimpse's own
+ * notes such as "waiting for …"), without the newline. */
+typedef void (*GlPkgProgress) (const char *line, gpointer user_data);
+
+/* The `glimpse` user's subordinate range (65536 ids) from /etc/subuid and
+ * /etc/subgid under @etc_dir ("/etc"); the user and its range are created
+ * when missing, without overlapping existing entries. */
+gboolean gl_pkg_ensure_range (const char *etc_dir, guint32 *uid, guint32 *gid, GError **error);
+/* The first free start of @count ids (>= 100000) given subuid-format text. */
+guint32  gl_pkg_free_range_start (const char *subuid, const char *subgid, guint32 count);
+
+/* The generation `current` names, or 0 (no system layer). */
+guint    gl_pkg_current_generation (const char *sandbox_path);
+/* <sandbox>/system/<current>/tree, or NULL. */
+char    *gl_pkg_current_tree (GlSandbox *sandbox);
+
+/* Flattening: @dst (a new directory) becomes a hard-link copy of @src. */
+gboolean gl_pkg_tree_link_copy (const char *src, const char *dst, GCancellable *cancellable,
+                                GError **error);
+/* Merges an overlay upper directory into @dst: whiteouts and opaque
+ * directories applied (and kept, as they hide base files), everything else
+ * moved in. */
+gboolean gl_pkg_tree_merge_upper (const char *upper, const char *dst, GCancellable *cancellable,
+                                  GError **error);
+
+typedef struct _GlPkgOp GlPkgOp;
+
+/* Takes the sandbox's operation lock (saying so through @progress when it
+ * has to wait), converts the old system/{upper,work} layout, removes what
+ * killed operations left, and prepares a scratch directory. */
+GlPkgOp *gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
+                          GError **error);
+/* A directory shown read-only at /run/glimpse-input inside; files put there
+ * before gl_pkg_op_run are the operation's input. */
+const char *gl_pkg_op_get_input_dir (GlPkgOp *op);
+/* Runs /bin/sh -c @script with @args as $1… inside the namespace; its
+ * output goes to the progress callback.  @what names the operation in
+ * errors ("installing foo"). */
+gboolean gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script,
+                        const char * const *args, GCancellable *cancellable, GError **error);
+/* Seals the result as the next generation and switches `current` to it;
+ * old generations no view uses are deleted. */
+gboolean gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error);
+/* Discards whatever was not committed and releases the lock. */
+void     gl_pkg_op_free (GlPkgOp *op);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlPkgOp, gl_pkg_op_free)
+
+/* The operations.  Each leaves the sandbox as it was on any failure. */
+gboolean gl_pkg_install (GlSandbox *sandbox, const char * const *packages,
+                         GlPkgProgress progress, gpointer user_data,
+                         GCancellable *cancellable, GError **error);
+gboolean gl_pkg_uninstall (GlSandbox *sandbox, const char * const *packages,
+                           GlPkgProgress progress, gpointer user_data,
+                           GCancellable *cancellable, GError **error);
+/* Refreshes the indexes and upgrades everything; records Updated=. */
+gboolean gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
+                        GCancellable *cancellable, GError **error);
+/* Drops every generation: back to the base. */
+gboolean gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
+                       GError **error);
+
+/* Package names as the package managers take them: no options, no shell. */
+gboolean gl_pkg_name_validate (const char *name, GError **error);
+
+/* The family's apt.conf for operations (apt family only) */
+extern const char gl_pkg_apt_conf[];
+
+G_END_DECLS

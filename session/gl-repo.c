@@ -1,0 +1,960 @@
+/* gl-repo.c: a sandbox's package repositories (see gl-repo.h)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-repo.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "gl-download.h"
+#include "gl-fsutil.h"
+
+#define KEY_MAX (1024 * 1024)
+
+void
+gl_repo_source_free (GlRepoSource *source)
+{
+  if (source == NULL)
+    return;
+  g_strfreev (source->types);
+  g_strfreev (source->uris);
+  g_strfreev (source->suites);
+  g_strfreev (source->components);
+  g_strfreev (source->architectures);
+  g_free (source);
+}
+
+void
+gl_repo_entry_free (GlRepoEntry *entry)
+{
+  if (entry == NULL)
+    return;
+  g_free (entry->name);
+  g_free (entry->file);
+  g_free (entry->summary);
+  g_free (entry);
+}
+
+static gboolean
+invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+invalid (GError **error, const char *format, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+  va_start (ap, format);
+  msg = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error_literal (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID, msg);
+  return FALSE;
+}
+
+/* Words of a value: letters, digits and -._~+/:=@% only (no quoting, no
+ * shell or apt syntax). */
+static gboolean
+word_ok (const char *w)
+{
+  if (*w == '\0' || strlen (w) > 512)
+    return FALSE;
+  for (const char *p = w; *p; p++)
+    if (!g_ascii_isalnum (*p) && !strchr ("-._~+/:=@%", *p))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+uri_ok (const char *u)
+{
+  return (g_str_has_prefix (u, "http://") || g_str_has_prefix (u, "https://")) && word_ok (u)
+         && strlen (u) > 8;
+}
+
+static void
+add_unique (GPtrArray *a, const char *w)
+{
+  for (guint i = 0; i < a->len; i++)
+    if (g_str_equal (a->pdata[i], w))
+      return;
+  g_ptr_array_add (a, g_strdup (w));
+}
+
+static GStrv
+steal_strv (GPtrArray *a)
+{
+  g_ptr_array_add (a, NULL);
+  return (GStrv) g_ptr_array_free (a, FALSE);
+}
+
+typedef struct {
+  GPtrArray *types, *uris, *suites, *components, *arches;
+} Acc;
+
+static gboolean
+add_words (GPtrArray *into, const char *value, const char *field, GError **error)
+{
+  g_auto(GStrv) words = g_strsplit_set (value, " \t", -1);
+  for (char **w = words; *w; w++)
+    {
+      if (**w == '\0')
+        continue;
+      if (!word_ok (*w))
+        return invalid (error, "%s: “%s” is not a valid value", field, *w);
+      add_unique (into, *w);
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_one_line (Acc *acc, const char *line, GError **error)
+{
+  g_auto(GStrv) tok = NULL;
+  g_autofree char *copy = g_strdup (line);
+  char *opts = NULL, *rest = copy;
+  guint n, i = 0;
+
+  /* deb [key=value …] URI SUITE [COMPONENT…] */
+  if (g_str_has_prefix (copy, "deb-src") && g_ascii_isspace (copy[7]))
+    {
+      add_unique (acc->types, "deb-src");
+      rest = copy + 7;
+    }
+  else if (g_str_has_prefix (copy, "deb") && g_ascii_isspace (copy[3]))
+    {
+      add_unique (acc->types, "deb");
+      rest = copy + 3;
+    }
+  else
+    return invalid (error, "“%s” is not a source line (“deb URI SUITE [COMPONENT…]”)", line);
+  rest = g_strstrip (rest);
+  if (*rest == '[')
+    {
+      char *end = strchr (rest, ']');
+      if (end == NULL)
+        return invalid (error, "“%s”: the options have no closing “]”", line);
+      *end = '\0';
+      opts = rest + 1;
+      rest = g_strstrip (end + 1);
+    }
+  if (opts)
+    {
+      g_auto(GStrv) o = g_strsplit_set (opts, " \t", -1);
+      for (char **p = o; *p; p++)
+        {
+          if (**p == '\0')
+            continue;
+          if (g_str_has_prefix (*p, "arch="))
+            {
+              g_auto(GStrv) a = g_strsplit (*p + 5, ",", -1);
+              for (char **q = a; *q; q++)
+                if (!word_ok (*q))
+                  return invalid (error, "“%s”: bad architecture “%s”", line, *q);
+                else
+                  add_unique (acc->arches, *q);
+            }
+          else if (g_str_has_prefix (*p, "signed-by="))
+            return invalid (error, "“%s”: give the key with --key instead of signed-by= (glimpse "
+                            "keeps each repository's key beside it)", line);
+          else
+            return invalid (error, "“%s”: the option “%s” is not supported (only arch=)", line, *p);
+        }
+    }
+  tok = g_strsplit_set (rest, " \t", -1);
+  n = 0;
+  for (char **t = tok; *t; t++)
+    if (**t)
+      tok[n++] = *t;
+    else
+      g_free (*t);
+  tok[n] = NULL;
+  if (n < 2)
+    return invalid (error, "“%s” needs a URI and a suite (“deb URI SUITE [COMPONENT…]”)", line);
+  if (!uri_ok (tok[i]))
+    return invalid (error, "“%s”: the address must be http:// or https://", tok[i]);
+  add_unique (acc->uris, tok[i++]);
+  if (!word_ok (tok[i]))
+    return invalid (error, "“%s”: bad suite “%s”", line, tok[i]);
+  add_unique (acc->suites, tok[i++]);
+  for (; i < n; i++)
+    {
+      if (!word_ok (tok[i]))
+        return invalid (error, "“%s”: bad component “%s”", line, tok[i]);
+      add_unique (acc->components, tok[i]);
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_deb822_field (Acc *acc, const char *key, const char *value, GError **error)
+{
+  if (g_ascii_strcasecmp (key, "Types") == 0)
+    return add_words (acc->types, value, key, error);
+  if (g_ascii_strcasecmp (key, "URIs") == 0)
+    {
+      g_auto(GStrv) words = g_strsplit_set (value, " \t", -1);
+      for (char **w = words; *w; w++)
+        if (**w && !uri_ok (*w))
+          return invalid (error, "URIs: “%s” must be an http:// or https:// address", *w);
+      return add_words (acc->uris, value, key, error);
+    }
+  if (g_ascii_strcasecmp (key, "Suites") == 0)
+    return add_words (acc->suites, value, key, error);
+  if (g_ascii_strcasecmp (key, "Components") == 0)
+    return add_words (acc->components, value, key, error);
+  if (g_ascii_strcasecmp (key, "Architectures") == 0)
+    return add_words (acc->arches, value, key, error);
+  if (g_ascii_strcasecmp (key, "Signed-By") == 0)
+    return invalid (error, "give the key with --key instead of Signed-By (glimpse keeps each "
+                    "repository's key beside it)");
+  if (g_ascii_strcasecmp (key, "Enabled") == 0 || g_ascii_strcasecmp (key, "X-Repolib-Name") == 0)
+    return TRUE;
+  return invalid (error, "the field “%s” is not supported (Types, URIs, Suites, Components, "
+                  "Architectures)", key);
+}
+
+GlRepoSource *
+gl_repo_source_parse (const char *text, GError **error)
+{
+  Acc acc = { g_ptr_array_new_with_free_func (g_free), g_ptr_array_new_with_free_func (g_free),
+              g_ptr_array_new_with_free_func (g_free), g_ptr_array_new_with_free_func (g_free),
+              g_ptr_array_new_with_free_func (g_free) };
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autofree char *key = NULL;
+  GString *value = g_string_new (NULL);
+  gboolean ok = TRUE;
+  GlRepoSource *s;
+
+  for (char **l = lines; ok && *l; l++)
+    {
+      char *line = *l;
+      g_strchomp (line);
+      if (*line == '#')
+        continue;
+      if (g_ascii_isspace (*line) && key != NULL)
+        {
+          g_string_append_c (value, ' ');
+          g_string_append (value, g_strstrip (line));
+          continue;
+        }
+      if (key)
+        {
+          ok = parse_deb822_field (&acc, key, value->str, error);
+          g_clear_pointer (&key, g_free);
+          g_string_truncate (value, 0);
+          if (!ok)
+            break;
+        }
+      line = g_strstrip (line);
+      if (*line == '\0')
+        continue;
+      if (g_str_has_prefix (line, "deb ") || g_str_has_prefix (line, "deb\t")
+          || g_str_has_prefix (line, "deb-src"))
+        ok = parse_one_line (&acc, line, error);
+      else
+        {
+          char *colon = strchr (line, ':');
+          if (colon == NULL || colon == line)
+            ok = invalid (error, "“%s” is neither a “deb …” line nor a deb822 field", line);
+          else
+            {
+              key = g_strndup (line, (gsize) (colon - line));
+              g_string_assign (value, g_strstrip (colon + 1));
+            }
+        }
+    }
+  if (ok && key)
+    ok = parse_deb822_field (&acc, key, value->str, error);
+  g_string_free (value, TRUE);
+  if (ok && acc.uris->len == 0)
+    ok = invalid (error, "no repository address (URIs: or “deb URI SUITE …”)");
+  if (ok && acc.uris->len > 1)
+    ok = invalid (error, "one repository at a time (found %u addresses); run add-repo once for each",
+                  acc.uris->len);
+  if (ok && acc.suites->len == 0)
+    ok = invalid (error, "no suite (Suites: or the word after the address)");
+  if (ok && acc.components->len == 0)
+    for (guint i = 0; ok && i < acc.suites->len; i++)
+      if (!g_str_has_suffix (acc.suites->pdata[i], "/"))
+        ok = invalid (error, "no components (e.g. “main”): only a flat repository (suite ending in "
+                      "“/”) has none");
+  if (ok && acc.types->len == 0)
+    add_unique (acc.types, "deb");
+  if (!ok)
+    {
+      g_ptr_array_unref (acc.types);
+      g_ptr_array_unref (acc.uris);
+      g_ptr_array_unref (acc.suites);
+      g_ptr_array_unref (acc.components);
+      g_ptr_array_unref (acc.arches);
+      return NULL;
+    }
+  s = g_new0 (GlRepoSource, 1);
+  s->types = steal_strv (acc.types);
+  s->uris = steal_strv (acc.uris);
+  s->suites = steal_strv (acc.suites);
+  s->components = steal_strv (acc.components);
+  s->architectures = steal_strv (acc.arches);
+  return s;
+}
+
+char *
+gl_repo_source_to_deb822 (GlRepoSource *source, const char *keyring)
+{
+  GString *s = g_string_new ("# Added by glimpse add-repo; its key is trusted for this repository only.\n");
+  g_autofree char *types = g_strjoinv (" ", source->types);
+  g_autofree char *uris = g_strjoinv (" ", source->uris);
+  g_autofree char *suites = g_strjoinv (" ", source->suites);
+  g_string_append_printf (s, "Types: %s\nURIs: %s\nSuites: %s\n", types, uris, suites);
+  if (source->components[0])
+    {
+      g_autofree char *c = g_strjoinv (" ", source->components);
+      g_string_append_printf (s, "Components: %s\n", c);
+    }
+  if (source->architectures[0])
+    {
+      g_autofree char *a = g_strjoinv (" ", source->architectures);
+      g_string_append_printf (s, "Architectures: %s\n", a);
+    }
+  g_string_append_printf (s, "Signed-By: %s\n", keyring);
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+gl_repo_name_validate (const char *name, GError **error)
+{
+  gsize len = strlen (name);
+  if (len > 0 && len <= 64 && (g_ascii_islower (name[0]) || g_ascii_isdigit (name[0])))
+    {
+      const char *p;
+      for (p = name; *p; p++)
+        if (!g_ascii_islower (*p) && !g_ascii_isdigit (*p) && !strchr ("._-", *p))
+          break;
+      if (*p == '\0')
+        return TRUE;
+    }
+  return invalid (error, "“%s” is not a repository name (lower-case letters, digits, “.”, “_”, “-”, "
+                  "at most 64, starting with a letter or digit)", name);
+}
+
+char *
+gl_repo_name_from_uri (const char *uri)
+{
+  const char *p = strstr (uri, "://");
+  GString *s = g_string_new (NULL);
+  p = p ? p + 3 : uri;
+  for (; *p && s->len < 64; p++)
+    {
+      char c = g_ascii_tolower (*p);
+      if (g_ascii_isalnum (c) || c == '.')
+        g_string_append_c (s, c);
+      else if (s->len > 0 && s->str[s->len - 1] != '-')
+        g_string_append_c (s, '-');
+    }
+  while (s->len > 0 && (s->str[s->len - 1] == '-' || s->str[s->len - 1] == '.'))
+    g_string_truncate (s, s->len - 1);
+  if (s->len == 0)
+    g_string_append (s, "repo");
+  return g_string_free (s, FALSE);
+}
+
+GStrv
+gl_repo_key_fingerprints (GBytes *key, GError **error)
+{
+  g_autofree char *home = g_dir_make_tmp ("glimpse-gpg-XXXXXX", error);
+  g_autofree char *file = NULL, *out = NULL, *err = NULL;
+  g_autoptr(GPtrArray) fprs = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) lines = NULL;
+  gboolean in_pub = FALSE, secret = FALSE;
+  int status = 0;
+  gboolean ok;
+
+  if (home == NULL)
+    return NULL;
+  file = g_build_filename (home, "key", NULL);
+  {
+    const char *argv[] = { "gpg", "--batch", "--no-options", "--no-default-keyring", "--homedir",
+                           home, "--with-colons", "--show-keys", file, NULL };
+    ok = g_file_set_contents (file, g_bytes_get_data (key, NULL), (gssize) g_bytes_get_size (key), error)
+         && g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                          &status, error);
+  }
+  gl_rm_rf (home, NULL, NULL);
+  if (!ok)
+    return NULL;
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      invalid (error, "the key is not an OpenPGP public key (gpg: %s)", g_strstrip (err));
+      return NULL;
+    }
+  lines = g_strsplit (out, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      if (g_str_has_prefix (*l, "pub:"))
+        in_pub = TRUE;
+      else if (g_str_has_prefix (*l, "sec:") || g_str_has_prefix (*l, "ssb:"))
+        secret = TRUE;
+      else if (g_str_has_prefix (*l, "sub:"))
+        in_pub = FALSE;
+      else if (g_str_has_prefix (*l, "fpr:") && in_pub)
+        {
+          g_auto(GStrv) f = g_strsplit (*l, ":", -1);
+          if (g_strv_length (f) > 9 && f[9][0])
+            g_ptr_array_add (fprs, g_ascii_strup (f[9], -1));
+          in_pub = FALSE;
+        }
+    }
+  if (secret)
+    {
+      invalid (error, "the key file holds a secret key; give the repository's public key only");
+      return NULL;
+    }
+  if (fprs->len == 0)
+    {
+      invalid (error, "the key file holds no OpenPGP public key");
+      return NULL;
+    }
+  return steal_strv (g_steal_pointer (&fprs));
+}
+
+static GBytes *
+read_key (const char *key, GCancellable *cancellable, GError **error)
+{
+  gsize len = 0;
+  char *data = NULL;
+
+  if (g_str_has_prefix (key, "http://") || g_str_has_prefix (key, "https://"))
+    {
+      data = gl_download_to_string (key, &len, cancellable, error);
+      if (data == NULL)
+        {
+          g_prefix_error (error, "Cannot fetch the key %s: ", key);
+          return NULL;
+        }
+    }
+  else
+    {
+      struct stat st;
+      if (stat (key, &st) == 0 && (!S_ISREG (st.st_mode) || st.st_size > KEY_MAX))
+        return invalid (error, "The key %s is not a regular file of at most 1 MiB", key), NULL;
+      if (!g_file_get_contents (key, &data, &len, error))
+        {
+          g_prefix_error (error, "Cannot read the key: ");
+          return NULL;
+        }
+    }
+  if (len > KEY_MAX)
+    {
+      g_free (data);
+      return invalid (error, "The key %s is larger than 1 MiB", key), NULL;
+    }
+  return g_bytes_new_take (data, len);
+}
+
+static gboolean
+is_armored (GBytes *key)
+{
+  gsize len;
+  const char *d = g_bytes_get_data (key, &len);
+  return len > 36 && g_strstr_len (d, (gssize) MIN (len, 4096), "-----BEGIN PGP PUBLIC KEY BLOCK-----") != NULL;
+}
+
+/* ------------------------------------------------------------ ppa: */
+
+/* $ENV when set, else [Packages] KEY= of /etc/glimpse/glimpse.conf, else
+ * NULL (no address is compiled in). */
+static char *
+setting (const char *env, const char *key)
+{
+  const char *v = g_getenv (env);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  char *conf;
+
+  if (v && *v)
+    return g_strdup (v);
+  if (g_key_file_load_from_file (kf, "/etc/glimpse/glimpse.conf", G_KEY_FILE_NONE, NULL)
+      && (conf = g_key_file_get_string (kf, "Packages", key, NULL)) != NULL)
+    return conf;
+  return NULL;
+}
+
+char *
+gl_repo_launchpad_api (void)
+{
+  return setting ("GLIMPSE_LAUNCHPAD_API", "LaunchpadAPI");
+}
+
+/* Where PPAs' archives are: GLIMPSE_PPA_ARCHIVE, PPAArchive= */
+static char *
+ppa_archive_base (void)
+{
+  return setting ("GLIMPSE_PPA_ARCHIVE", "PPAArchive");
+}
+
+/* The value of a top-level JSON string field, unescaped (the answers are
+ * flat objects; nested ones are not needed). */
+static char *
+json_string (const char *json, const char *field)
+{
+  g_autofree char *needle = g_strdup_printf ("\"%s\"", field);
+  const char *p = strstr (json, needle);
+  GString *s;
+  if (p == NULL)
+    return NULL;
+  p += strlen (needle);
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p++ != ':')
+    return NULL;
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p != '"')
+    return NULL;
+  s = g_string_new (NULL);
+  for (p++; *p && *p != '"'; p++)
+    {
+      if (*p != '\\')
+        {
+          g_string_append_c (s, *p);
+          continue;
+        }
+      p++;
+      switch (*p)
+        {
+        case 'n': g_string_append_c (s, '\n'); break;
+        case 't': g_string_append_c (s, '\t'); break;
+        case 'r': break;
+        case '"': case '\\': case '/': g_string_append_c (s, *p); break;
+        default:
+          g_string_free (s, TRUE);
+          return NULL;
+        }
+    }
+  if (*p != '"')
+    {
+      g_string_free (s, TRUE);
+      return NULL;
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* A JSON document that is one string (getSigningKeyData) */
+static char *
+json_top_string (const char *json)
+{
+  g_autofree char *wrapped = g_strdup_printf ("{\"v\": %s}", g_strstrip ((char *) json));
+  return json_string (wrapped, "v");
+}
+
+/* The sandbox's file @rel (e.g. "etc/os-release"), system layer first. */
+static char *
+read_sandbox_file (GlSandbox *sandbox, const char *rel)
+{
+  g_autofree char *tree = gl_pkg_current_tree (sandbox);
+  g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
+  const char *roots[] = { tree, rootfs ? rootfs : "/" };
+  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
+    {
+      g_autofree char *p = NULL;
+      char *text = NULL;
+      struct stat st;
+      if (roots[i] == NULL)
+        continue;
+      p = g_build_filename (roots[i], rel, NULL);
+      if (lstat (p, &st) == 0 && S_ISCHR (st.st_mode))
+        return NULL;  /* whited out */
+      if (lstat (p, &st) == 0 && S_ISLNK (st.st_mode))
+        {
+          /* os-release is a link to ../usr/lib/os-release */
+          if (g_str_equal (rel, "etc/os-release"))
+            return read_sandbox_file (sandbox, "usr/lib/os-release");
+          return NULL;
+        }
+      if (g_file_get_contents (p, &text, NULL, NULL))
+        return text;
+    }
+  return NULL;
+}
+
+static char *
+os_release_value (const char *text, const char *key)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  for (char **l = lines; *l; l++)
+    if (g_str_has_prefix (*l, key) && (*l)[strlen (key)] == '=')
+      {
+        char *v = *l + strlen (key) + 1;
+        gsize n = strlen (v);
+        if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
+          return g_strndup (v + 1, n - 2);
+        return g_strdup (v);
+      }
+  return NULL;
+}
+
+static gboolean
+resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **key,
+             char **name, GCancellable *cancellable, GError **error)
+{
+  const char *rest = spec + 4;
+  g_auto(GStrv) parts = g_strsplit (rest, "/", -1);
+  g_autofree char *api = gl_repo_launchpad_api ();
+  g_autofree char *archive = ppa_archive_base ();
+  g_autofree char *url = NULL, *json = NULL, *fpr = NULL, *keyjson = NULL, *armored = NULL;
+  g_autofree char *osr = NULL, *id = NULL, *like = NULL, *codename = NULL;
+  g_auto(GStrv) fprs = NULL;
+  g_autoptr(GBytes) k = NULL;
+  gboolean match = FALSE;
+
+  if (g_strv_length (parts) != 2 || !gl_repo_name_validate (parts[0], NULL)
+      || !gl_repo_name_validate (parts[1], NULL))
+    return invalid (error, "“%s” is not a PPA (“ppa:OWNER/NAME”, lower-case)", spec);
+  if (api == NULL || archive == NULL)
+    {
+      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+                   "ppa: needs the Launchpad API's address and the PPA archive's: set "
+                   "LaunchpadAPI= and PPAArchive= in the [Packages] group of "
+                   "/etc/glimpse/glimpse.conf");
+      return FALSE;
+    }
+  url = g_strdup_printf ("%s/~%s/+archive/ubuntu/%s", api, parts[0], parts[1]);
+  json = gl_download_to_string (url, NULL, cancellable, error);
+  if (json == NULL)
+    {
+      g_prefix_error (error, "Cannot look up %s at %s: ", spec, url);
+      return FALSE;
+    }
+  fpr = json_string (json, "signing_key_fingerprint");
+  if (fpr == NULL || strlen (fpr) < 16)
+    return invalid (error, "Launchpad gives no signing key for %s (%s); it may not be built yet", spec, url);
+  g_free (url);
+  url = g_strdup_printf ("%s/~%s/+archive/ubuntu/%s?ws.op=getSigningKeyData", api, parts[0], parts[1]);
+  keyjson = gl_download_to_string (url, NULL, cancellable, error);
+  if (keyjson == NULL)
+    {
+      g_prefix_error (error, "Cannot fetch the signing key of %s: ", spec);
+      return FALSE;
+    }
+  armored = json_top_string (keyjson);
+  if (armored == NULL)
+    return invalid (error, "The signing key of %s (%s) is not a JSON string", spec, url);
+  k = g_bytes_new (armored, strlen (armored));
+  fprs = gl_repo_key_fingerprints (k, error);
+  if (fprs == NULL)
+    {
+      g_prefix_error (error, "The signing key of %s: ", spec);
+      return FALSE;
+    }
+  for (char **f = fprs; *f; f++)
+    if (g_ascii_strcasecmp (*f, fpr) == 0)
+      match = TRUE;
+  if (!match || g_strv_length (fprs) != 1)
+    return invalid (error, "The key served for %s has the fingerprint %s, not %s as Launchpad "
+                    "announces; refused (nothing was written)", spec, fprs[0], fpr);
+
+  osr = read_sandbox_file (sandbox, "etc/os-release");
+  id = os_release_value (osr, "ID");
+  like = os_release_value (osr, "ID_LIKE");
+  codename = os_release_value (osr, "UBUNTU_CODENAME");
+  if (codename == NULL)
+    codename = os_release_value (osr, "VERSION_CODENAME");
+  if (g_strcmp0 (id, "ubuntu") != 0 && (like == NULL || strstr (like, "ubuntu") == NULL))
+    return invalid (error, "“%s” is not Ubuntu-based (its os-release says ID=%s); PPAs are built "
+                    "for Ubuntu only", sandbox->id, id ? id : "?");
+  if (codename == NULL || !word_ok (codename))
+    return invalid (error, "“%s” has no VERSION_CODENAME in its os-release; add the PPA with "
+                    "a “deb …” line instead", sandbox->id);
+  *source_text = g_strdup_printf ("deb %s/%s/%s/ubuntu %s main", archive, parts[0], parts[1], codename);
+  *key = g_steal_pointer (&k);
+  *name = g_strdup_printf ("ppa-%s-%s", parts[0], parts[1]);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------ add/remove */
+
+static gboolean
+require_apt (GlSandbox *sandbox, const char *what, GError **error)
+{
+  if (g_strcmp0 (sandbox->family, "apt") == 0)
+    return TRUE;
+  g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+               "%s is supported for apt sandboxes only so far; “%s” uses %s (run its package "
+               "manager's own command through “glimpse install” instead)", what, sandbox->id,
+               sandbox->family ? sandbox->family : "no package manager");
+  return FALSE;
+}
+
+static void
+strv_add (char ***strv, const char *s)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  if (*strv && g_strv_contains ((const char * const *) *strv, s))
+    return;
+  if (*strv)
+    g_strv_builder_addv (b, (const char **) *strv);
+  g_strv_builder_add (b, s);
+  g_strfreev (*strv);
+  *strv = g_strv_builder_end (b);
+}
+
+static void
+strv_remove (char ***strv, const char *s)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  if (*strv == NULL)
+    return;
+  for (char **p = *strv; *p; p++)
+    if (!g_str_equal (*p, s))
+      g_strv_builder_add (b, *p);
+  g_strfreev (*strv);
+  *strv = g_strv_builder_end (b);
+}
+
+gboolean
+gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const char *name_arg,
+             GlPkgProgress progress, gpointer user_data, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *text = NULL, *name = NULL, *deb822 = NULL, *keyring = NULL, *what = NULL;
+  g_autofree char *keyfile = NULL, *srcfile = NULL, *script = NULL;
+  g_autoptr(GlRepoSource) source = NULL;
+  g_autoptr(GBytes) key = NULL;
+  g_autoptr(GlPkgOp) op = NULL;
+  g_auto(GStrv) fprs = NULL;
+  const char *input;
+
+  if (!require_apt (sandbox, "add-repo", error))
+    return FALSE;
+  if (g_str_has_prefix (spec, "ppa:"))
+    {
+      if (key_arg)
+        return invalid (error, "a PPA's key comes from Launchpad; drop --key");
+      if (!resolve_ppa (sandbox, spec, &text, &key, &name, cancellable, error))
+        return FALSE;
+    }
+  else if (g_str_has_prefix (spec, "deb") || strchr (spec, '\n') || strstr (spec, "URIs:"))
+    text = g_strdup (spec);
+  else if (g_file_test (spec, G_FILE_TEST_IS_REGULAR))
+    {
+      if (!g_file_get_contents (spec, &text, NULL, error))
+        return FALSE;
+    }
+  else
+    return invalid (error, "“%s” is not a repository: give a “deb URI SUITE COMPONENT…” line, "
+                    "deb822 text or a file holding it, or ppa:OWNER/NAME", spec);
+  source = gl_repo_source_parse (text, error);
+  if (source == NULL)
+    {
+      g_prefix_error (error, "Bad repository: ");
+      return FALSE;
+    }
+  if (key == NULL)
+    {
+      if (key_arg == NULL)
+        return invalid (error, "give the repository's signing key with --key FILE|URL (each "
+                        "repository is trusted with its own key only)");
+      key = read_key (key_arg, cancellable, error);
+      if (key == NULL)
+        return FALSE;
+    }
+  fprs = gl_repo_key_fingerprints (key, error);
+  if (fprs == NULL)
+    {
+      g_prefix_error (error, "Bad key %s: ", key_arg ? key_arg : spec);
+      return FALSE;
+    }
+  if (name_arg)
+    name = g_strdup (name_arg);
+  else if (name == NULL)
+    name = gl_repo_name_from_uri (source->uris[0]);
+  if (!gl_repo_name_validate (name, error))
+    return FALSE;
+
+  keyring = g_strdup_printf ("/etc/apt/keyrings/glimpse-%s.%s", name, is_armored (key) ? "asc" : "gpg");
+  deb822 = gl_repo_source_to_deb822 (source, keyring);
+  op = gl_pkg_op_begin (sandbox, progress, user_data, error);
+  if (op == NULL)
+    return FALSE;
+  input = gl_pkg_op_get_input_dir (op);
+  keyfile = g_build_filename (input, "key", NULL);
+  srcfile = g_build_filename (input, "glimpse.sources", NULL);
+  {
+    g_autofree char *conf = g_build_filename (input, "apt.conf", NULL);
+    if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error)
+        || !g_file_set_contents_full (keyfile, g_bytes_get_data (key, NULL),
+                                      (gssize) g_bytes_get_size (key), G_FILE_SET_CONTENTS_CONSISTENT,
+                                      0644, error)
+        || !g_file_set_contents_full (srcfile, deb822, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+      return FALSE;
+  }
+  /* The new repository alone is fetched and verified (other sources are
+   * neither refreshed nor touched); a failure fails the whole operation. */
+  script = g_strdup_printf (
+    "set -e; APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG\n"
+    "name=\"$1\"; keyring=\"$2\"\n"
+    "mkdir -p /etc/apt/keyrings /etc/apt/sources.list.d /tmp/glimpse-only\n"
+    "cp /run/glimpse-input/key \"$keyring\"; chmod 0644 \"$keyring\"\n"
+    "cp /run/glimpse-input/glimpse.sources \"/etc/apt/sources.list.d/glimpse-$name.sources\"\n"
+    "chmod 0644 \"/etc/apt/sources.list.d/glimpse-$name.sources\"\n"
+    "cp /run/glimpse-input/glimpse.sources /tmp/glimpse-only/glimpse.sources\n"
+    "apt-get update -o Dir::Etc::SourceList=/tmp/glimpse-only/none.list "
+    "-o Dir::Etc::SourceParts=/tmp/glimpse-only -o APT::Get::List-Cleanup=0\n");
+  what = g_strdup_printf ("adding the repository %s (%s) to “%s”", name, source->uris[0], sandbox->id);
+  {
+    const char *args[] = { name, keyring, NULL };
+    if (!gl_pkg_op_run (op, what, script, args, cancellable, error)
+        || !gl_pkg_op_commit (op, cancellable, error))
+      return FALSE;
+  }
+  strv_add (&sandbox->repositories, name);
+  return gl_sandbox_save (sandbox, error);
+}
+
+/* The apt sources files of the sandbox, system layer over the base:
+ * name → path inside. */
+static GHashTable *
+list_source_files (GlSandbox *sandbox)
+{
+  g_autofree char *tree = gl_pkg_current_tree (sandbox);
+  g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
+  const char *roots[] = { tree, rootfs ? rootfs : "/" };
+  GHashTable *files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
+    {
+      g_autofree char *dir = NULL, *main_list = NULL;
+      g_autoptr(GDir) d = NULL;
+      const char *e;
+      struct stat st;
+      if (roots[i] == NULL)
+        continue;
+      main_list = g_build_filename (roots[i], "etc/apt/sources.list", NULL);
+      if (lstat (main_list, &st) == 0 && !g_hash_table_contains (files, "sources")
+          && !g_hash_table_contains (gone, "sources"))
+        {
+          if (S_ISREG (st.st_mode))
+            g_hash_table_insert (files, g_strdup ("sources"), g_strdup ("/etc/apt/sources.list"));
+          else
+            g_hash_table_add (gone, g_strdup ("sources"));
+        }
+      dir = g_build_filename (roots[i], "etc/apt/sources.list.d", NULL);
+      d = g_dir_open (dir, 0, NULL);
+      while (d && (e = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *n = NULL, *p = g_build_filename (dir, e, NULL);
+          if (g_str_has_suffix (e, ".sources"))
+            n = g_strndup (e, strlen (e) - 8);
+          else if (g_str_has_suffix (e, ".list"))
+            n = g_strndup (e, strlen (e) - 5);
+          else
+            continue;
+          if (g_hash_table_contains (files, n) || g_hash_table_contains (gone, n))
+            continue;
+          if (lstat (p, &st) == 0 && S_ISREG (st.st_mode))
+            g_hash_table_insert (files, g_steal_pointer (&n), g_strconcat ("/etc/apt/sources.list.d/", e, NULL));
+          else
+            g_hash_table_add (gone, g_steal_pointer (&n));
+        }
+    }
+  return files;
+}
+
+static char *
+summarize_sources (GlSandbox *sandbox, const char *inside)
+{
+  g_autofree char *text = read_sandbox_file (sandbox, inside + 1);
+  g_autoptr(GString) s = g_string_new (NULL);
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      char *line = g_strstrip (*l);
+      if (g_str_has_prefix (line, "URIs:") || g_str_has_prefix (line, "Suites:")
+          || g_str_has_prefix (line, "Components:"))
+        {
+          g_string_append (s, s->len ? " " : "");
+          g_string_append (s, g_strstrip (strchr (line, ':') + 1));
+        }
+      else if (g_str_has_prefix (line, "deb ") && s->len == 0)
+        g_string_append (s, line + 4);
+    }
+  return g_strdup (s->str);
+}
+
+static int
+cmp_entry (gconstpointer a, gconstpointer b)
+{
+  const GlRepoEntry *x = *(GlRepoEntry * const *) a, *y = *(GlRepoEntry * const *) b;
+  return g_strcmp0 (x->name, y->name);
+}
+
+GPtrArray *
+gl_repo_list (GlSandbox *sandbox, GError **error)
+{
+  g_autoptr(GHashTable) files = NULL;
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_repo_entry_free);
+  GHashTableIter it;
+  gpointer k, v;
+
+  if (!require_apt (sandbox, "repos", error))
+    {
+      g_ptr_array_unref (out);
+      return NULL;
+    }
+  files = list_source_files (sandbox);
+  g_hash_table_iter_init (&it, files);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      GlRepoEntry *e = g_new0 (GlRepoEntry, 1);
+      const char *name = k;
+      e->added = g_str_has_prefix (name, "glimpse-");
+      e->name = g_strdup (e->added ? name + 8 : name);
+      e->file = g_strdup (v);
+      e->summary = summarize_sources (sandbox, v);
+      g_ptr_array_add (out, e);
+    }
+  g_ptr_array_sort (out, cmp_entry);
+  return out;
+}
+
+gboolean
+gl_repo_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progress, gpointer user_data,
+                GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GHashTable) files = NULL;
+  g_autoptr(GlPkgOp) op = NULL;
+  g_autofree char *glname = NULL, *what = NULL;
+  const char *file;
+  gboolean added;
+
+  if (!require_apt (sandbox, "remove-repo", error) || !gl_repo_name_validate (name, error))
+    return FALSE;
+  files = list_source_files (sandbox);
+  glname = g_strconcat ("glimpse-", name, NULL);
+  added = g_hash_table_contains (files, glname);
+  file = g_hash_table_lookup (files, added ? glname : name);
+  if (file == NULL)
+    {
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_NOT_FOUND,
+                   "“%s” has no repository “%s”; “glimpse repos %s” lists them", sandbox->id, name,
+                   sandbox->id);
+      return FALSE;
+    }
+  op = gl_pkg_op_begin (sandbox, progress, user_data, error);
+  if (op == NULL)
+    return FALSE;
+  what = g_strdup_printf ("removing the repository %s from “%s”", name, sandbox->id);
+  {
+    const char *args[] = { file, added ? name : "", NULL };
+    if (!gl_pkg_op_run (op, what,
+                        "set -e; rm -f -- \"$1\"\n"
+                        "if [ -n \"$2\" ]; then rm -f -- \"/etc/apt/keyrings/glimpse-$2.asc\" "
+                        "\"/etc/apt/keyrings/glimpse-$2.gpg\"; fi\n",
+                        args, cancellable, error)
+        || !gl_pkg_op_commit (op, cancellable, error))
+      return FALSE;
+  }
+  strv_remove (&sandbox->repositories, name);
+  return gl_sandbox_save (sandbox, error);
+}

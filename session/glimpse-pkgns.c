@@ -1,0 +1,990 @@
+/* glimpse-pkgns: runs one package-manager command for `glimpse` as root of
+ * a user namespace, never as the host's root.
+ *
+ * Plain C, libc + libmount: nothing of GLib between clone and exec.  Run by
+ * root (glimpse spawns it); it is NOT setuid and refuses to run as one.
+ *
+ *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR
+ *                 [--lower DIR]… [--hide PATH]… [--input DIR] -- COMMAND [ARG…]
+ *
+ * --ids    the first uid/gid of the reserved range (65536 ids): uid 0 inside
+ * --base   the base tree: "/" (with --host) or the sandbox's rootfs/
+ * --op     the operation's scratch directory; glimpse made upper/ and work/
+ *          in it (owned by the range); this program adds mask/ and stage/
+ * --lower  system-generation trees above the base, top first
+ * --hide   a host path the command must not see (the sandbox store)
+ * --input  a directory shown read-only at /run/glimpse-input inside
+ *
+ * What the command sees: an overlay of upper : lowers : mask : base, the
+ * base an idmapped clone (open_tree + MOUNT_ATTR_IDMAP) so the host root's
+ * files appear owned by root inside; a fresh /proc of a new PID namespace,
+ * a minimal /dev, /sys read-only, tmpfs on /tmp, /var/tmp, /run, /home,
+ * /root, /mnt, /media; host secrets masked (mask/: /etc/shadow and
+ * /etc/gshadow with every password field "*", ssh host keys, sudoers, sudo's
+ * state, TLS private keys and backups of the shadow files whited out);
+ * policy-rc.d exiting 101; a seccomp filter; no new privileges.  When the
+ * command exits, the PID namespace ends and every process left in it dies.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/mount.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <libmount.h>
+
+#define RANGE 65536u
+#define MAX_LOWERS 16
+#define MAX_HIDE 16
+#define EXIT_SETUP 125
+
+static const char *prog = "glimpse-pkgns";
+
+static void __attribute__((noreturn, format (printf, 1, 2)))
+die (const char *fmt, ...)
+{
+  va_list ap;
+  fprintf (stderr, "%s: ", prog);
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+  fputc ('\n', stderr);
+  _exit (EXIT_SETUP);
+}
+
+static void __attribute__((noreturn, format (printf, 1, 2)))
+die_errno (const char *fmt, ...)
+{
+  int errsv = errno;
+  va_list ap;
+  fprintf (stderr, "%s: ", prog);
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+  fprintf (stderr, ": %s\n", strerror (errsv));
+  _exit (EXIT_SETUP);
+}
+
+static char *
+xasprintf (const char *fmt, ...)
+{
+  va_list ap;
+  char *s = NULL;
+  va_start (ap, fmt);
+  if (vasprintf (&s, fmt, ap) < 0)
+    die ("out of memory");
+  va_end (ap);
+  return s;
+}
+
+typedef struct {
+  uid_t uid;
+  gid_t gid;
+  const char *base;
+  bool host;
+  const char *op;
+  const char *lowers[MAX_LOWERS];
+  int n_lowers;
+  const char *hide[MAX_HIDE];
+  int n_hide;
+  const char *input;
+  char **command;
+} Args;
+
+static Args A;
+
+static void
+usage (void)
+{
+  die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR [--lower DIR]... "
+       "[--hide PATH]... [--input DIR] -- COMMAND [ARG...] (run by glimpse, as root)");
+}
+
+static bool
+abs_clean (const char *p)
+{
+  return p[0] == '/' && strstr (p, "/../") == NULL && strstr (p, "/./") == NULL
+         && strstr (p, "//") == NULL && strchr (p, ':') == NULL && strchr (p, ',') == NULL
+         && strchr (p, '\n') == NULL;
+}
+
+static void
+parse_args (int argc, char **argv)
+{
+  int i;
+  for (i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+      if (strcmp (a, "--") == 0)
+        {
+          i++;
+          break;
+        }
+      if (strcmp (a, "--host") == 0)
+        {
+          A.host = true;
+          continue;
+        }
+      if (v == NULL)
+        usage ();
+      if (strcmp (a, "--ids") == 0)
+        {
+          unsigned long u, g;
+          char end;
+          if (sscanf (v, "%lu:%lu%c", &u, &g, &end) != 2 || u == 0 || g == 0
+              || u > 0xffffffffUL - RANGE || g > 0xffffffffUL - RANGE)
+            die ("--ids: expected UID:GID of the reserved range, got \"%s\"", v);
+          A.uid = (uid_t) u;
+          A.gid = (gid_t) g;
+        }
+      else if (strcmp (a, "--base") == 0)
+        A.base = v;
+      else if (strcmp (a, "--op") == 0)
+        A.op = v;
+      else if (strcmp (a, "--input") == 0)
+        A.input = v;
+      else if (strcmp (a, "--lower") == 0)
+        {
+          if (A.n_lowers == MAX_LOWERS)
+            die ("too many --lower");
+          A.lowers[A.n_lowers++] = v;
+        }
+      else if (strcmp (a, "--hide") == 0)
+        {
+          if (A.n_hide == MAX_HIDE)
+            die ("too many --hide");
+          A.hide[A.n_hide++] = v;
+        }
+      else
+        usage ();
+      i++;
+    }
+  if (i >= argc || A.uid == 0 || A.base == NULL || A.op == NULL)
+    usage ();
+  A.command = argv + i;
+  if (!abs_clean (A.base) || !abs_clean (A.op) || (A.input && !abs_clean (A.input)))
+    die ("paths must be absolute, without \"..\", \":\" or \",\"");
+  for (int k = 0; k < A.n_lowers; k++)
+    if (!abs_clean (A.lowers[k]))
+      die ("--lower %s: paths must be absolute, without \"..\", \":\" or \",\"", A.lowers[k]);
+  for (int k = 0; k < A.n_hide; k++)
+    if (!abs_clean (A.hide[k]))
+      die ("--hide %s: not an absolute path", A.hide[k]);
+}
+
+/* ---------------------------------------------------------------- files */
+
+static void
+write_file (const char *path, const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  size_t len = strlen (text);
+  if (fd < 0)
+    die_errno ("cannot open %s", path);
+  if (write (fd, text, len) != (ssize_t) len)
+    die_errno ("cannot write %s", path);
+  close (fd);
+}
+
+static uid_t
+shift_uid (uid_t u)
+{
+  return u < RANGE ? A.uid + u : A.uid + 65534;
+}
+
+static gid_t
+shift_gid (gid_t g)
+{
+  return g < RANGE ? A.gid + g : A.gid + 65534;
+}
+
+/* mask/REL as a directory with the attributes of the host's /REL (so the
+ * merged directory looks the same inside), parents first. */
+static void
+mask_mirror_dirs (int mask, const char *rel)
+{
+  char buf[4096];
+  char *slash;
+  snprintf (buf, sizeof buf, "%s", rel);
+  for (slash = strchr (buf, '/'); ; slash = strchr (slash + 1, '/'))
+    {
+      struct stat st;
+      char host[4200];
+      if (slash)
+        *slash = '\0';
+      snprintf (host, sizeof host, "/%s", buf);
+      if (lstat (host, &st) != 0 || !S_ISDIR (st.st_mode))
+        die_errno ("cannot mirror %s", host);
+      if (mkdirat (mask, buf, 0700) == 0)
+        {
+          struct timespec ts[2] = { st.st_atim, st.st_mtim };
+          if (fchownat (mask, buf, shift_uid (st.st_uid), shift_gid (st.st_gid),
+                        AT_SYMLINK_NOFOLLOW) != 0
+              || fchmodat (mask, buf, st.st_mode & 07777, 0) != 0
+              || utimensat (mask, buf, ts, AT_SYMLINK_NOFOLLOW) != 0)
+            die_errno ("cannot prepare the mask for %s", host);
+        }
+      else if (errno != EEXIST)
+        die_errno ("cannot prepare the mask for %s", host);
+      if (!slash)
+        break;
+      *slash = '/';
+    }
+}
+
+static void
+parent_of (const char *rel, char *out, size_t size)
+{
+  const char *slash = strrchr (rel, '/');
+  snprintf (out, size, "%.*s", slash ? (int) (slash - rel) : 0, rel);
+}
+
+/* A whiteout over the host's /REL: reads as absent inside. */
+static void
+mask_whiteout (int mask, const char *rel)
+{
+  char dir[4096];
+  parent_of (rel, dir, sizeof dir);
+  if (dir[0])
+    mask_mirror_dirs (mask, dir);
+  if (mknodat (mask, rel, S_IFCHR | 0000, makedev (0, 0)) != 0 && errno != EEXIST)
+    die_errno ("cannot mask /%s", rel);
+}
+
+/* mask/REL: the host's /REL (shadow format) with every password field "*". */
+static void
+mask_shadow (int mask, const char *rel)
+{
+  char host[4200], dir[4096];
+  struct stat st;
+  FILE *in, *out;
+  char *line = NULL;
+  size_t cap = 0;
+  int fd;
+
+  snprintf (host, sizeof host, "/%s", rel);
+  in = fopen (host, "re");
+  if (in == NULL)
+    return;
+  if (fstat (fileno (in), &st) != 0)
+    die_errno ("cannot read %s", host);
+  parent_of (rel, dir, sizeof dir);
+  mask_mirror_dirs (mask, dir);
+  fd = openat (mask, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0 || (out = fdopen (fd, "w")) == NULL)
+    die_errno ("cannot mask %s", host);
+  while (getline (&line, &cap, in) > 0)
+    {
+      char *colon = strchr (line, ':');
+      char *rest = colon ? strchr (colon + 1, ':') : NULL;
+      if (rest == NULL)
+        continue;
+      fprintf (out, "%.*s:*%s", (int) (colon - line), line, rest);
+    }
+  free (line);
+  fclose (in);
+  if (fchown (fd, shift_uid (st.st_uid), shift_gid (st.st_gid)) != 0
+      || fchmod (fd, st.st_mode & 0777) != 0 || fflush (out) != 0)
+    die_errno ("cannot mask %s", host);
+  fclose (out);
+}
+
+static void
+mask_whiteout_glob (int mask, const char *pattern)
+{
+  glob_t g;
+  if (glob (pattern, GLOB_NOSORT, NULL, &g) != 0)
+    return;
+  for (size_t i = 0; i < g.gl_pathc; i++)
+    mask_whiteout (mask, g.gl_pathv[i] + 1);
+  globfree (&g);
+}
+
+/* The layer between the base and the system generations (see the top). */
+static void
+build_mask (int opfd)
+{
+  int mask, fd;
+  static const char policy[] = "#!/bin/sh\n# glimpse: no service starts during a package operation\nexit 101\n";
+
+  if (mkdirat (opfd, "mask", 0755) != 0)
+    die_errno ("cannot create %s/mask", A.op);
+  mask = openat (opfd, "mask", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (mask < 0 || fchownat (mask, "", A.uid, A.gid, AT_EMPTY_PATH) != 0)
+    die_errno ("cannot prepare %s/mask", A.op);
+  if (A.host)
+    {
+      static const char *shadows[] = { "etc/shadow", "etc/shadow-", "etc/gshadow", "etc/gshadow-" };
+      static const char *hidden[] = {
+        "/etc/ssh/ssh_host_*_key", "/etc/sudoers", "/etc/sudoers.d", "/var/lib/sudo",
+        "/etc/ssl/private", "/var/backups/*shadow*", "/etc/security/opasswd",
+        "/var/spool/cron/crontabs", "/var/mail/*", "/var/lib/polkit-1",
+      };
+      for (size_t i = 0; i < sizeof shadows / sizeof *shadows; i++)
+        mask_shadow (mask, shadows[i]);
+      for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
+        mask_whiteout_glob (mask, hidden[i]);
+      for (int i = 0; i < A.n_hide; i++)
+        if (access (A.hide[i], F_OK) == 0)
+          mask_whiteout (mask, A.hide[i] + 1);
+    }
+  /* No service starts (Debian's invoke-rc.d asks policy-rc.d). */
+  if (access (A.host ? "/usr/sbin" : "", F_OK) == 0 || !A.host)
+    {
+      char p[4200];
+      struct stat st;
+      snprintf (p, sizeof p, "%s/usr/sbin", strcmp (A.base, "/") == 0 ? "" : A.base);
+      if (lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
+        {
+          if (A.host)
+            mask_mirror_dirs (mask, "usr/sbin");
+          else
+            {
+              if ((mkdirat (mask, "usr", 0755) != 0 && errno != EEXIST)
+                  || (mkdirat (mask, "usr/sbin", 0755) != 0 && errno != EEXIST)
+                  || fchownat (mask, "usr", A.uid, A.gid, 0) != 0
+                  || fchownat (mask, "usr/sbin", A.uid, A.gid, 0) != 0)
+                die_errno ("cannot prepare the mask");
+            }
+          fd = openat (mask, "usr/sbin/policy-rc.d", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+          if (fd < 0 || write (fd, policy, sizeof policy - 1) != (ssize_t) (sizeof policy - 1)
+              || fchown (fd, A.uid, A.gid) != 0 || fchmod (fd, 0755) != 0)
+            die_errno ("cannot write policy-rc.d");
+          close (fd);
+        }
+    }
+  close (mask);
+}
+
+/* ----------------------------------------------------- file systems */
+
+static bool
+is_untrusted_fs (const char *fstype)
+{
+  static const char *bad[] = { "fuse", "fuseblk", "nfs", "nfs4", "cifs", "smb3", "9p",
+                               "sshfs", "ceph", "glusterfs", "afs", "virtiofs", NULL };
+  if (strncmp (fstype, "fuse.", 5) == 0)
+    return true;
+  for (int i = 0; bad[i]; i++)
+    if (strcmp (fstype, bad[i]) == 0)
+      return true;
+  return false;
+}
+
+/* Where the host's / spans several file systems, the ones a package
+ * manager needs must be in the view.  Only one-file-system hosts are
+ * handled for now: a separate /usr, /var, /etc, /opt or /lib* is refused
+ * by name (never silently run as the host's root), as is a FUSE or network
+ * file system under them. */
+static void
+check_host_mounts (void)
+{
+  static const char *needed[] = { "/usr", "/etc", "/var", "/opt", "/bin", "/sbin", "/lib",
+                                  "/lib32", "/lib64", "/libx32", NULL };
+  struct libmnt_table *tb = mnt_new_table ();
+  struct libmnt_iter *it = mnt_new_iter (MNT_ITER_FORWARD);
+  struct libmnt_fs *fs;
+  const char *rootfs_type = NULL;
+
+  if (tb == NULL || it == NULL || mnt_table_parse_mtab (tb, "/proc/self/mountinfo") != 0)
+    die ("cannot read the mount table (/proc/self/mountinfo)");
+  while (mnt_table_next_fs (tb, it, &fs) == 0)
+    {
+      const char *target = mnt_fs_get_target (fs);
+      const char *type = mnt_fs_get_fstype (fs);
+      if (target == NULL || type == NULL)
+        die ("cannot read the mount table (/proc/self/mountinfo)");
+      if (strcmp (target, "/") == 0)
+        {
+          rootfs_type = type;
+          continue;
+        }
+      for (int i = 0; needed[i]; i++)
+        {
+          size_t n = strlen (needed[i]);
+          if (strncmp (target, needed[i], n) == 0 && (target[n] == '\0' || target[n] == '/'))
+            {
+              /* /var/lib/glimpse… and the like hold no package files */
+              bool hidden = false;
+              for (int k = 0; k < A.n_hide; k++)
+                if (strncmp (target, A.hide[k], strlen (A.hide[k])) == 0)
+                  hidden = true;
+              if (hidden || strcmp (target, "/var/tmp") == 0)
+                break;
+              if (is_untrusted_fs (type))
+                die ("%s is on a %s file system, which cannot be idmapped into the package "
+                     "namespace; package operations on a host sandbox need it on a local file system",
+                     target, type);
+              die ("%s is a separate file system (%s): package operations on a host sandbox "
+                   "support a host whose /usr, /etc, /var and /opt are on the / file system only",
+                   target, type);
+            }
+        }
+    }
+  if (rootfs_type && is_untrusted_fs (rootfs_type))
+    die ("/ is on a %s file system, which cannot be idmapped into the package namespace", rootfs_type);
+  mnt_free_iter (it);
+  mnt_unref_table (tb);
+}
+
+/* A user namespace mapping 0…65535 to the range, as a descriptor. */
+static int
+make_userns (void)
+{
+  int go[2], done[2];
+  pid_t pid;
+  char path[64], map[64];
+  int fd;
+  char c;
+
+  if (pipe2 (go, O_CLOEXEC) != 0 || pipe2 (done, O_CLOEXEC) != 0)
+    die_errno ("pipe");
+  pid = fork ();
+  if (pid < 0)
+    die_errno ("fork");
+  if (pid == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      close (go[0]);
+      close (done[1]);
+      if (unshare (CLONE_NEWUSER) != 0)
+        _exit (1);
+      if (write (go[1], "x", 1) != 1)
+        _exit (1);
+      (void) !read (done[0], &c, 1);
+      _exit (0);
+    }
+  close (go[1]);
+  close (done[0]);
+  if (read (go[0], &c, 1) != 1)
+    die ("cannot create a user namespace (is kernel.unprivileged_userns_clone or "
+         "user.max_user_namespaces 0?)");
+  snprintf (path, sizeof path, "/proc/%d/uid_map", (int) pid);
+  snprintf (map, sizeof map, "0 %u %u\n", (unsigned) A.uid, RANGE);
+  write_file (path, map);
+  snprintf (path, sizeof path, "/proc/%d/gid_map", (int) pid);
+  snprintf (map, sizeof map, "0 %u %u\n", (unsigned) A.gid, RANGE);
+  write_file (path, map);
+  snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    die_errno ("cannot open %s", path);
+  close (done[1]);
+  waitpid (pid, NULL, 0);
+  close (go[0]);
+  return fd;
+}
+
+/* The base, idmapped into the namespace, as a detached mount. */
+static int
+idmapped_clone (const char *path, int userns)
+{
+  struct mount_attr attr = {
+    .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV,
+    .userns_fd = (__u64) userns,
+  };
+  struct statfs sfs;
+  int fd = (int) syscall (SYS_open_tree, AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (fd < 0)
+    die_errno ("cannot clone %s", path);
+  if (syscall (SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+    {
+      int errsv = errno;
+      if (fstatfs (fd, &sfs) == 0)
+        fprintf (stderr, "%s: (file-system magic 0x%lx)\n", prog, (unsigned long) sfs.f_type);
+      errno = errsv;
+      die_errno ("cannot idmap %s into the package namespace (its file system does not "
+                 "support idmapped mounts; FUSE and most network file systems do not)", path);
+    }
+  return fd;
+}
+
+/* ------------------------------------------------ inside the namespace */
+
+static int
+fs_fd (const char *type)
+{
+  int fd = (int) syscall (SYS_fsopen, type, FSOPEN_CLOEXEC);
+  if (fd < 0)
+    die_errno ("cannot use %s", type);
+  return fd;
+}
+
+static void __attribute__((noreturn))
+die_fs (int fs, const char *what)
+{
+  int errsv = errno;
+  char log[512];
+  ssize_t n = read (fs, log, sizeof log - 1);
+  if (n > 0)
+    {
+      log[n] = '\0';
+      if (log[n - 1] == '\n')
+        log[n - 1] = '\0';
+      die ("%s: %s (%s)", what, strerror (errsv), log);
+    }
+  errno = errsv;
+  die_errno ("%s", what);
+}
+
+static void
+set_string (int fs, const char *key, const char *value, const char *what)
+{
+  if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, key, value, 0) != 0)
+    die_fs (fs, what);
+}
+
+static int
+make_mount (int fs, unsigned attrs, const char *what)
+{
+  int m;
+  if (syscall (SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
+    die_fs (fs, what);
+  m = (int) syscall (SYS_fsmount, fs, FSMOUNT_CLOEXEC, attrs);
+  if (m < 0)
+    die_fs (fs, what);
+  close (fs);
+  return m;
+}
+
+static void
+attach_at (int mnt, const char *path)
+{
+  if (syscall (SYS_move_mount, mnt, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) != 0)
+    die_errno ("cannot mount %s", path);
+  close (mnt);
+}
+
+static void
+mount_tmpfs (const char *path, const char *mode, bool ro)
+{
+  int fs = fs_fd ("tmpfs");
+  set_string (fs, "mode", mode, path);
+  set_string (fs, "size", "50%", path);
+  attach_at (make_mount (fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (ro ? MOUNT_ATTR_RDONLY : 0),
+                         path), path);
+}
+
+static bool
+is_dir (const char *path)
+{
+  struct stat st;
+  return lstat (path, &st) == 0 && S_ISDIR (st.st_mode);
+}
+
+static void
+bind_dev (const char *name)
+{
+  char src[64], dst[64];
+  int fd, tree;
+  snprintf (src, sizeof src, "/dev/%s", name);
+  snprintf (dst, sizeof dst, "dev/%s", name);
+  fd = open (dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0)
+    die_errno ("cannot create /%s", dst);
+  close (fd);
+  tree = (int) syscall (SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (tree < 0)
+    die_errno ("cannot clone %s", src);
+  attach_at (tree, dst);
+}
+
+static void
+build_dev (void)
+{
+  static const char *devs[] = { "null", "zero", "full", "random", "urandom", "tty", NULL };
+  static const struct { const char *name, *target; } links[] = {
+    { "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
+    { "stderr", "/proc/self/fd/2" }, { "ptmx", "pts/ptmx" }, { "core", "/proc/kcore" },
+  };
+  int fs, pts;
+
+  fs = fs_fd ("tmpfs");
+  set_string (fs, "mode", "0755", "/dev");
+  set_string (fs, "size", "1m", "/dev");
+  attach_at (make_mount (fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, "/dev"), "dev");
+  for (int i = 0; devs[i]; i++)
+    bind_dev (devs[i]);
+  for (size_t i = 0; i < sizeof links / sizeof *links; i++)
+    if (i != 5 && symlinkat (links[i].target, AT_FDCWD, xasprintf ("dev/%s", links[i].name)) != 0)
+      die_errno ("cannot create /dev/%s", links[i].name);
+  if (mkdir ("dev/pts", 0755) != 0 || mkdir ("dev/shm", 01777) != 0)
+    die_errno ("cannot create /dev/pts");
+  fs = fs_fd ("devpts");
+  pts = -1;
+  if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "newinstance", NULL, 0) == 0)
+    {
+      set_string (fs, "ptmxmode", "0666", "/dev/pts");
+      set_string (fs, "mode", "0620", "/dev/pts");
+      pts = make_mount (fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, "/dev/pts");
+      attach_at (pts, "dev/pts");
+    }
+  mount_tmpfs ("dev/shm", "01777", false);
+}
+
+static void
+mount_proc (void)
+{
+  int fs = fs_fd ("proc");
+  attach_at (make_mount (fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, "/proc"),
+             "proc");
+}
+
+static void
+mount_sys_ro (void)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                             | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+  int t = (int) syscall (SYS_open_tree, AT_FDCWD, "/sys",
+                         OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+  if (t < 0)
+    die_errno ("cannot clone /sys");
+  if (syscall (SYS_mount_setattr, t, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr) != 0)
+    die_errno ("cannot make /sys read-only");
+  attach_at (t, "sys");
+}
+
+/* The host's resolver configuration, as a copy in the stage. */
+static void
+copy_resolv (const char *stage_file)
+{
+  char buf[65536];
+  ssize_t n = 0;
+  int in = open ("/etc/resolv.conf", O_RDONLY | O_CLOEXEC), out;
+  if (in >= 0)
+    {
+      n = read (in, buf, sizeof buf);
+      close (in);
+    }
+  out = open (stage_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0 || (n > 0 && write (out, buf, (size_t) n) != n))
+    die_errno ("cannot copy /etc/resolv.conf");
+  close (out);
+}
+
+static void
+bind_file_over (const char *src, const char *dst)
+{
+  int t = (int) syscall (SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (t < 0)
+    die_errno ("cannot clone %s", src);
+  attach_at (t, dst);
+}
+
+/* Resolver: bind the copy over etc/resolv.conf when that is a file; when it
+ * is a link into /run (systemd-resolved), put the copy where it points. */
+static void
+place_resolv (const char *copy)
+{
+  struct stat st;
+  char target[4096];
+  ssize_t n;
+  if (lstat ("etc/resolv.conf", &st) != 0)
+    return;
+  if (S_ISREG (st.st_mode))
+    {
+      bind_file_over (copy, "etc/resolv.conf");
+      return;
+    }
+  if (!S_ISLNK (st.st_mode) || (n = readlink ("etc/resolv.conf", target, sizeof target - 1)) <= 0)
+    return;
+  target[n] = '\0';
+  if (strncmp (target, "/run/", 5) == 0 && strstr (target, "..") == NULL)
+    {
+      char *dir = strdup (target + 1), *slash;
+      int fd;
+      for (slash = strchr (dir, '/'); slash; slash = strchr (slash + 1, '/'))
+        {
+          *slash = '\0';
+          mkdir (dir, 0755);
+          *slash = '/';
+        }
+      free (dir);
+      fd = open (target + 1, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+      if (fd >= 0)
+        close (fd);
+      bind_file_over (copy, target + 1);
+    }
+}
+
+/* System calls a package manager never needs and that widen the kernel's
+ * surface; EPERM for the native ABI, ENOSYS for any other. */
+static void
+install_seccomp (void)
+{
+#if defined(__x86_64__)
+# define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+# define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+#ifdef NATIVE_ARCH
+  static const int denied[] = {
+    SYS_kexec_load, SYS_kexec_file_load, SYS_init_module, SYS_finit_module, SYS_delete_module,
+    SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key,
+    SYS_open_by_handle_at, SYS_name_to_handle_at, SYS_ptrace, SYS_process_vm_readv,
+    SYS_process_vm_writev, SYS_swapon, SYS_swapoff, SYS_reboot, SYS_acct, SYS_quotactl,
+    SYS_setns, SYS_unshare, SYS_fsopen, SYS_fsmount, SYS_fspick, SYS_open_tree,
+    SYS_move_mount, SYS_mount_setattr, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
+    SYS_syslog, SYS_lookup_dcookie, SYS_io_uring_setup,
+#ifdef SYS_iopl
+    SYS_iopl, SYS_ioperm,
+#endif
+  };
+  enum { N = sizeof denied / sizeof *denied };
+  struct sock_filter f[8 + 2 * N + 8];
+  size_t k = 0;
+  /* clone/clone3 with new namespaces: refused (CLONE_NEW* bits) */
+  const unsigned ns_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
+                            | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP;
+
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch));
+  f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr));
+#ifdef __x86_64__
+  /* x32 system calls through the native arch */
+  f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+#endif
+  for (int i = 0; i < N; i++)
+    {
+      f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (unsigned) denied[i], 0, 1);
+      f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+    }
+  /* clone (flags in arg 0): no new namespaces.  clone3 passes a struct the
+   * filter cannot read: ENOSYS makes libc fall back to clone. */
+  f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
+  f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, args[0]));
+  f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JSET | BPF_K, ns_flags, 0, 1);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  {
+    struct sock_fprog prog_ = { .len = (unsigned short) k, .filter = f };
+    if (prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog_) != 0)
+      die_errno ("cannot install the seccomp filter");
+  }
+#endif
+}
+
+static int
+status_code (int st)
+{
+  if (WIFEXITED (st))
+    return WEXITSTATUS (st);
+  if (WIFSIGNALED (st))
+    return 128 + WTERMSIG (st);
+  return EXIT_SETUP;
+}
+
+/* PID 1 of the operation's PID namespace, in its own mount namespace:
+ * builds the view, starts the command and reaps until it exits. */
+static void __attribute__((noreturn))
+run_init (int base_mnt)
+{
+  char *stage = xasprintf ("%s/stage", A.op);
+  char lowerdir[8192] = "";
+  size_t off = 0;
+  int fs, root_mnt, host_mnt;
+  pid_t child;
+  int st;
+
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    die_errno ("cannot make the mount namespace private");
+  mount_tmpfs (stage, "0755", false);
+  if (chdir (stage) != 0 || mkdir ("host", 0755) != 0 || mkdir ("empty", 0755) != 0
+      || mkdir ("root", 0755) != 0)
+    die_errno ("cannot prepare %s", stage);
+  copy_resolv ("resolv.conf");
+
+  /* The host's / is wrapped in an overlay of its own: overlayfs refuses a
+   * layer (the store's directories) inside another layer (/). */
+  if (A.host)
+    {
+      char *lw = xasprintf ("%s/stage/base:%s/stage/empty", A.op, A.op);
+      if (mkdir ("base", 0755) != 0)
+        die_errno ("cannot prepare %s", stage);
+      attach_at (base_mnt, "base");
+      fs = fs_fd ("overlay");
+      set_string (fs, "lowerdir", lw, "cannot use the host's / as the base");
+      if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0)
+        die_fs (fs, "cannot use the host's / as the base");
+      host_mnt = make_mount (fs, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, "cannot use the host's / as the base");
+      attach_at (host_mnt, "host");
+    }
+  else
+    attach_at (base_mnt, "host");
+
+  for (int i = 0; i < A.n_lowers; i++)
+    off += (size_t) snprintf (lowerdir + off, sizeof lowerdir - off, "%s:", A.lowers[i]);
+  snprintf (lowerdir + off, sizeof lowerdir - off, "%s/mask:%s/stage/host", A.op, A.op);
+  fs = fs_fd ("overlay");
+  set_string (fs, "lowerdir", lowerdir, "cannot build the package view");
+  set_string (fs, "upperdir", xasprintf ("%s/upper", A.op), "cannot build the package view");
+  set_string (fs, "workdir", xasprintf ("%s/work", A.op), "cannot build the package view");
+  if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0)
+    die_fs (fs, "cannot build the package view");
+  root_mnt = make_mount (fs, MOUNT_ATTR_NODEV, "cannot build the package view (overlay)");
+  attach_at (root_mnt, "root");
+
+  if (chdir ("root") != 0)
+    die_errno ("cannot enter the view");
+  if (!is_dir ("proc") || !is_dir ("dev") || !is_dir ("sys") || !is_dir ("tmp") || !is_dir ("etc"))
+    die ("the sandbox's tree lacks /proc, /dev, /sys, /tmp or /etc (or has links there); "
+         "it is not a usable root file system");
+  mount_proc ();
+  mount_sys_ro ();
+  build_dev ();
+  mount_tmpfs ("tmp", "01777", false);
+  if (is_dir ("var/tmp"))
+    mount_tmpfs ("var/tmp", "01777", false);
+  if (is_dir ("run"))
+    {
+      mount_tmpfs ("run", "0755", false);
+      if (mkdir ("run/lock", 01777) != 0 || chmod ("run/lock", 01777) != 0)
+        die_errno ("cannot create /run/lock");
+    }
+  /* No homes, no root's files, no removable media. */
+  if (is_dir ("home"))
+    mount_tmpfs ("home", "0755", true);
+  if (is_dir ("root"))
+    mount_tmpfs ("root", "0700", false);
+  if (is_dir ("mnt"))
+    mount_tmpfs ("mnt", "0755", true);
+  if (is_dir ("media"))
+    mount_tmpfs ("media", "0755", true);
+  if (A.input && is_dir ("run"))
+    {
+      struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                                 | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+      int t = (int) syscall (SYS_open_tree, AT_FDCWD, A.input, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+      if (t < 0 || mkdir ("run/glimpse-input", 0755) != 0
+          || syscall (SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+        die_errno ("cannot show %s inside", A.input);
+      attach_at (t, "run/glimpse-input");
+    }
+  {
+    char *copy = xasprintf ("%s/resolv.conf", stage);
+    place_resolv (copy);
+    free (copy);
+  }
+
+  if (syscall (SYS_pivot_root, ".", ".") != 0)
+    die_errno ("pivot_root");
+  if (umount2 (".", MNT_DETACH) != 0 || chdir ("/") != 0)
+    die_errno ("cannot detach the host's tree");
+
+  child = fork ();
+  if (child < 0)
+    die_errno ("fork");
+  if (child == 0)
+    {
+      static char *env[] = {
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOME=/root", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive",
+        "DEBCONF_NONINTERACTIVE_SEEN=true", "APT_LISTCHANGES_FRONTEND=none", "TERM=dumb",
+        "container=glimpse", NULL,
+      };
+      setsid ();
+      signal (SIGPIPE, SIG_DFL);
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        die_errno ("no_new_privs");
+      install_seccomp ();
+      syscall (SYS_close_range, 3, ~0U, 0);
+      execve (A.command[0], A.command, env);
+      die_errno ("cannot run %s inside the sandbox", A.command[0]);
+    }
+  /* Reap everything; end when the command does (the namespace goes with us). */
+  for (;;)
+    {
+      pid_t p = wait (&st);
+      if (p == child)
+        _exit (status_code (st));
+      if (p < 0 && errno != EINTR)
+        _exit (EXIT_SETUP);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  int userns, base_mnt, opfd;
+  pid_t pid;
+  int st;
+
+  if (argc < 1)
+    return EXIT_SETUP;
+  if (getuid () != 0 || geteuid () != 0)
+    die ("must be run as root by glimpse (and must not be setuid)");
+  if (getuid () != geteuid () || getgid () != getegid ())
+    die ("must not be setuid");
+  parse_args (argc, argv);
+  /* When glimpse dies (kill -9), so does everything below. */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid () == 1)
+    _exit (EXIT_SETUP);
+
+  opfd = open (A.op, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (opfd < 0)
+    die_errno ("cannot open %s", A.op);
+  if (mkdirat (opfd, "stage", 0755) != 0)
+    die_errno ("cannot create %s/stage", A.op);
+  if (A.host)
+    check_host_mounts ();
+  build_mask (opfd);
+  userns = make_userns ();
+  base_mnt = idmapped_clone (A.base, userns);
+
+  pid = fork ();
+  if (pid < 0)
+    die_errno ("fork");
+  if (pid == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      if (syscall (SYS_setns, userns, CLONE_NEWUSER) != 0)
+        die_errno ("cannot enter the package namespace");
+      close (userns);
+      if (setgroups (0, NULL) != 0 || setresgid (0, 0, 0) != 0 || setresuid (0, 0, 0) != 0)
+        die_errno ("cannot become root of the package namespace");
+      if (unshare (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) != 0)
+        die_errno ("cannot create the package namespaces");
+      pid = fork ();
+      if (pid < 0)
+        die_errno ("fork");
+      if (pid == 0)
+        run_init (base_mnt);
+      close (base_mnt);
+      if (waitpid (pid, &st, 0) < 0)
+        _exit (EXIT_SETUP);
+      _exit (status_code (st));
+    }
+  close (base_mnt);
+  close (userns);
+  if (waitpid (pid, &st, 0) < 0)
+    die_errno ("waitpid");
+  return status_code (st);
+}

@@ -1,0 +1,64 @@
+# Helpers for the package-operation tests (sourced after libtest.sh):
+# a signed apt repository built here with dpkg-deb, apt-ftparchive and gpg,
+# served on 127.0.0.1 by tests/http-server.py.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+for tool in dpkg-deb apt-ftparchive gpg python3; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed (.ci/install-deps installs it)"
+done
+
+REPO=$WORK/served
+mkdir -p "$REPO" "$WORK/debs" "$WORK/gnupg"
+chmod 700 "$WORK/gnupg"
+export GNUPGHOME=$WORK/gnupg
+
+# gl_key NAME: a signing key; its public half in $WORK/NAME.asc
+gl_key () {
+  gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+    --quick-gen-key "Glimpse test $1 <$1@glimpse.invalid>" ed25519 sign never 2>/dev/null
+  gpg --batch --armor --export "$1@glimpse.invalid" > "$WORK/$1.asc"
+}
+
+# gl_deb NAME VERSION [postinst-file] [extra dir to copy into the package]:
+# a package with /usr/bin/NAME printing "NAME VERSION" and a desktop entry.
+gl_deb () {
+  local name=$1 version=$2 postinst=${3:-} extra=${4:-}
+  local d=$WORK/build-$name-$version
+  rm -rf "$d"
+  mkdir -p "$d/DEBIAN" "$d/usr/bin" "$d/usr/share/applications"
+  printf 'Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: Glimpse tests <t@glimpse.invalid>\nDescription: glimpse test package\n' \
+    "$name" "$version" > "$d/DEBIAN/control"
+  printf '#!/bin/sh\necho "%s %s"\n' "$name" "$version" > "$d/usr/bin/$name"
+  chmod 755 "$d/usr/bin/$name"
+  printf '[Desktop Entry]\nType=Application\nName=%s\nExec=%s\nIcon=utilities-terminal\n' \
+    "$name" "$name" > "$d/usr/share/applications/org.glimpse.$name.desktop"
+  if [ -n "$postinst" ]; then
+    install -m 755 "$postinst" "$d/DEBIAN/postinst"
+  fi
+  if [ -n "$extra" ]; then
+    cp -a "$extra/." "$d/"
+  fi
+  dpkg-deb --root-owner-group -Zgzip --build "$d" "$WORK/debs/${name}_${version}_all.deb" >/dev/null
+}
+
+# gl_publish DIR KEY DEB...: a flat repository ("deb URL ./") in DIR signed by KEY
+gl_publish () {
+  local dir=$1 key=$2; shift 2
+  rm -rf "$dir"; mkdir -p "$dir"
+  cp "$@" "$dir/"
+  (cd "$dir" && apt-ftparchive packages . > Packages 2>/dev/null && gzip -9kn Packages \
+     && apt-ftparchive -o APT::FTPArchive::Release::Origin=glimpse-test release . > Release \
+     && gpg --batch --yes --local-user "$key@glimpse.invalid" --clearsign -o InRelease Release \
+     && gpg --batch --yes --local-user "$key@glimpse.invalid" -abs -o Release.gpg Release)
+}
+
+gl_serve () {
+  coproc SERVER { exec python3 "$(dirname "$0")/../http-server.py" "$REPO"; }
+  read -r PORT <&"${SERVER[0]}"
+  [ -n "$PORT" ] || { echo "Bail out! the HTTP server did not start"; exit 1; }
+  URL=http://127.0.0.1:$PORT
+}
+
+# The generation `current` of sandbox ID names ("none" without one)
+gl_current () { cat "$GL_STORE/$1/system/current" 2>/dev/null || echo none; }
+gl_tree () { echo "$GL_STORE/$1/system/$(gl_current "$1")/tree"; }

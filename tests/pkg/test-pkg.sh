@@ -1,0 +1,158 @@
+#!/bin/bash
+# Integration: package operations on a `host` sandbox, end to end, with a
+# signed apt repository built here and served on 127.0.0.1:
+# add-repo → install → the app runs through the setuid launcher, the host
+# unchanged → a hostile maintainer script (SECURITY.md case 29) → update to
+# a newer version → bad repositories (case 30) → remove-repo → uninstall →
+# reset.  Needs root.
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/librepo.sh"
+gl_install_setuid
+
+export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH
+export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH"
+id=pkg-$$
+GL_SANDBOXES+=("$id")
+
+# --- the repository: hello 1.0, a hostile package, a slow one; two keys
+gl_key good
+gl_key wrong
+gl_deb glimpse-hello 1.0
+mkdir -p "$WORK/hostile-extra/usr/lib/glimpse-hostile"
+printf '#!/bin/sh\nwhile :; do sleep 1; done\n' > "$WORK/hostile-extra/usr/lib/glimpse-hostile/linger"
+chmod 755 "$WORK/hostile-extra/usr/lib/glimpse-hostile/linger"
+gl_deb glimpse-hostile 1.0 "$(dirname "$0")/hostile-postinst" "$WORK/hostile-extra"
+gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_1.0_all.deb "$WORK"/debs/glimpse-hostile_1.0_all.deb
+# the same index, tampered with after signing
+cp -a "$REPO/repo" "$REPO/tampered"
+sed -i 's/^Version: 1.0/Version: 9.9/' "$REPO/tampered/Packages"; rm -f "$REPO/tampered/Packages.gz"
+gl_serve
+
+check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
+host_dpkg=$(dpkg -l | sha256sum)
+host_etc=$(gl_top_sums /etc /usr/bin /)
+shadow_sum=$(sha256sum /etc/shadow)
+
+# --- the base's own repositories are disabled in the sandbox, so nothing
+# here reaches a network mirror (and remove-repo is tested on them)
+for r in $("$GLIMPSE" repos "$id" | awk '!/\(added\)$/ { print $1 }'); do
+  check "remove-repo $r (a base repository) in the sandbox only" "$GLIMPSE" remove-repo "$id" "$r"
+done
+check_sh "the host's own sources are untouched" '[ "$(gl_top_sums /etc /usr/bin /)" = "$host_etc" ]'
+
+# --- case 30: refused, nothing written
+gen=$(gl_current "$id")
+out=$("$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/wrong.asc" --name bad 2>&1); rc=$?
+check_sh "add-repo with the wrong key is refused" '[ $rc -ne 0 ] && grep -q "NO_PUBKEY\|not signed\|signature" <<<"$out"'
+check_sh "… and names the repository" 'grep -q "$URL/repo" <<<"$out"'
+out=$("$GLIMPSE" add-repo "$id" "deb $URL/tampered ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
+check_sh "add-repo of an index that fails its signature is refused" '[ $rc -ne 0 ]'
+out=$("$GLIMPSE" add-repo "$id" "deb http://127.0.0.1:1/repo ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
+check_sh "add-repo of an address that does not answer is refused" '[ $rc -ne 0 ] && grep -q "127.0.0.1:1" <<<"$out"'
+out=$("$GLIMPSE" add-repo "$id" "deb ftp://x/ y z" --key "$WORK/good.asc" 2>&1); rc=$?
+check_sh "a malformed spec is refused with exit 6" '[ $rc -eq 6 ] && grep -q "http" <<<"$out"'
+out=$("$GLIMPSE" add-repo "$id" "deb $URL/repo ./" 2>&1); rc=$?
+check_sh "add-repo without --key says to give one" '[ $rc -eq 6 ] && grep -q -- "--key" <<<"$out"'
+check_sh "after every refusal nothing was written (generation $gen, no scratch left)" \
+  '[ "$(gl_current "$id")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-" \
+   && ! "$GLIMPSE" repos "$id" | grep -q bad'
+
+# --- add-repo, install
+check "add-repo with its key" "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
+tree=$(gl_tree "$id")
+check_sh "the repository is a deb822 .sources with its own Signed-By" \
+  'grep -qx "Signed-By: /etc/apt/keyrings/glimpse-test.asc" "$tree/etc/apt/sources.list.d/glimpse-test.sources" \
+   && [ -f "$tree/etc/apt/keyrings/glimpse-test.asc" ] && [ ! -e "$tree/etc/apt/trusted.gpg.d/glimpse-test.asc" ]'
+check_sh "repos lists it as added" '"$GLIMPSE" repos "$id" | grep -q "^test .*(added)$"'
+out=$("$GLIMPSE" install "$id" glimpse-hello 2>&1); rc=$?
+check_sh "install glimpse-hello" '[ $rc -eq 0 ]'
+check_sh "… showing the package manager's progress" 'grep -q "Setting up glimpse-hello" <<<"$out"'
+tree=$(gl_tree "$id")
+check_sh "its files are in the new generation, owned by the reserved range" \
+  '[ -x "$tree/usr/bin/glimpse-hello" ] && [ "$(stat -c %u "$tree/usr/bin/glimpse-hello")" = "$(awk -F: "\$1==\"glimpse\" {print \$2}" /etc/subuid)" ]'
+check_sh "the host's dpkg does not know it, the host has no such file" \
+  '! dpkg -s glimpse-hello >/dev/null 2>&1 && [ ! -e /usr/bin/glimpse-hello ] && [ "$(dpkg -l | sha256sum)" = "$host_dpkg" ]'
+out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- glimpse-hello 2>&1)
+check_sh "the app runs inside through the launcher (got: $out)" '[ "$out" = "glimpse-hello 1.0" ]'
+check_sh "glimpse apps lists the new application" \
+  'as_user "$GL_USER_A" "$GLIMPSE" apps "$id" 2>&1 | grep -q "org.glimpse.glimpse-hello"'
+out=$("$GLIMPSE" install "$id" no-such-package 2>&1); rc=$?
+check_sh "installing an unknown package fails, names it, and changes nothing" \
+  '[ $rc -eq 1 ] && grep -q "no-such-package" <<<"$out" && [ "$(gl_tree "$id")" = "$tree" ]'
+out=$("$GLIMPSE" install "$id" -- '--force-yes' 2>&1); rc=$?
+check_sh "an option as package name is refused" '[ $rc -ne 0 ] && [ "$(gl_tree "$id")" = "$tree" ]'
+
+# --- case 29: the hostile maintainer script
+echo "secret-$$" > /root/glimpse-pkg-secret; chmod 600 /root/glimpse-pkg-secret
+before_mounts=$(gl_mounts)
+out=$("$GLIMPSE" install "$id" glimpse-hostile 2>&1); rc=$?
+check_sh "the hostile package installs (its script ran)" '[ $rc -eq 0 ]'
+tree=$(gl_tree "$id")
+rep=$tree/var/lib/glimpse-hostile/report
+range=$(awk -F: '$1=="glimpse" {print $2}' /etc/subuid)
+[ -f "$rep" ] && sed 's/^/# report: /' "$rep" | grep -v "shadow\|^# report: [a-z_-]*:[*!]" | head -40
+check_sh "its uid 0 maps to the reserved range ($range)" 'grep -qx "uid_map: 0 $range 65536" "$rep" && grep -qx "id: 0:0" "$rep"'
+check_sh "mounting proc is refused" 'grep -qx "mount-proc: refused" "$rep"'
+check_sh "a nested user namespace is refused" 'grep -qx "unshare: refused" "$rep"'
+check_sh "writing /proc/sys is refused" 'grep -qx "proc-sys: refused" "$rep"'
+check_sh "nsenter -t 1 is refused" 'grep -qx "nsenter: refused" "$rep"'
+check_sh "/proc/1/root shows no host home" '! grep "^proc1-root:" "$rep" | grep -q home/glimpse-test'
+shadow_seen () { sed -n "/^shadow-begin/,/^shadow-end/p" "$rep" | grep -v "^shadow-"; }
+check_sh "/etc/shadow and /etc/gshadow read with no password hash" \
+  'shadow_seen | grep -q "^root:\*:" && shadow_seen | awk -F: "NF > 2 && \$2 != \"*\" { bad = 1 } END { exit bad }"'
+host_hash_seen () {
+  local h
+  for h in $(cut -d: -f2 /etc/shadow /etc/gshadow | grep -E '.{8,}'); do grep -qF -- "$h" "$rep" && return 0; done
+  return 1
+}
+check_sh "no host secret shows anywhere in what it saw" '! grep -q "secret-$$" "$rep" && ! host_hash_seen'
+check_sh "no homes, no root's files, no sandbox store, no /run/user" \
+  'grep -qx "home: " "$rep" && grep -qx "root-home: " "$rep" && grep -q "^store: ls: cannot access" "$rep" && grep -q "^run-user: ls: cannot access" "$rep"'
+check_sh "no ssh host keys, no sudoers" 'grep -qx "ssh-keys: " "$rep" && grep -q "^sudoers: cat:" "$rep"'
+check_sh "no device nodes it could make, /sys read-only" 'grep -qx "mknod: refused" "$rep" && grep -qx "write-sys: refused" "$rep"'
+check_sh "no new privileges and a seccomp filter" 'grep -q "NoNewPrivs: 1 Seccomp: 2" "$rep"'
+check_sh "its writes to / and /etc are in the new generation only" \
+  '[ -f "$tree/hostile-root-file" ] && [ -f "$tree/etc/glimpse-hostile-etc" ] && [ ! -e /hostile-root-file ] && [ ! -e /etc/glimpse-hostile-etc ]'
+check_sh "nothing of it runs after the operation" '! pgrep -f glimpse-hostile/linger >/dev/null'
+check_sh "the host's shadow, dpkg database and mounts are unchanged" \
+  '[ "$(sha256sum /etc/shadow)" = "$shadow_sum" ] && [ "$(dpkg -l | sha256sum)" = "$host_dpkg" ] && [ "$(gl_mounts)" = "$before_mounts" ]'
+rm -f /root/glimpse-pkg-secret
+
+# --- a newer version, update
+gl_deb glimpse-hello 2.0
+gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_2.0_all.deb "$WORK"/debs/glimpse-hostile_1.0_all.deb
+out=$("$GLIMPSE" update "$id" 2>&1); rc=$?
+check_sh "update" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || echo "$out" | sed 's/^/# /' | tail -15
+check_sh "update records Updated= in sandbox.conf" 'grep -q "^Updated=" "$GL_STORE/$id/sandbox.conf"'
+out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- glimpse-hello 2>&1)
+check_sh "the new version runs (got: $out)" '[ "$out" = "glimpse-hello 2.0" ]'
+gen=$(gl_current "$id")
+"$GLIMPSE" update "$id" >/dev/null 2>&1
+check_sh "update with nothing to do still succeeds" '[ "$(gl_current "$id")" -gt "$gen" ]'
+check_sh "old generations are deleted" '[ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 1 ]'
+
+# --- remove-repo, uninstall
+check "remove-repo test" "$GLIMPSE" remove-repo "$id" test
+tree=$(gl_tree "$id")
+check_sh "its sources file and key are gone" \
+  '[ ! -f "$tree/etc/apt/sources.list.d/glimpse-test.sources" ] && [ ! -f "$tree/etc/apt/keyrings/glimpse-test.asc" ] && ! "$GLIMPSE" repos "$id" | grep -q "^test "'
+out=$("$GLIMPSE" remove-repo "$id" nosuch 2>&1); rc=$?
+check_sh "remove-repo of an unknown name: exit 3" '[ $rc -eq 3 ]'
+check "uninstall glimpse-hello" "$GLIMPSE" uninstall "$id" glimpse-hello
+out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sh -c 'command -v glimpse-hello || echo gone' 2>&1)
+check_sh "it is gone from the sandbox" '[ "$out" = gone ]'
+
+# --- reset
+"$GLIMPSE" reset "$id" </dev/null >/dev/null 2>&1; rc=$?
+check_sh "reset without a terminal and without --yes asks for --yes (exit 2)" '[ $rc -eq 2 ] && [ "$(gl_current "$id")" != none ]'
+check "reset --yes" "$GLIMPSE" reset "$id" --yes
+check_sh "the sandbox is back to its base (no generation left)" \
+  '[ "$(gl_current "$id")" = none ] && [ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 0 ]'
+check_sh "its repositories are the host's again" '"$GLIMPSE" repos "$id" | grep -q .'
+
+check "remove" "$GLIMPSE" remove "$id"
+finish
