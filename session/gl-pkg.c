@@ -14,12 +14,12 @@
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
-#include <glib-unix.h>
 #include <glib/gstdio.h>
 
 #include "gl-fsutil.h"
 #include "gl-paths.h"
 #include "gl-profile.h"
+#include "gl-spawn.h"
 
 #define GL_PKG_RANGE 65536u
 #define OVL_XATTR_PREFIX "user.overlay."
@@ -122,18 +122,14 @@ gl_pkg_free_range_start (const char *subuid, const char *subgid, guint32 count)
 static gboolean
 run_tool (const char * const *argv, GError **error)
 {
-  g_autofree char *err = NULL;
-  int status = 0;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
-                     NULL, NULL, NULL, &err, &status, error))
-    return FALSE;
-  if (!g_spawn_check_wait_status (status, NULL))
-    {
-      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_SETUP, "%s failed: %s", argv[0],
-                   g_strstrip (err));
-      return FALSE;
-    }
-  return TRUE;
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE };
+  g_auto(GlSpawnResult) result = { 0 };
+  if (gl_spawn_run (argv, &options, &result, NULL, error))
+    return TRUE;
+  if (result.err != NULL && g_bytes_get_size (result.err) > 0)
+    g_prefix_error (error, "%.*s: ", (int) MIN (g_bytes_get_size (result.err), 500),
+                    (const char *) g_bytes_get_data (result.err, NULL));
+  return FALSE;
 }
 
 gboolean
@@ -343,8 +339,20 @@ is_opaque (int dfd)
   return n == 1 && v[0] == 'y';
 }
 
+/* Whether the base has @rel (relative to the upper's top), as far as the
+ * path resolves: a whiteout over nothing is dropped, one over a base file
+ * kept. */
 static gboolean
-merge_at (int upper, int dst, const char *shown, GCancellable *cancellable, GError **error)
+base_has (const char *base, const char *rel)
+{
+  g_autofree char *p = g_build_filename (base, rel, NULL);
+  struct stat st;
+  return base == NULL || lstat (p, &st) == 0 || errno != ENOENT;
+}
+
+static gboolean
+merge_at (int upper, int dst, const char *base, const char *rel, const char *shown,
+          GCancellable *cancellable, GError **error)
 {
   DIR *d;
   struct dirent *de;
@@ -363,6 +371,7 @@ merge_at (int upper, int dst, const char *shown, GCancellable *cancellable, GErr
     {
       const char *name = names->pdata[i];
       g_autofree char *child = g_build_filename (shown, name, NULL);
+      g_autofree char *child_rel = g_build_filename (rel, name, NULL);
       struct stat st, dst_st;
       gboolean dst_is_dir;
 
@@ -380,7 +389,8 @@ merge_at (int upper, int dst, const char *shown, GCancellable *cancellable, GErr
             ok = TRUE;  /* replaced whole, below */
           else
             {
-              ok = merge_at (u, t, child, cancellable, error) && copy_dir_attrs (u, t, child, error);
+              ok = merge_at (u, t, base, child_rel, child, cancellable, error)
+                   && copy_dir_attrs (u, t, child, error);
               close (u);
               close (t);
               continue;
@@ -402,6 +412,8 @@ merge_at (int upper, int dst, const char *shown, GCancellable *cancellable, GErr
         if (!gl_rm_rf (dst_path, cancellable, error))
           return FALSE;
       }
+      if (S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0) && !base_has (base, child_rel))
+        continue;
       if (renameat (upper, name, dst, name) != 0)
         return errno_error (error, errno, "Cannot move", child);
     }
@@ -409,8 +421,8 @@ merge_at (int upper, int dst, const char *shown, GCancellable *cancellable, GErr
 }
 
 gboolean
-gl_pkg_tree_merge_upper (const char *upper, const char *dst, GCancellable *cancellable,
-                         GError **error)
+gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
+                         GCancellable *cancellable, GError **error)
 {
   int u = open_dir_at (AT_FDCWD, upper), t;
   gboolean ok;
@@ -422,7 +434,7 @@ gl_pkg_tree_merge_upper (const char *upper, const char *dst, GCancellable *cance
       close (u);
       return errno_error (error, errno, "Cannot open", dst);
     }
-  ok = merge_at (u, t, upper, cancellable, error);
+  ok = merge_at (u, t, base, "", upper, cancellable, error);
   close (u);
   close (t);
   return ok;
@@ -722,63 +734,17 @@ pkgns_path (void)
 
 typedef struct {
   GlPkgOp *op;
-  GMainLoop *loop;
-  GDataInputStream *out;
-  GSubprocess *proc;
-  gboolean eof, exited, interrupted;
-  GPtrArray *tail;   /* last lines, for the error */
+  GPtrArray *tail;   /* the error lines, for the message */
 } RunState;
 
-static void read_next (RunState *rs);
-
 static void
-maybe_quit (RunState *rs)
-{
-  if (rs->eof && rs->exited)
-    g_main_loop_quit (rs->loop);
-}
-
-static void
-on_line (GObject *source, GAsyncResult *res, gpointer data)
+on_line (const char *line, gpointer data)
 {
   RunState *rs = data;
-  g_autofree char *line = g_data_input_stream_read_line_finish_utf8 (rs->out, res, NULL, NULL);
-  if (line == NULL)
-    {
-      rs->eof = TRUE;
-      maybe_quit (rs);
-      return;
-    }
-  g_strchomp (line);
   say (rs->op, "%s", line);
-  if (g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")
-      || g_str_has_prefix (line, "dpkg: error"))
+  if ((g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")
+       || g_str_has_prefix (line, "dpkg: error")) && rs->tail->len < 8)
     g_ptr_array_add (rs->tail, g_strdup (line));
-  read_next (rs);
-}
-
-static void
-read_next (RunState *rs)
-{
-  g_data_input_stream_read_line_async (rs->out, G_PRIORITY_DEFAULT, NULL, on_line, rs);
-}
-
-static void
-on_proc_exit (GObject *source, GAsyncResult *res, gpointer data)
-{
-  RunState *rs = data;
-  g_subprocess_wait_finish (rs->proc, res, NULL);
-  rs->exited = TRUE;
-  maybe_quit (rs);
-}
-
-static gboolean
-on_signal (gpointer data)
-{
-  RunState *rs = data;
-  rs->interrupted = TRUE;
-  g_subprocess_force_exit (rs->proc);
-  return G_SOURCE_CONTINUE;
 }
 
 gboolean
@@ -786,14 +752,16 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
                GCancellable *cancellable, GError **error)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GMainContext) ctx = g_main_context_new ();
+  g_autoptr(GError) local = NULL;
+  g_auto(GlSpawnResult) result = { 0 };
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES };
   g_autofree char *ids = g_strdup_printf ("%u:%u", op->uid, op->gid);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (op->sandbox);
   g_autofree char *tree = NULL;
   g_autofree char *store_parent = g_path_get_dirname (gl_paths_store_dir ());
-  RunState rs = { op, NULL, NULL, NULL, FALSE, FALSE, FALSE, NULL };
-  guint sig[3];
+  g_autoptr(GPtrArray) tail = NULL;
+  RunState rs = { op, NULL };
+  gboolean ok;
   int status;
 
   g_return_val_if_fail (!op->ran, FALSE);
@@ -835,61 +803,42 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
     g_ptr_array_add (argv, g_strdup (args[i]));
   g_ptr_array_add (argv, NULL);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE);
-  g_main_context_push_thread_default (ctx);
-  rs.proc = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
-  if (rs.proc == NULL)
+  g_ptr_array_add (argv, NULL);
+  rs.tail = tail = g_ptr_array_new_with_free_func (g_free);
+  options.line_func = on_line;
+  options.line_data = &rs;
+  ok = gl_spawn_run ((const char * const *) argv->pdata, &options, &result, cancellable, &local);
+  if (ok)
+    return TRUE;
+  status = result.wait_status;
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+      || (WIFSIGNALED (status) && (WTERMSIG (status) == SIGINT || WTERMSIG (status) == SIGTERM)))
     {
-      g_main_context_pop_thread_default (ctx);
-      g_prefix_error (error, "Cannot start %s: ", pkgns_path ());
-      return FALSE;
-    }
-  rs.loop = g_main_loop_new (ctx, FALSE);
-  rs.tail = g_ptr_array_new_with_free_func (g_free);
-  rs.out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (rs.proc));
-  read_next (&rs);
-  g_subprocess_wait_async (rs.proc, NULL, on_proc_exit, &rs);
-  {
-    int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-    for (int i = 0; i < 3; i++)
-      {
-        GSource *s = g_unix_signal_source_new (sigs[i]);
-        g_source_set_callback (s, on_signal, &rs, NULL);
-        sig[i] = g_source_attach (s, ctx);
-        g_source_unref (s);
-      }
-  }
-  g_main_loop_run (rs.loop);
-  for (int i = 0; i < 3; i++)
-    g_source_destroy (g_main_context_find_source_by_id (ctx, sig[i]));
-  g_main_context_pop_thread_default (ctx);
-  g_main_loop_unref (rs.loop);
-  g_object_unref (rs.out);
-
-  status = g_subprocess_get_status (rs.proc);
-  g_object_unref (rs.proc);
-  if (rs.interrupted)
-    {
-      g_ptr_array_unref (rs.tail);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                    "Interrupted while %s; “%s” is unchanged", what, op->sandbox->id);
       return FALSE;
     }
-  if (!g_spawn_check_wait_status (status, NULL))
+  if (!g_error_matches (local, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
     {
-      g_autofree char *last = rs.tail->len ? g_strjoinv ("; ", (char **) g_ptr_array_steal (rs.tail, NULL)) : NULL;
-      gboolean setup = WIFEXITED (status) && WEXITSTATUS (status) == 125;
-      g_ptr_array_unref (rs.tail);
-      g_set_error (error, GL_PKG_ERROR, setup ? GL_PKG_ERROR_SETUP : GL_PKG_ERROR_FAILED,
-                   "%s%s failed (%s %d)%s%s; “%s” is unchanged",
-                   setup ? "Preparing the package namespace for " : "",
-                   what, WIFEXITED (status) ? "exit status" : "signal",
-                   WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status),
-                   last ? ": " : "", last ? last : "", op->sandbox->id);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "Cannot start %s: ", pkgns_path ());
       return FALSE;
     }
-  g_ptr_array_unref (rs.tail);
-  return TRUE;
+  {
+    g_autofree char *last = NULL;
+    gboolean setup = WIFEXITED (status) && WEXITSTATUS (status) == 125;
+    if (rs.tail->len > 0)
+      {
+        g_ptr_array_add (rs.tail, NULL);
+        last = g_strjoinv ("; ", (char **) rs.tail->pdata);
+      }
+    g_set_error (error, GL_PKG_ERROR, setup ? GL_PKG_ERROR_SETUP : GL_PKG_ERROR_FAILED,
+                 "%s%s failed (%s %d)%s%s; “%s” is unchanged",
+                 setup ? "Preparing the package namespace for " : "",
+                 what, WIFEXITED (status) ? "exit status" : "signal",
+                 WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status),
+                 last ? ": " : "", last ? last : "", op->sandbox->id);
+  }
+  return FALSE;
 }
 
 gboolean
@@ -901,6 +850,7 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
   g_autofree char *tree = g_build_filename (gen, "tree", NULL);
   g_autofree char *lock = g_build_filename (gen, "lock", NULL);
   g_autofree char *upper = g_build_filename (op->dir, "upper", NULL);
+  g_autofree char *rootfs = gl_sandbox_get_rootfs (op->sandbox);
   int fd;
 
   g_return_val_if_fail (op->ran, FALSE);
@@ -916,7 +866,7 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
       if (!gl_pkg_tree_link_copy (old, tree, cancellable, error))
         return FALSE;
     }
-  if (!gl_pkg_tree_merge_upper (upper, tree, cancellable, error))
+  if (!gl_pkg_tree_merge_upper (upper, tree, rootfs ? rootfs : "/", cancellable, error))
     return FALSE;
   if (chmod (tree, 0755) != 0)
     return errno_error (error, errno, "Cannot set the mode of", tree);

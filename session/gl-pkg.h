@@ -53,10 +53,10 @@ char    *gl_pkg_current_tree (GlSandbox *sandbox);
 gboolean gl_pkg_tree_link_copy (const char *src, const char *dst, GCancellable *cancellable,
                                 GError **error);
 /* Merges an overlay upper directory into @dst: whiteouts and opaque
- * directories applied (and kept, as they hide base files), everything else
- * moved in. */
-gboolean gl_pkg_tree_merge_upper (const char *upper, const char *dst, GCancellable *cancellable,
-                                  GError **error);
+ * directories applied (and kept where they hide a file of @base, the
+ * base tree), everything else moved in. */
+gboolean gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
+                                  GCancellable *cancellable, GError **error);
 
 typedef struct _GlPkgOp GlPkgOp;
 

@@ -11,6 +11,7 @@
 
 #include "gl-download.h"
 #include "gl-fsutil.h"
+#include "gl-spawn.h"
 
 #define KEY_MAX (1024 * 1024)
 
@@ -364,11 +365,13 @@ GStrv
 gl_repo_key_fingerprints (GBytes *key, GError **error)
 {
   g_autofree char *home = g_dir_make_tmp ("glimpse-gpg-XXXXXX", error);
-  g_autofree char *file = NULL, *out = NULL, *err = NULL;
+  g_autofree char *file = NULL, *out = NULL;
   g_autoptr(GPtrArray) fprs = g_ptr_array_new_with_free_func (g_free);
   g_auto(GStrv) lines = NULL;
+  g_auto(GlSpawnResult) result = { 0 };
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE };
+  g_autoptr(GError) local = NULL;
   gboolean in_pub = FALSE, secret = FALSE;
-  int status = 0;
   gboolean ok;
 
   if (home == NULL)
@@ -378,17 +381,21 @@ gl_repo_key_fingerprints (GBytes *key, GError **error)
     const char *argv[] = { "gpg", "--batch", "--no-options", "--no-default-keyring", "--homedir",
                            home, "--with-colons", "--show-keys", file, NULL };
     ok = g_file_set_contents (file, g_bytes_get_data (key, NULL), (gssize) g_bytes_get_size (key), error)
-         && g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
-                          &status, error);
+         && (gl_spawn_run (argv, &options, &result, NULL, &local) || local->domain == GL_SPAWN_ERROR);
+    if (!ok && local)
+      g_propagate_error (error, g_steal_pointer (&local));
   }
   gl_rm_rf (home, NULL, NULL);
   if (!ok)
     return NULL;
-  if (!g_spawn_check_wait_status (status, NULL))
+  if (local != NULL)
     {
+      g_autofree char *err = result.err ? g_strndup (g_bytes_get_data (result.err, NULL),
+                                                     MIN (g_bytes_get_size (result.err), 500)) : g_strdup ("");
       invalid (error, "the key is not an OpenPGP public key (gpg: %s)", g_strstrip (err));
       return NULL;
     }
+  out = g_strndup (g_bytes_get_data (result.out, NULL), g_bytes_get_size (result.out));
   lines = g_strsplit (out, "\n", -1);
   for (char **l = lines; *l; l++)
     {

@@ -189,7 +189,11 @@ gl_export_source_list_apps (GlExportSource *source, GError **error)
       if (source->launchers != NULL)
         app->exported = g_strv_contains ((const char * const *) source->launchers, app->desktop_id);
       else
-        app->exported = app->visible && !app->on_host;
+        /* A host sandbox lists only what its own packages installed or
+         * upgraded (its system layer): a newer version of an app the host
+         * has too is the point of it, so it is exported as well, its name
+         * carrying the sandbox's. */
+        app->exported = app->visible;
       if (source->added != NULL && g_strv_contains ((const char * const *) source->added, app->desktop_id))
         app->exported = TRUE;
       if (source->removed != NULL && g_strv_contains ((const char * const *) source->removed, app->desktop_id))

@@ -1,0 +1,221 @@
+/* Unit tests: gl-pkg (flattening generations, the id range) and gl-repo
+ * (source parsing, names, keys).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <errno.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
+
+#include "gl-fsutil.h"
+#include "gl-pkg.h"
+#include "gl-repo.h"
+
+static void
+write_file (const char *root, const char *rel, const char *text)
+{
+  g_autofree char *p = g_build_filename (root, rel, NULL);
+  g_autofree char *dir = g_path_get_dirname (p);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (p, text, -1, NULL));
+}
+
+static char *
+read_file (const char *root, const char *rel)
+{
+  g_autofree char *p = g_build_filename (root, rel, NULL);
+  char *text = NULL;
+  if (!g_file_get_contents (p, &text, NULL, NULL))
+    return NULL;
+  return text;
+}
+
+static gboolean
+whiteout (const char *root, const char *rel)
+{
+  g_autofree char *p = g_build_filename (root, rel, NULL);
+  struct stat st;
+  return lstat (p, &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0);
+}
+
+static gboolean
+make_whiteout (const char *root, const char *rel)
+{
+  g_autofree char *p = g_build_filename (root, rel, NULL);
+  return mknod (p, S_IFCHR | 0, makedev (0, 0)) == 0;
+}
+
+static void
+test_flatten (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("gl-pkg-XXXXXX", NULL);
+  g_autofree char *base = g_build_filename (tmp, "base", NULL);
+  g_autofree char *old = g_build_filename (tmp, "old", NULL);
+  g_autofree char *upper = g_build_filename (tmp, "upper", NULL);
+  g_autofree char *next = g_build_filename (tmp, "next", NULL);
+  g_autofree char *kept = NULL, *changed = NULL, *old_changed = NULL;
+  g_autofree char *p1 = NULL, *p2 = NULL;
+  g_autoptr(GError) error = NULL;
+  struct stat a, b;
+
+  write_file (base, "etc/base-file", "base");
+  write_file (base, "usr/share/doc/x", "base doc");
+  write_file (old, "etc/kept", "old kept");
+  write_file (old, "etc/changed", "old");
+  write_file (old, "usr/share/opaque/gone", "old");
+  write_file (old, "usr/bin/removed", "old");
+  write_file (upper, "etc/changed", "new");
+  write_file (upper, "etc/added", "added");
+  write_file (upper, "usr/share/opaque/new", "new");
+  g_assert_cmpint (g_mkdir_with_parents (next, 0755), ==, 0);
+  {
+    g_autofree char *op = g_build_filename (upper, "usr/share/opaque", NULL);
+    if (setxattr (op, "user.overlay.opaque", "y", 1, 0) != 0)
+      {
+        g_test_skip ("user xattrs not supported here");
+        gl_rm_rf (tmp, NULL, NULL);
+        return;
+      }
+  }
+  if (!make_whiteout (tmp, "probe"))
+    {
+      g_test_skip ("cannot make whiteouts (mknod 0:0) here");
+      gl_rm_rf (tmp, NULL, NULL);
+      return;
+    }
+  {
+    g_autofree char *bin = g_build_filename (upper, "usr/bin", NULL);
+    g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
+  }
+  g_assert_true (make_whiteout (upper, "usr/bin/removed"));
+  g_assert_true (make_whiteout (upper, "etc/base-file"));
+
+  g_assert_true (gl_pkg_tree_link_copy (old, next, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (gl_pkg_tree_merge_upper (upper, next, base, NULL, &error));
+  g_assert_no_error (error);
+
+  kept = read_file (next, "etc/kept");
+  changed = read_file (next, "etc/changed");
+  old_changed = read_file (old, "etc/changed");
+  g_assert_cmpstr (kept, ==, "old kept");
+  g_assert_cmpstr (changed, ==, "new");
+  g_assert_cmpstr (old_changed, ==, "old");            /* the old generation is untouched */
+  p1 = g_build_filename (old, "etc/kept", NULL);
+  p2 = g_build_filename (next, "etc/kept", NULL);
+  g_assert_cmpint (stat (p1, &a), ==, 0);
+  g_assert_cmpint (stat (p2, &b), ==, 0);
+  g_assert_cmpuint (a.st_ino, ==, b.st_ino);           /* a hard link, not a copy */
+  g_assert_null (read_file (next, "usr/share/opaque/gone"));   /* opaque: replaced whole */
+  g_assert_nonnull (read_file (next, "usr/share/opaque/new"));
+  g_assert_false (whiteout (next, "usr/bin/removed"));  /* nothing of the base to hide */
+  g_assert_null (read_file (next, "usr/bin/removed"));
+  g_assert_nonnull (read_file (old, "usr/bin/removed"));
+  g_assert_true (whiteout (next, "etc/base-file"));     /* hides the base's file */
+  g_assert_nonnull (read_file (next, "etc/added"));
+  gl_rm_rf (tmp, NULL, NULL);
+}
+
+static void
+test_free_range (void)
+{
+  g_assert_cmpuint (gl_pkg_free_range_start ("", "", 65536), ==, 100000);
+  g_assert_cmpuint (gl_pkg_free_range_start ("a:100000:65536\nb:165536:65536\n", "a:100000:65536\n", 65536),
+                    ==, 231072);
+  /* an entry only in subgid counts too; malformed lines are ignored */
+  g_assert_cmpuint (gl_pkg_free_range_start ("x:y:z\n", "c:100000:10\n", 65536), ==, 165536);
+}
+
+static void
+test_parse_sources (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlRepoSource) s = gl_repo_source_parse ("deb [arch=amd64] https://example.org/apt stable main contrib", &error);
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (s->uris[0], ==, "https://example.org/apt");
+  g_assert_cmpstr (s->suites[0], ==, "stable");
+  g_assert_cmpstr (s->components[1], ==, "contrib");
+  g_assert_cmpstr (s->architectures[0], ==, "amd64");
+  text = gl_repo_source_to_deb822 (s, "/etc/apt/keyrings/glimpse-x.asc");
+  g_assert_nonnull (strstr (text, "Types: deb\nURIs: https://example.org/apt\nSuites: stable\n"
+                                  "Components: main contrib\nArchitectures: amd64\n"
+                                  "Signed-By: /etc/apt/keyrings/glimpse-x.asc\n"));
+  g_clear_pointer (&s, gl_repo_source_free);
+
+  s = gl_repo_source_parse ("Types: deb\nURIs: http://127.0.0.1:8000/r\nSuites: ./\n", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (s->suites[0], ==, "./");
+  g_assert_null (s->components[0]);
+  g_clear_pointer (&s, gl_repo_source_free);
+
+  /* bad input: each refused with a message */
+  {
+    const char *bad[] = {
+      "deb ftp://example.org/ stable main",
+      "deb [signed-by=/usr/share/keyrings/x.gpg] https://example.org/ stable main",
+      "deb https://example.org/ stable",
+      "deb https://example.org/ stable main;rm",
+      "Types: deb\nURIs: https://a/\nSuites: s\nComponents: main\nSigned-By: /x",
+      "Types: deb\nURIs: https://a/ https://b/\nSuites: s\nComponents: main",
+      "Types: deb\nURIs: https://a/\nSuites: s\nComponents: main\nTrusted: yes",
+      "hello",
+      "",
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GlRepoSource) r = gl_repo_source_parse (bad[i], &e);
+        g_assert_null (r);
+        g_assert_error (e, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
+      }
+  }
+}
+
+static void
+test_names (void)
+{
+  g_autofree char *n = gl_repo_name_from_uri ("https://Example.org:8443/apt/Daily/");
+  g_assert_cmpstr (n, ==, "example.org-8443-apt-daily");
+  g_assert_true (gl_repo_name_validate ("test", NULL));
+  g_assert_false (gl_repo_name_validate ("../x", NULL));
+  g_assert_false (gl_repo_name_validate ("-x", NULL));
+  g_assert_false (gl_repo_name_validate ("A", NULL));
+  g_assert_true (gl_pkg_name_validate ("libfoo1:amd64=1.2-3", NULL));
+  g_assert_false (gl_pkg_name_validate ("--force-yes", NULL));
+  g_assert_false (gl_pkg_name_validate ("a b", NULL));
+  g_assert_false (gl_pkg_name_validate ("a;b", NULL));
+}
+
+static void
+test_key_garbage (void)
+{
+  g_autoptr(GBytes) junk = g_bytes_new_static ("not a key\n", 10);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) f = NULL;
+
+  if (!g_find_program_in_path ("gpg"))
+    {
+      g_test_skip ("gpg is not installed");
+      return;
+    }
+  f = gl_repo_key_fingerprints (junk, &error);
+  g_assert_null (f);
+  g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/pkg/flatten", test_flatten);
+  g_test_add_func ("/pkg/free-range", test_free_range);
+  g_test_add_func ("/repo/parse-sources", test_parse_sources);
+  g_test_add_func ("/repo/names", test_names);
+  g_test_add_func ("/repo/key-garbage", test_key_garbage);
+  return g_test_run ();
+}
