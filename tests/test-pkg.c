@@ -13,6 +13,7 @@
 #include "gl-fsutil.h"
 #include "gl-pkg.h"
 #include "gl-repo.h"
+#include "gl-test-skip.h"
 
 static void
 write_file (const char *root, const char *rel, const char *text)
@@ -75,14 +76,14 @@ test_flatten (void)
     g_autofree char *op = g_build_filename (upper, "usr/share/opaque", NULL);
     if (setxattr (op, "user.overlay.opaque", "y", 1, 0) != 0)
       {
-        g_test_skip ("user xattrs not supported here");
+        gl_test_skip ("user xattrs not supported here");
         gl_rm_rf (tmp, NULL, NULL);
         return;
       }
   }
   if (!make_whiteout (tmp, "probe"))
     {
-      g_test_skip ("cannot make whiteouts (mknod 0:0) here");
+      gl_test_skip ("cannot make whiteouts (mknod 0:0) here");
       gl_rm_rf (tmp, NULL, NULL);
       return;
     }
@@ -200,7 +201,7 @@ test_key_garbage (void)
 
   if (!g_find_program_in_path ("gpg"))
     {
-      g_test_skip ("gpg is not installed");
+      gl_test_skip ("gpg is not installed");
       return;
     }
   f = gl_repo_key_fingerprints (junk, &error);

@@ -9,6 +9,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-deb-version.h"
+#include "gl-test-skip.h"
 
 #include <gio/gio.h>
 #include <string.h>
@@ -307,7 +308,7 @@ test_differential (void)
 static void
 test_differential (void)
 {
-  g_test_skip ("libdpkg-dev is not installed: dpkg's library is the oracle (apt-get install libdpkg-dev)");
+  gl_test_skip ("libdpkg-dev is not installed: dpkg's library is the oracle (apt-get install libdpkg-dev)");
 }
 #endif
 

@@ -7,6 +7,7 @@
  */
 #include "gl-notify.h"
 #include "gl-updates.h"
+#include "gl-test-skip.h"
 
 #include <string.h>
 #include <glib/gstdio.h>
@@ -285,7 +286,7 @@ test_update_now (void)
 static void
 skip_no_dbusmock (void)
 {
-  g_test_skip ("python3-dbusmock is not installed (apt-get install python3-dbusmock): "
+  gl_test_skip ("python3-dbusmock is not installed (apt-get install python3-dbusmock): "
                "no notification server to test against");
 }
 
