@@ -259,7 +259,6 @@ gl_store_monitor_watch_sandbox (GlStoreMonitor *self, const char *id)
 {
   g_autofree char *dir = g_build_filename (self->store_dir, id, NULL);
   g_autofree char *system = g_build_filename (dir, "system", NULL);
-  g_autofree char *rootfs = g_build_filename (dir, "rootfs", NULL);
   g_autoptr(GHashTable) wds = g_hash_table_new (NULL, NULL);
   g_auto(GStrv) roots = gl_store_monitor_layer_roots (self->store_dir, id, self->host_root);
 

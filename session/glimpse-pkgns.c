@@ -86,6 +86,8 @@ die_errno (const char *fmt, ...)
   _exit (EXIT_SETUP);
 }
 
+static char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
 static char *
 xasprintf (const char *fmt, ...)
 {

@@ -173,8 +173,8 @@ static gpointer
 cancel_thread (gpointer user_data)
 {
   const char *pids = g_object_get_data (user_data, "pids");
-  g_auto(GStrv) lines = wait_lines (pids, 2);
 
+  g_strfreev (wait_lines (pids, 2));   /* both children have started */
   cancel_when_ready (user_data);
   return NULL;
 }
