@@ -34,7 +34,10 @@ gl_serve
 check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
 host_dpkg=$(dpkg -l | sha256sum)
 host_apt=$(gl_tree_sums /etc/apt)
-shadow_sum=$(sha256sum /etc/shadow)
+# the first package operation on a fresh machine adds the `glimpse` system
+# user (the subordinate range's owner): that line is not the hostile script's
+shadow_other () { grep -v '^glimpse:' /etc/shadow | sha256sum; }
+shadow_sum=$(shadow_other)
 
 # --- the base's own repositories are disabled in the sandbox, so nothing
 # here reaches a network mirror (and remove-repo is tested on them)
@@ -129,7 +132,7 @@ check_sh "its writes to / and /etc are in the new generation only" \
   '[ -f "$tree/hostile-root-file" ] && [ -f "$tree/etc/glimpse-hostile-etc" ] && [ ! -e /hostile-root-file ] && [ ! -e /etc/glimpse-hostile-etc ]'
 check_sh "nothing of it runs after the operation" '! pgrep -f glimpse-hostile/linger >/dev/null'
 check_sh "the host's shadow, dpkg database and mounts are unchanged" \
-  '[ "$(sha256sum /etc/shadow)" = "$shadow_sum" ] && [ "$(dpkg -l | sha256sum)" = "$host_dpkg" ] && [ "$(gl_mounts)" = "$before_mounts" ]'
+  '[ "$(shadow_other)" = "$shadow_sum" ] && [ "$(dpkg -l | sha256sum)" = "$host_dpkg" ] && [ "$(gl_mounts)" = "$before_mounts" ]'
 rm -f /root/glimpse-pkg-secret
 
 # --- a newer version, update
