@@ -69,10 +69,9 @@ debootstrap --variant=minbase bookworm "$root" "$mirror" > "$root.debootstrap.lo
   { tail -n 20 "$root.debootstrap.log"; rm -f "$root.debootstrap.log"; exit 1; }
 rm -f "$root.debootstrap.log"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-echo "=== a minimal tree in $(( $(date +%s) - start )) s; the checkout copied into the user's home"
-install -d "$root/home/tester/glimpse"
-(cd "$top" && git ls-files -z --cached --others --exclude-standard |
-  xargs -0 cp -a --parents -t "$root/home/tester/glimpse/")
+echo "=== a minimal tree in $(( $(date +%s) - start )) s; a checkout of HEAD ($(git -C "$top" log -1 --format=%h)) in the user's home"
+install -d "$root/home/tester"
+git clone -q "$top" "$root/home/tester/glimpse"
 
 # Inside: a private mount namespace (and PID namespace), pivot_root into the
 # tree, the old root detached; /proc, /sys, /dev, /run and /tmp as a booted
