@@ -206,6 +206,11 @@ on_child_exit (GPid pid, gint wait_status, gpointer user_data)
 
   run->exited = TRUE;
   run->wait_status = wait_status;
+  /* What the child left running in its group goes with it: a stray
+   * background process must not outlive the run (it would hold our pipes
+   * open, keeping us waiting, or work on in a tree being discarded).
+   * ESRCH, nothing left, is the common case. */
+  kill (-pid, SIGKILL);
 }
 
 static gboolean

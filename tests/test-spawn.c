@@ -249,6 +249,28 @@ test_killed_caller (void)
   g_assert_true (wait_gone (atoi (lines[1])));
 }
 
+/* A child that exits leaving a background process behind: the run ends
+ * with the child, and the stray process goes with it (it held our output
+ * pipe, so the run used to wait for it). */
+static void
+test_stray (void)
+{
+  g_autofree char *pids = g_build_filename (g_get_user_runtime_dir (), "stray", NULL);
+  g_autofree char *script = g_strdup_printf ("sleep 60 & echo $! >%s", pids);
+  const char *argv[] = { "sh", "-c", script, NULL };
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE };
+  g_auto(GlSpawnResult) result = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  g_assert_true (gl_spawn_run (argv, &options, &result, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
+  g_assert_true (g_file_get_contents (pids, &contents, NULL, NULL));
+  g_assert_true (wait_gone (atoi (contents)));
+}
+
 static void
 test_as_user (void)
 {
@@ -297,6 +319,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/cancel", test_cancel);
   g_test_add_func ("/spawn/forward", test_forward);
   g_test_add_func ("/spawn/killed-caller", test_killed_caller);
+  g_test_add_func ("/spawn/stray", test_stray);
   g_test_add_func ("/spawn/as-user", test_as_user);
   return g_test_run ();
 }
