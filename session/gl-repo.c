@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "gl-apt-sources.h"
 #include "gl-download.h"
 #include "gl-fsutil.h"
 #include "gl-spawn.h"
@@ -90,214 +91,75 @@ steal_strv (GPtrArray *a)
   return (GStrv) g_ptr_array_free (a, FALSE);
 }
 
-typedef struct {
-  GPtrArray *types, *uris, *suites, *components, *arches;
-} Acc;
-
-static gboolean
-add_words (GPtrArray *into, const char *value, const char *field, GError **error)
-{
-  g_auto(GStrv) words = g_strsplit_set (value, " \t", -1);
-  for (char **w = words; *w; w++)
-    {
-      if (**w == '\0')
-        continue;
-      if (!word_ok (*w))
-        return invalid (error, "%s: “%s” is not a valid value", field, *w);
-      add_unique (into, *w);
-    }
-  return TRUE;
-}
-
-static gboolean
-parse_one_line (Acc *acc, const char *line, GError **error)
-{
-  g_auto(GStrv) tok = NULL;
-  g_autofree char *copy = g_strdup (line);
-  char *opts = NULL, *rest = copy;
-  guint n, i = 0;
-
-  /* deb [key=value …] URI SUITE [COMPONENT…] */
-  if (g_str_has_prefix (copy, "deb-src") && g_ascii_isspace (copy[7]))
-    {
-      add_unique (acc->types, "deb-src");
-      rest = copy + 7;
-    }
-  else if (g_str_has_prefix (copy, "deb") && g_ascii_isspace (copy[3]))
-    {
-      add_unique (acc->types, "deb");
-      rest = copy + 3;
-    }
-  else
-    return invalid (error, "“%s” is not a source line (“deb URI SUITE [COMPONENT…]”)", line);
-  rest = g_strstrip (rest);
-  if (*rest == '[')
-    {
-      char *end = strchr (rest, ']');
-      if (end == NULL)
-        return invalid (error, "“%s”: the options have no closing “]”", line);
-      *end = '\0';
-      opts = rest + 1;
-      rest = g_strstrip (end + 1);
-    }
-  if (opts)
-    {
-      g_auto(GStrv) o = g_strsplit_set (opts, " \t", -1);
-      for (char **p = o; *p; p++)
-        {
-          if (**p == '\0')
-            continue;
-          if (g_str_has_prefix (*p, "arch="))
-            {
-              g_auto(GStrv) a = g_strsplit (*p + 5, ",", -1);
-              for (char **q = a; *q; q++)
-                if (!word_ok (*q))
-                  return invalid (error, "“%s”: bad architecture “%s”", line, *q);
-                else
-                  add_unique (acc->arches, *q);
-            }
-          else if (g_str_has_prefix (*p, "signed-by="))
-            return invalid (error, "“%s”: give the key with --key instead of signed-by= (glimpse "
-                            "keeps each repository's key beside it)", line);
-          else
-            return invalid (error, "“%s”: the option “%s” is not supported (only arch=)", line, *p);
-        }
-    }
-  tok = g_strsplit_set (rest, " \t", -1);
-  n = 0;
-  for (char **t = tok; *t; t++)
-    if (**t)
-      tok[n++] = *t;
-    else
-      g_free (*t);
-  tok[n] = NULL;
-  if (n < 2)
-    return invalid (error, "“%s” needs a URI and a suite (“deb URI SUITE [COMPONENT…]”)", line);
-  if (!uri_ok (tok[i]))
-    return invalid (error, "“%s”: the address must be http:// or https://", tok[i]);
-  add_unique (acc->uris, tok[i++]);
-  if (!word_ok (tok[i]))
-    return invalid (error, "“%s”: bad suite “%s”", line, tok[i]);
-  add_unique (acc->suites, tok[i++]);
-  for (; i < n; i++)
-    {
-      if (!word_ok (tok[i]))
-        return invalid (error, "“%s”: bad component “%s”", line, tok[i]);
-      add_unique (acc->components, tok[i]);
-    }
-  return TRUE;
-}
-
-static gboolean
-parse_deb822_field (Acc *acc, const char *key, const char *value, GError **error)
-{
-  if (g_ascii_strcasecmp (key, "Types") == 0)
-    return add_words (acc->types, value, key, error);
-  if (g_ascii_strcasecmp (key, "URIs") == 0)
-    {
-      g_auto(GStrv) words = g_strsplit_set (value, " \t", -1);
-      for (char **w = words; *w; w++)
-        if (**w && !uri_ok (*w))
-          return invalid (error, "URIs: “%s” must be an http:// or https:// address", *w);
-      return add_words (acc->uris, value, key, error);
-    }
-  if (g_ascii_strcasecmp (key, "Suites") == 0)
-    return add_words (acc->suites, value, key, error);
-  if (g_ascii_strcasecmp (key, "Components") == 0)
-    return add_words (acc->components, value, key, error);
-  if (g_ascii_strcasecmp (key, "Architectures") == 0)
-    return add_words (acc->arches, value, key, error);
-  if (g_ascii_strcasecmp (key, "Signed-By") == 0)
-    return invalid (error, "give the key with --key instead of Signed-By (glimpse keeps each "
-                    "repository's key beside it)");
-  if (g_ascii_strcasecmp (key, "Enabled") == 0 || g_ascii_strcasecmp (key, "X-Repolib-Name") == 0)
-    return TRUE;
-  return invalid (error, "the field “%s” is not supported (Types, URIs, Suites, Components, "
-                  "Architectures)", key);
-}
-
+/* The text as apt reads it (gl-apt-sources), then what glimpse accepts of
+ * it: enabled http(s) entries of one repository, no key of their own, no
+ * trusted=yes, and values that are plain words. */
 GlRepoSource *
 gl_repo_source_parse (const char *text, GError **error)
 {
-  Acc acc = { g_ptr_array_new_with_free_func (g_free), g_ptr_array_new_with_free_func (g_free),
-              g_ptr_array_new_with_free_func (g_free), g_ptr_array_new_with_free_func (g_free),
-              g_ptr_array_new_with_free_func (g_free) };
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  g_autofree char *key = NULL;
-  GString *value = g_string_new (NULL);
-  gboolean ok = TRUE;
+  g_autoptr(GPtrArray) entries = NULL;
+  g_autoptr(GPtrArray) types = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) suites = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) comps = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) arches = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) local = NULL;
+  const char *p = text;
   GlRepoSource *s;
 
-  for (char **l = lines; ok && *l; l++)
+  while (g_ascii_isspace (*p))
+    p++;
+  if (g_str_has_prefix (p, "deb") && (g_ascii_isspace (p[3]) || g_str_has_prefix (p, "deb-src")))
+    entries = gl_apt_sources_parse_one_line ("the repository", text, &local);
+  else if (*p != '\0')
+    entries = gl_apt_sources_parse_deb822 ("the repository", text, &local);
+  else
+    return invalid (error, "the repository is empty"), NULL;
+  if (entries == NULL)
+    return invalid (error, "%s", local->message), NULL;
+  for (guint i = 0; i < entries->len; i++)
     {
-      char *line = *l;
-      g_strchomp (line);
-      if (*line == '#')
+      GlAptSource *e = entries->pdata[i];
+      if (!e->enabled)
         continue;
-      if (g_ascii_isspace (*line) && key != NULL)
-        {
-          g_string_append_c (value, ' ');
-          g_string_append (value, g_strstrip (line));
-          continue;
-        }
-      if (key)
-        {
-          ok = parse_deb822_field (&acc, key, value->str, error);
-          g_clear_pointer (&key, g_free);
-          g_string_truncate (value, 0);
-          if (!ok)
-            break;
-        }
-      line = g_strstrip (line);
-      if (*line == '\0')
-        continue;
-      if (g_str_has_prefix (line, "deb ") || g_str_has_prefix (line, "deb\t")
-          || g_str_has_prefix (line, "deb-src"))
-        ok = parse_one_line (&acc, line, error);
-      else
-        {
-          char *colon = strchr (line, ':');
-          if (colon == NULL || colon == line)
-            ok = invalid (error, "“%s” is neither a “deb …” line nor a deb822 field", line);
-          else
-            {
-              key = g_strndup (line, (gsize) (colon - line));
-              g_string_assign (value, g_strstrip (colon + 1));
-            }
-        }
+      if (e->signed_by || e->fingerprints || e->inline_key)
+        return invalid (error, "give the key with --key instead of Signed-By or signed-by= (glimpse "
+                        "keeps each repository's key beside it)"), NULL;
+      if (e->trusted)
+        return invalid (error, "%s: trusted=yes turns off signature checks; glimpse does not add "
+                        "such a repository", e->where), NULL;
+      if (!uri_ok (e->uri))
+        return invalid (error, "“%s”: the address must be http:// or https://", e->uri), NULL;
+      if (!word_ok (e->suite))
+        return invalid (error, "%s: bad suite “%s”", e->where, e->suite), NULL;
+      if (e->components[0] == NULL && !g_str_has_suffix (e->suite, "/"))
+        return invalid (error, "%s: no components (e.g. “main”): only a flat repository (suite "
+                        "ending in “/”) has none", e->where), NULL;
+      add_unique (types, e->deb_src ? "deb-src" : "deb");
+      add_unique (uris, e->uri);
+      add_unique (suites, e->suite);
+      for (char **c = e->components; *c; c++)
+        if (!word_ok (*c))
+          return invalid (error, "%s: bad component “%s”", e->where, *c), NULL;
+        else
+          add_unique (comps, *c);
+      for (char **a = e->archs; a && *a; a++)
+        if (!word_ok (*a))
+          return invalid (error, "%s: bad architecture “%s”", e->where, *a), NULL;
+        else
+          add_unique (arches, *a);
     }
-  if (ok && key)
-    ok = parse_deb822_field (&acc, key, value->str, error);
-  g_string_free (value, TRUE);
-  if (ok && acc.uris->len == 0)
-    ok = invalid (error, "no repository address (URIs: or “deb URI SUITE …”)");
-  if (ok && acc.uris->len > 1)
-    ok = invalid (error, "one repository at a time (found %u addresses); run add-repo once for each",
-                  acc.uris->len);
-  if (ok && acc.suites->len == 0)
-    ok = invalid (error, "no suite (Suites: or the word after the address)");
-  if (ok && acc.components->len == 0)
-    for (guint i = 0; ok && i < acc.suites->len; i++)
-      if (!g_str_has_suffix (acc.suites->pdata[i], "/"))
-        ok = invalid (error, "no components (e.g. “main”): only a flat repository (suite ending in "
-                      "“/”) has none");
-  if (ok && acc.types->len == 0)
-    add_unique (acc.types, "deb");
-  if (!ok)
-    {
-      g_ptr_array_unref (acc.types);
-      g_ptr_array_unref (acc.uris);
-      g_ptr_array_unref (acc.suites);
-      g_ptr_array_unref (acc.components);
-      g_ptr_array_unref (acc.arches);
-      return NULL;
-    }
+  if (uris->len == 0)
+    return invalid (error, "no enabled repository in it"), NULL;
+  if (uris->len > 1)
+    return invalid (error, "one repository at a time (found %u addresses); run add-repo once for each",
+                    uris->len), NULL;
   s = g_new0 (GlRepoSource, 1);
-  s->types = steal_strv (acc.types);
-  s->uris = steal_strv (acc.uris);
-  s->suites = steal_strv (acc.suites);
-  s->components = steal_strv (acc.components);
-  s->architectures = steal_strv (acc.arches);
+  s->types = steal_strv (g_steal_pointer (&types));
+  s->uris = steal_strv (g_steal_pointer (&uris));
+  s->suites = steal_strv (g_steal_pointer (&suites));
+  s->components = steal_strv (g_steal_pointer (&comps));
+  s->architectures = steal_strv (g_steal_pointer (&arches));
   return s;
 }
 
