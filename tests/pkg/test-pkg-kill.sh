@@ -1,0 +1,65 @@
+#!/bin/bash
+# Integration (slow): a package operation cut short — kill -9 of glimpse,
+# and Ctrl-C (SIGINT) — while a maintainer script runs: nothing of it keeps
+# running, the sandbox keeps its generation, and the next operation removes
+# what was left.  Needs root.
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/librepo.sh"
+
+export GLIMPSE_SANDBOX_DIR=$GL_STORE
+export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+id=pkgkill-$$
+GL_SANDBOXES+=("$id")
+
+gl_key good
+gl_deb glimpse-hello 1.0
+cat > "$WORK/slow-postinst" <<'POSTINST'
+#!/bin/sh
+/usr/lib/glimpse-slow/wait-here
+POSTINST
+mkdir -p "$WORK/slow-extra/usr/lib/glimpse-slow"
+printf '#!/bin/sh\nsleep 120\n' > "$WORK/slow-extra/usr/lib/glimpse-slow/wait-here"
+chmod 755 "$WORK/slow-extra/usr/lib/glimpse-slow/wait-here"
+gl_deb glimpse-slow 1.0 "$WORK/slow-postinst" "$WORK/slow-extra"
+gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+gl_serve
+
+check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
+for r in $("$GLIMPSE" repos "$id" | awk '!/\(added\)$/ { print $1 }'); do
+  "$GLIMPSE" remove-repo "$id" "$r" >/dev/null 2>&1
+done
+check "add-repo" "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
+
+wait_for () { # CONDITION: up to 30 s
+  local i
+  for i in $(seq 300); do eval "$1" && return 0; sleep 0.1; done
+  return 1
+}
+scripts_running () { pgrep -f "glimpse-slow/wait-here" >/dev/null; }
+helpers_running () { pgrep -f "glimpse-pkgns.*/$id/system" >/dev/null; }
+scratch_left () { ls -A "$GL_STORE/$id/system" | grep -q '^\.op-'; }
+
+for how in KILL INT; do
+  gen=$(gl_current "$id")
+  "$GLIMPSE" install "$id" glimpse-slow > "$WORK/out-$how" 2>&1 &
+  pid=$!
+  check "[$how] the maintainer script runs" wait_for scripts_running
+  kill -"$how" "$pid"
+  wait "$pid"; rc=$?
+  check_sh "[$how] glimpse ends (status $rc)" '[ "$how" = KILL ] && [ $rc -eq 137 ] || [ $rc -eq 130 ]'
+  check "[$how] nothing of the operation keeps running" wait_for '! scripts_running && ! helpers_running'
+  check_sh "[$how] the sandbox keeps generation $gen" '[ "$(gl_current "$id")" = "$gen" ]'
+  if [ "$how" = INT ]; then
+    check_sh "[INT] it says it was interrupted and that nothing changed" 'grep -q "Interrupted.*unchanged" "$WORK/out-INT"'
+    check_sh "[INT] and cleans up after itself" '! scratch_left'
+  else
+    check_sh "[KILL] its scratch is left for the next operation" 'scratch_left'
+  fi
+done
+check "the next operation works" "$GLIMPSE" install "$id" glimpse-hello
+check_sh "… and removed what the killed one left" '! scratch_left && [ -x "$(gl_tree "$id")/usr/bin/glimpse-hello" ]'
+check_sh "the slow package is not installed" '[ ! -e "$(gl_tree "$id")/usr/lib/glimpse-slow/wait-here" ]'
+check "remove" "$GLIMPSE" remove "$id"
+finish
