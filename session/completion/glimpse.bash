@@ -5,7 +5,8 @@
 # the kind of each argument from `glimpse COMMAND --help` (ID, PROFILE,
 # DESKTOP-ID, FILE, PATH, COMMAND), sandbox ids from `glimpse list --ids`,
 # profiles from `glimpse profiles`, a sandbox's desktop ids from
-# `glimpse apps ID`.  Needs no bash-completion helper functions.
+# `glimpse apps ID`, its repositories from `glimpse repos ID`.  Needs no
+# bash-completion helper functions.
 
 # The glimpse to ask: the one being completed when it was given by path.
 _glimpse_prog ()
@@ -52,6 +53,11 @@ _glimpse_profiles ()
     "$1" profiles 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
+_glimpse_repos ()
+{
+    "$1" repos "$2" 2>/dev/null | awk '{ print $1 }'
+}
+
 _glimpse_desktop_ids ()
 {
     "$1" apps "$2" 2>/dev/null | cut -c3- | cut -f1
@@ -66,6 +72,8 @@ _glimpse_complete_kind ()
         PROFILE)    COMPREPLY=($(compgen -W "$(_glimpse_profiles "$prog")" -- "$cur")) ;;
         DESKTOP-ID) [[ -n $id ]] &&
                     COMPREPLY=($(compgen -W "$(_glimpse_desktop_ids "$prog" "$id")" -- "$cur")) ;;
+        REPO)       [[ -n $id ]] &&
+                    COMPREPLY=($(compgen -W "$(_glimpse_repos "$prog" "$id")" -- "$cur")) ;;
         COMMAND)    COMPREPLY=($(compgen -c -- "$cur")) ;;
         FILE|PATH|ARG|FILE\|URL)
                     compopt -o filenames 2>/dev/null
@@ -142,8 +150,9 @@ _glimpse ()
     if (( n < ${#kinds[@]} )); then kind=${kinds[n]}
     elif (( ${#kinds[@]} )) && [[ ${repeat[${#kinds[@]}-1]} == 1 ]]; then kind=${kinds[${#kinds[@]}-1]}
     fi
-    # glimpse profiles NAME…: profile names
+    # NAME: profile names of glimpse profiles, repositories of remove-repo
     [[ $cmd == profiles && $kind == NAME ]] && kind=PROFILE
+    [[ $cmd == remove-repo && $kind == NAME ]] && kind=REPO
     _glimpse_complete_kind "$prog" "$kind" "$id" "$cur"
 }
 complete -F _glimpse glimpse

@@ -26,7 +26,10 @@ export GLIMPSE_SANDBOX_DIR=$work/store GLIMPSE_PROFILES_PATH=$GLIMPSE_SRCDIR/pro
 export PATH=$(dirname "$GLIMPSE"):$PATH LC_ALL=C.UTF-8
 apps=$GLIMPSE_SANDBOX_DIR/demo/rootfs/usr/share/applications
 mkdir -p "$apps" "$GLIMPSE_SANDBOX_DIR/other-1.0" "$work/files"
-printf '[Sandbox]\nProfile=debian-unstable\nName=Demo\nBase=rootfs\n' > "$GLIMPSE_SANDBOX_DIR/demo/sandbox.conf"
+printf '[Sandbox]\nProfile=debian-unstable\nName=Demo\nBase=rootfs\nFamily=apt\n' > "$GLIMPSE_SANDBOX_DIR/demo/sandbox.conf"
+mkdir -p "$GLIMPSE_SANDBOX_DIR/demo/rootfs/etc/apt/sources.list.d"
+echo 'deb http://127.0.0.1:9/debian testing main' > "$GLIMPSE_SANDBOX_DIR/demo/rootfs/etc/apt/sources.list"
+printf 'Types: deb\nURIs: http://127.0.0.1:9/extra\nSuites: ./\n' > "$GLIMPSE_SANDBOX_DIR/demo/rootfs/etc/apt/sources.list.d/extra.sources"
 printf '[Sandbox]\nProfile=host\nName=Other\nBase=host\n' > "$GLIMPSE_SANDBOX_DIR/other-1.0/sandbox.conf"
 printf '[Desktop Entry]\nType=Application\nName=Foo\nExec=foo\n' > "$apps/org.example.Foo.desktop"
 printf '[Desktop Entry]\nType=Application\nName=Bar\nExec=bar %%F\n' > "$apps/bar.desktop"
@@ -91,6 +94,9 @@ for sh in bash zsh; do
   expect $sh "glimpse create host --name " ""                  # a new id: nothing to offer
   expect $sh "glimpse create host --image " "$files"
   expect $sh "glimpse bogus " ""
+  expect $sh "glimpse remove-repo demo " "extra sources "     # from glimpse repos demo
+  expect $sh "glimpse install demo " ""                       # package names: nothing offered
+  expect $sh "glimpse add-repo demo spec --key " "$files"      # --key FILE|URL
   if [ $sh = bash ]; then
     expect $sh "glimpse open demo --app = " "bar.desktop org.example.Foo.desktop "
     expect $sh "glimpse changes demo not" "notes.txt "
