@@ -5,7 +5,9 @@ The commands `glimpse --help` lists must be those of the man page's
 SYNOPSIS and COMMANDS, and each command's options in `glimpse COMMAND
 --help` must be those in its SYNOPSIS line (long forms) and its COMMANDS
 entry (short forms); the exit codes of glimpse-cli.h must be those under
-EXIT STATUS.  A missing option on either side fails.  TAP output."""
+EXIT STATUS.  glimpse-session and glimpse-launch: their --help options
+against SYNOPSIS and OPTIONS of their man pages.  A missing option on either
+side fails.  TAP output."""
 import os
 import re
 import subprocess
@@ -127,5 +129,33 @@ for code in codes:
     check(code in man_codes, 'glimpse(1) EXIT STATUS explains %d' % code)
 for code in sorted(man_codes):
     check(code in codes, 'exit status %d of glimpse(1) is one glimpse-cli.h defines' % code)
+
+# The other programs: every option of PROGRAM --help is in its man page's
+# SYNOPSIS or OPTIONS (short forms in OPTIONS), and every option there is
+# one the program knows.
+for var, page_path in (('GLIMPSE_SESSION', 'session/glimpse-session.1'),
+                       ('GLIMPSE_LAUNCH', 'launcher/glimpse-launch.1')):
+    prog = os.environ.get(var)
+    name = os.path.basename(page_path)[:-2]
+    if not check(prog, '%s names the built %s' % (var, name)):
+        continue
+    p = subprocess.run([prog, '--help'], capture_output=True, text=True,
+                       env=dict(os.environ, LC_ALL='C.UTF-8'))
+    text = p.stdout + p.stderr
+    check(p.returncode == 0, '%s --help succeeds' % name, text)
+    help_long = set(re.findall(r'(?<![\w-])--([a-z][\w-]*)', text)) - {'help'}
+    help_short = {lo: sh for lo, sh in help_options(text).items() if sh}
+    secs2 = roff.sections(open(os.path.join(src, page_path), encoding='utf-8').read())
+    man_text = '\n'.join(roff.words(l) for l in secs2.get('SYNOPSIS', []) + secs2.get('OPTIONS', []))
+    options_text = '\n'.join(roff.words(l) for l in secs2.get('OPTIONS', []))
+    man_long = set(re.findall(r'(?<![\w-])--([a-z][\w-]*)', man_text)) - {'help'}
+    for lo in sorted(help_long):
+        check(lo in man_long, '%s(1) documents --%s' % (name, lo),
+              '%s --help has it; add it to SYNOPSIS and OPTIONS' % name)
+    for lo in sorted(man_long):
+        check(lo in help_long, '%s --help has --%s (as %s(1) says)' % (name, lo, name))
+    for lo, sh in sorted(help_short.items()):
+        check(re.search(r'(^|[\s(,])-%s\b' % sh, options_text),
+              '%s(1) OPTIONS gives the short form -%s of --%s' % (name, sh, lo))
 
 finish()
