@@ -59,7 +59,7 @@ def fits(run, fmt):
         return True
     # quick: a literal of fmt in run, or the longest literal of run in fmt
     longest = max(run.split(WILD), key=len)
-    if not (any(len(p.strip()) >= 2 and p in run for p in pieces) or
+    if not (any(len(p.strip()) >= 2 and p.strip() in run for p in pieces) or
             (len(longest) >= 6 and any(longest in p for p in pieces))):
         return False
     for i in range(len(pieces)):
@@ -100,7 +100,7 @@ for entry in entries:
     check(quoted, 'entry quotes a message: %s' % ' '.join(head.split())[:60])
     for q in quoted:
         q = ' '.join(q.split())
-        q = re.sub(r'^(glimpse-launch|glimpse): ', '', q)
+        q = re.sub(r'^glimpse[\w-]*: ', '', q)  # the program's name, which die() adds
         # "…" elides; a run ending in ":" is followed by the system's reason
         for raw in (r.strip(' :') for r in q.split('…') if r.strip(' .;:,')):
             run = re.sub(r'\b(%s)\b' % '|'.join(PLACEHOLDERS), WILD, raw)
