@@ -133,18 +133,26 @@ else
 fi
 
 # --- 4. an update notification with its actions ---
-if glimpse updates --help >/dev/null 2>&1; then
+# The real agent checks the host sandbox against the host's own apt sources
+# (whatever the host has not installed yet is an update of the sandbox too).
+agent=$(ls /usr/local/libexec/glimpse-session /usr/libexec/glimpse-session 2>/dev/null | head -1)
+if [ -n "$agent" ] && glimpse updates --help >/dev/null 2>&1; then
+  bg "$agent"
+  wait_for glimpse status
   glimpse updates --check host >"$work/updates.log" 2>&1
-  cat "$work/updates.log"
-  sleep 3
-  if dunstctl count displayed 2>/dev/null | grep -qv '^0$'; then
-    shot notification-only 520x220+760+0
+  sed 's/^/  updates: /' "$work/updates.log" | head -5
+  for _ in $(seq 60); do
+    [ "$(dunstctl count displayed 2>/dev/null)" != 0 ] && break
+    sleep 0.5
+  done
+  if [ "$(dunstctl count displayed 2>/dev/null)" != 0 ]; then
+    # the actions, as dunst offers them: its context menu (dmenu) at the top
     dunstctl context & sleep 1.5
-    shot notification 1280x220+0+0
+    shot notification 1280x240+0+0
     xdotool key Escape
   else
-    missing notification "no notification arrived (glimpse updates --check host said: $(head -3 "$work/updates.log"))"
+    missing notification "no notification arrived (glimpse updates --check host: $(head -2 "$work/updates.log" | tr '\n' ' '))"
   fi
 else
-  missing notification "this glimpse has no update checks (glimpse updates)"
+  missing notification "this Glimpse has no update checks yet (glimpse updates)"
 fi
