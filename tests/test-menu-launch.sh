@@ -45,7 +45,7 @@ trap cleanup_menu EXIT
 
 check "add-launcher as the user" as_user "$GL_USER_A" "$GLIMPSE" add-launcher "$id" org.example.ArgDump
 check "glimpse export as the user" as_user "$GL_USER_A" "$GLIMPSE" export --quiet "$id"
-entry=$xdg/data/applications/glimpse-$id-org.example.ArgDump.desktop
+entry=$xdg/data/applications/glimpse-$id+org.example.ArgDump.desktop
 check "the entry is exported" [ -f "$entry" ]
 sed 's/^/# /' "$entry" 2>/dev/null | grep -E '^# (Exec|Name)='
 

@@ -9,6 +9,7 @@
 #include "gl-export-private.h"
 #include "gl-fm-actions.h"
 #include "gl-icon.h"
+#include "gl-tree.h"
 
 static void
 plan_file_free (GlPlanFile *f)
@@ -25,24 +26,28 @@ gl_plan_new (void)
   return g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) plan_file_free);
 }
 
-void
+gboolean
 gl_plan_add_bytes (GHashTable *plan, const char *path, const char *sandbox, GBytes *bytes, int mode)
 {
-  GlPlanFile *f = g_new0 (GlPlanFile, 1);
+  GlPlanFile *f = g_hash_table_lookup (plan, path);
 
+  if (f != NULL && (strcmp (f->sandbox, sandbox) != 0 || !g_bytes_equal (f->contents, bytes)))
+    return FALSE;
+  f = g_new0 (GlPlanFile, 1);
   f->path = g_strdup (path);
   f->sandbox = g_strdup (sandbox);
   f->contents = g_bytes_ref (bytes);
   f->mode = mode;
   g_hash_table_replace (plan, f->path, f);
+  return TRUE;
 }
 
-void
+gboolean
 gl_plan_add (GHashTable *plan, const char *path, const char *sandbox,
              const char *data, gssize len, int mode)
 {
   g_autoptr(GBytes) bytes = g_bytes_new (data, len < 0 ? strlen (data) : (gsize) len);
-  gl_plan_add_bytes (plan, path, sandbox, bytes, mode);
+  return gl_plan_add_bytes (plan, path, sandbox, bytes, mode);
 }
 
 static char *
@@ -106,15 +111,35 @@ gl_export_add_warning (GPtrArray *warnings, GlExportStats *stats, const GError *
     g_ptr_array_add (warnings, g_error_copy (error));
 }
 
-/* The icon of one entry: its files are planned, the exported name returned
- * (NULL: none found). */
+/* An icon file to write once its entry is exported. */
+typedef struct {
+  char *dest;
+  GBytes *bytes;
+  int mode;
+} IconCopy;
+
+static void
+icon_copy_free (IconCopy *c)
+{
+  g_free (c->dest);
+  g_bytes_unref (c->bytes);
+  g_free (c);
+}
+
+static gsize
+icon_cap (const char *ext)
+{
+  return strcmp (ext, "svg") == 0 ? GL_TREE_MAX_SVG : GL_TREE_MAX_RASTER;
+}
+
+/* The icon of one entry: its files read (inside the sandbox's tree, capped)
+ * into @copies, the exported name returned (NULL: none found). */
 static char *
-plan_icon (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
-           GlIconIndex *index, const char *icon)
+read_icon (GlExportContext *ctx, GlExportSource *source, GlIconIndex *index, const char *icon,
+           GPtrArray *copies, GlExportStats *stats, GPtrArray *warnings)
 {
   g_autoptr(GPtrArray) files = gl_icon_index_resolve (index, icon);
   g_autofree char *base = NULL;
-  g_autofree char *clean = NULL;
   g_autofree char *exported = NULL;
 
   if (files->len == 0)
@@ -123,34 +148,55 @@ plan_icon (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
   for (const char *e = ".png\0.svg\0.xpm\0"; *e != '\0'; e += strlen (e) + 1)
     if (g_str_has_suffix (base, e) && strlen (base) > strlen (e))
       base[strlen (base) - strlen (e)] = '\0';
-  clean = gl_export_sanitize_name (base);
-  exported = g_strdup_printf ("glimpse-%s-%s", source->id, clean);
+  exported = gl_export_icon_name (source->id, base);
 
   for (guint i = 0; i < files->len; i++)
     {
       GlIconFile *f = files->pdata[i];
       g_autofree char *file = g_strdup_printf ("%s.%s", exported, f->ext);
-      g_autofree char *dest = f->size_dir != NULL
+      g_autoptr(GError) error = NULL;
+      guint mode = 0;
+      GBytes *bytes = gl_tree_read (f->root, f->path + strlen (f->root), gl_tree_data_prefixes,
+                                    icon_cap (f->ext), &mode, &error);
+      IconCopy *c;
+
+      if (bytes == NULL)
+        {
+          g_prefix_error (&error, "Icon %s of sandbox %s: ", icon, source->id);
+          gl_export_add_warning (warnings, stats, error);
+          continue;
+        }
+      c = g_new0 (IconCopy, 1);
+      c->dest = f->size_dir != NULL
         ? g_build_filename (ctx->data_home, "icons", "hicolor", f->size_dir, "apps", file, NULL)
         : g_build_filename (ctx->data_home, "icons", file, NULL);
-      g_autoptr(GMappedFile) mf = g_mapped_file_new (f->path, FALSE, NULL);
-      g_autoptr(GBytes) bytes = NULL;
-
-      if (mf == NULL)
-        continue;
-      bytes = g_mapped_file_get_bytes (mf);
-      gl_plan_add_bytes (plan, dest, source->id, bytes, 0644);
+      c->bytes = bytes;
+      /* never more readable than the source */
+      c->mode = 0644 & (int) mode;
+      g_ptr_array_add (copies, c);
     }
+  if (copies->len == 0)
+    return NULL;
   return g_steal_pointer (&exported);
+}
+
+static void
+collision (GPtrArray *warnings, GlExportStats *stats, const char *what, const char *sandbox_id,
+           const char *path)
+{
+  g_autoptr(GError) error = g_error_new (GL_EXPORT_ERROR, GL_EXPORT_ERROR_CONFLICT,
+                                         "Not exporting %s of sandbox %s: %s is exported "
+                                         "already for something else", what, sandbox_id, path);
+  gl_export_add_warning (warnings, stats, error);
 }
 
 GlPlanSandbox *
 gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
-              GlExportStats *stats, GPtrArray *warnings)
+                 GlExportStats *stats, GPtrArray *warnings)
 {
   GlPlanSandbox *r = g_new0 (GlPlanSandbox, 1);
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GPtrArray) apps = gl_export_source_list_apps (source, &local_error);
+  g_autoptr(GPtrArray) scan_warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GPtrArray) apps = gl_export_source_scan (source, scan_warnings);
   g_autofree char *apps_dir = g_build_filename (ctx->data_home, "applications", NULL);
   const char *no_roots[] = { NULL };
   g_autoptr(GlIconIndex) icons = gl_icon_index_new (source->data_roots != NULL
@@ -159,13 +205,15 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
   r->id = g_strdup (source->id);
   r->name = g_strdup (source->name);
   r->apps = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < scan_warnings->len; i++)
+    gl_export_add_warning (warnings, stats, scan_warnings->pdata[i]);
 
-  for (guint i = 0; apps != NULL && i < apps->len; i++)
+  for (guint i = 0; i < apps->len; i++)
     {
       GlApp *app = apps->pdata[i];
-      g_autoptr(GKeyFile) kf = g_key_file_new ();
       g_autoptr(GKeyFile) out = NULL;
       g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) copies = g_ptr_array_new_with_free_func ((GDestroyNotify) icon_copy_free);
       g_autofree char *icon = NULL;
       g_autofree char *icon_name = NULL;
       g_autofree char *file = NULL;
@@ -175,17 +223,10 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
 
       if (!app->exported)
         continue;
-      if (!g_key_file_load_from_file (kf, app->path,
-                                      G_KEY_FILE_KEEP_COMMENTS | G_KEY_FILE_KEEP_TRANSLATIONS, &error))
-        {
-          g_prefix_error (&error, "Not exporting %s of sandbox %s: ", app->path, source->id);
-          gl_export_add_warning (warnings, stats, error);
-          continue;
-        }
-      icon = g_key_file_get_string (kf, DE_GROUP, "Icon", NULL);
+      icon = g_key_file_get_string (app->entry, DE_GROUP, "Icon", NULL);
       if (icon != NULL)
-        icon_name = plan_icon (plan, ctx, source, icons, icon);
-      out = gl_export_rewrite_entry (kf, app->desktop_id, source->id, source->name,
+        icon_name = read_icon (ctx, source, icons, icon, copies, stats, warnings);
+      out = gl_export_rewrite_entry (app->entry, app->desktop_id, source->id, source->name,
                                      ctx->launcher, icon_name, &error);
       if (out == NULL)
         {
@@ -196,7 +237,18 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
       file = gl_export_desktop_file_name (source->id, app->desktop_id);
       dest = g_build_filename (apps_dir, file, NULL);
       data = g_key_file_to_data (out, &len, NULL);
-      gl_plan_add (plan, dest, source->id, data, len, 0644);
+      if (!gl_plan_add (plan, dest, source->id, data, len, 0644))
+        {
+          collision (warnings, stats, app->desktop_id, source->id, dest);
+          continue;
+        }
+      for (guint c = 0; c < copies->len; c++)
+        {
+          IconCopy *copy = copies->pdata[c];
+
+          if (!gl_plan_add_bytes (plan, copy->dest, source->id, copy->bytes, copy->mode))
+            collision (warnings, stats, icon, source->id, copy->dest);
+        }
       g_ptr_array_add (r->apps, g_steal_pointer (&file));
     }
 

@@ -21,9 +21,11 @@ typedef struct {
 
 /* path -> GlPlanFile */
 GHashTable *gl_plan_new (void);
-void        gl_plan_add (GHashTable *plan, const char *path, const char *sandbox,
+/* Both FALSE (and the plan unchanged) if another sandbox, or the same
+ * sandbox with other contents, already planned @path: a collision. */
+gboolean    gl_plan_add (GHashTable *plan, const char *path, const char *sandbox,
                          const char *data, gssize len, int mode);
-void        gl_plan_add_bytes (GHashTable *plan, const char *path, const char *sandbox,
+gboolean    gl_plan_add_bytes (GHashTable *plan, const char *path, const char *sandbox,
                                GBytes *bytes, int mode);
 
 /* A sandbox as the shared files (menu, Thunar, app folders) see it. */
@@ -52,6 +54,11 @@ void           gl_plan_shared (GHashTable *plan, GlExportContext *ctx,
 
 /* Letters, digits and "._-+" kept, anything else '_'. */
 char *gl_export_sanitize_name (const char *s);
+/* "glimpse-ID+ICON", ICON sanitized (see gl_export_desktop_file_name). */
+char *gl_export_icon_name (const char *sandbox_id, const char *icon);
+/* FALSE for a MIME type a sandbox app never claims on the host (web, mail
+ * and file schemes, every inode type, wildcards, malformed types). */
+gboolean gl_export_mime_type_allowed (const char *type);
 
 /* g_debug()s @error, counts it as skipped and appends a copy to @warnings
  * (if non-NULL). */

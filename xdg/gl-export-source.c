@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gl-export-private.h"
+#include "gl-tree.h"
 
 G_DEFINE_QUARK (gl-export-error-quark, gl_export_error)
 
@@ -51,6 +52,8 @@ gl_app_free (GlApp *app)
   g_free (app->desktop_id);
   g_free (app->path);
   g_free (app->name);
+  if (app->entry != NULL)
+    g_key_file_unref (app->entry);
   g_free (app);
 }
 
@@ -82,9 +85,17 @@ dir_is_opaque (const char *dir)
   return FALSE;
 }
 
+/* One scan of a sandbox's applications directories. */
+typedef struct {
+  GHashTable *seen;     /* id -> path (NULL for a whiteout), of the layers above */
+  GHashTable *layer;    /* the same, of the layer being scanned */
+  guint entries;        /* desktop files taken so far */
+  gboolean capped;
+} Scan;
+
 /* id -> path (NULL for a whiteout) */
 static void
-scan_apps_dir (const char *dir, const char *prefix, GHashTable *seen, GHashTable *layer)
+scan_apps_dir (Scan *scan, const char *dir, const char *prefix, guint depth)
 {
   g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
   const char *name;
@@ -101,14 +112,15 @@ scan_apps_dir (const char *dir, const char *prefix, GHashTable *seen, GHashTable
         continue;
       if (S_ISCHR (st.st_mode) && st.st_rdev == 0)
         {
-          if (!g_hash_table_contains (seen, id) && !g_hash_table_contains (layer, id))
-            g_hash_table_insert (layer, g_steal_pointer (&id), NULL);
+          if (!g_hash_table_contains (scan->seen, id) && !g_hash_table_contains (scan->layer, id))
+            g_hash_table_insert (scan->layer, g_steal_pointer (&id), NULL);
           continue;
         }
       if (S_ISDIR (st.st_mode))
         {
           g_autofree char *sub = g_strconcat (id, "-", NULL);
-          scan_apps_dir (path, sub, seen, layer);
+          if (depth < 8)
+            scan_apps_dir (scan, path, sub, depth + 1);
           continue;
         }
       if (!g_str_has_suffix (name, ".desktop"))
@@ -118,8 +130,15 @@ scan_apps_dir (const char *dir, const char *prefix, GHashTable *seen, GHashTable
           g_debug ("Skipping %s: its name cannot be exported", path);
           continue;
         }
-      if (!g_hash_table_contains (seen, id) && !g_hash_table_contains (layer, id))
-        g_hash_table_insert (layer, g_steal_pointer (&id), g_steal_pointer (&path));
+      if (g_hash_table_contains (scan->seen, id) || g_hash_table_contains (scan->layer, id))
+        continue;
+      if (scan->entries >= GL_EXPORT_MAX_APPS)
+        {
+          scan->capped = TRUE;
+          return;
+        }
+      scan->entries++;
+      g_hash_table_insert (scan->layer, g_steal_pointer (&id), g_steal_pointer (&path));
     }
 }
 
@@ -132,11 +151,73 @@ compare_apps (gconstpointer a, gconstpointer b)
   return strcmp (x->desktop_id, y->desktop_id);
 }
 
+/* The tree @path lies in: the data root it starts with (a sandbox's entries
+ * are read inside its tree, under usr/ or opt/), else its own directory. */
+static const char *
+root_of (GlExportSource *source, const char *path, const char * const **under)
+{
+  for (gsize i = 0; source->data_roots != NULL && source->data_roots[i] != NULL; i++)
+    {
+      const char *root = source->data_roots[i];
+      gsize n = strlen (root);
+
+      if (strncmp (path, root, n) == 0 && (path[n] == '/' || (n > 0 && root[n - 1] == '/')))
+        {
+          *under = gl_tree_data_prefixes;
+          return root;
+        }
+    }
+  *under = NULL;
+  return NULL;
+}
+
+/* Reads one entry inside its tree: never a FIFO, a device, a link out of
+ * the tree or a private file, never more than GL_TREE_MAX_ENTRY bytes. */
+static GKeyFile *
+load_entry (GlExportSource *source, const char *path, GError **error)
+{
+  const char * const *under = NULL;
+  const char *root = root_of (source, path, &under);
+  g_autofree char *dir = root == NULL ? g_path_get_dirname (path) : NULL;
+  g_autofree char *base = root == NULL ? g_path_get_basename (path) : NULL;
+  g_autoptr(GBytes) bytes = root != NULL
+    ? gl_tree_read (root, path + strlen (root), under, GL_TREE_MAX_ENTRY, NULL, error)
+    : gl_tree_read (dir, base, NULL, GL_TREE_MAX_ENTRY, NULL, error);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  gsize len = 0;
+  const char *data;
+
+  if (bytes == NULL)
+    return NULL;
+  data = g_bytes_get_data (bytes, &len);
+  if (memchr (data, '\0', len) != NULL)
+    {
+      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE,
+                   "%s holds a NUL byte, it is not a desktop entry", path);
+      return NULL;
+    }
+  if (!g_key_file_load_from_data (kf, data, len, G_KEY_FILE_KEEP_TRANSLATIONS, error))
+    {
+      g_prefix_error (error, "%s: ", path);
+      return NULL;
+    }
+  return g_steal_pointer (&kf);
+}
+
+static void
+scan_warning (GPtrArray *warnings, GError *error)
+{
+  g_debug ("%s", error->message);
+  if (warnings != NULL)
+    g_ptr_array_add (warnings, g_error_copy (error));
+}
+
 GPtrArray *
-gl_export_source_list_apps (GlExportSource *source, GError **error)
+gl_export_source_scan (GlExportSource *source, GPtrArray *warnings)
 {
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_app_free);
+  Scan scan = { seen, NULL, 0, FALSE };
   GHashTableIter iter;
   gpointer key, value;
 
@@ -144,36 +225,49 @@ gl_export_source_list_apps (GlExportSource *source, GError **error)
     {
       g_autoptr(GHashTable) layer = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
-      scan_apps_dir (source->app_dirs[i], "", seen, layer);
+      scan.layer = layer;
+      scan_apps_dir (&scan, source->app_dirs[i], "", 0);
       g_hash_table_iter_init (&iter, layer);
       while (g_hash_table_iter_next (&iter, &key, &value))
         {
           g_hash_table_iter_steal (&iter);
           g_hash_table_insert (seen, key, value);
         }
-      if (dir_is_opaque (source->app_dirs[i]))
+      if (scan.capped || dir_is_opaque (source->app_dirs[i]))
         break;
+    }
+  if (scan.capped)
+    {
+      g_autoptr(GError) capped = g_error_new (GL_EXPORT_ERROR, GL_EXPORT_ERROR_TOO_MANY,
+                                              "Sandbox %s has more than %u applications: only %u of them are "
+                                              "considered for the menu (the rest would flood the desktop's "
+                                              "menus and MIME lookups)",
+                                              source->id, GL_EXPORT_MAX_APPS, GL_EXPORT_MAX_APPS);
+      scan_warning (warnings, capped);
     }
 
   g_hash_table_iter_init (&iter, seen);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      g_autoptr(GKeyFile) kf = g_key_file_new ();
       g_autoptr(GError) local_error = NULL;
       g_autoptr(GlApp) app = NULL;
       g_autofree char *type = NULL;
       g_autofree char *exec = NULL;
+      GKeyFile *kf;
 
       if (value == NULL)
         continue;
       app = g_new0 (GlApp, 1);
       app->desktop_id = g_strdup (key);
       app->path = g_strdup (value);
-      if (!g_key_file_load_from_file (kf, app->path, G_KEY_FILE_NONE, &local_error))
+      app->entry = load_entry (source, app->path, &local_error);
+      if (app->entry == NULL)
         {
-          g_debug ("Skipping %s: %s", app->path, local_error->message);
+          g_prefix_error (&local_error, "Skipping %s of sandbox %s: ", app->desktop_id, source->id);
+          scan_warning (warnings, local_error);
           continue;
         }
+      kf = app->entry;
       type = g_key_file_get_string (kf, DE_GROUP, "Type", NULL);
       exec = g_key_file_get_string (kf, DE_GROUP, "Exec", NULL);
       app->name = g_key_file_get_locale_string (kf, DE_GROUP, "Name", NULL, NULL);
@@ -182,8 +276,7 @@ gl_export_source_list_apps (GlExportSource *source, GError **error)
       app->visible = app->runnable && !g_key_file_get_boolean (kf, DE_GROUP, "NoDisplay", NULL);
       if (source->exclude_apps_dir != NULL)
         {
-          g_autofree char *rel = g_strdup (app->desktop_id);
-          g_autofree char *host = g_build_filename (source->exclude_apps_dir, rel, NULL);
+          g_autofree char *host = g_build_filename (source->exclude_apps_dir, app->desktop_id, NULL);
           app->on_host = g_file_test (host, G_FILE_TEST_EXISTS);
         }
       if (source->launchers != NULL)
@@ -204,6 +297,12 @@ gl_export_source_list_apps (GlExportSource *source, GError **error)
     }
   g_ptr_array_sort (apps, compare_apps);
   return g_steal_pointer (&apps);
+}
+
+GPtrArray *
+gl_export_source_list_apps (GlExportSource *source, GError **error)
+{
+  return gl_export_source_scan (source, NULL);
 }
 
 /* ------------------------------------------------------ the user's choice */

@@ -15,6 +15,8 @@ typedef enum {
   GL_EXPORT_ERROR_NO_EXEC,          /* nothing to run */
   GL_EXPORT_ERROR_NOT_FOUND,        /* no such application in the sandbox */
   GL_EXPORT_ERROR_CONFLICT,         /* a file Glimpse did not write is in the way */
+  GL_EXPORT_ERROR_TOO_MANY,         /* more applications than GL_EXPORT_MAX_APPS */
+  GL_EXPORT_ERROR_UNSAFE,           /* a value or name the host's desktop could misread */
   GL_EXPORT_ERROR_FAILED,
 } GlExportError;
 
@@ -45,13 +47,22 @@ typedef struct {
   gboolean runnable;  /* Type=Application, not Hidden, with Exec */
   gboolean on_host;   /* Base=host and the host has it too */
   gboolean exported;
+  GKeyFile *entry;    /* the entry as read (inside the sandbox's tree, size-capped) */
 } GlApp;
 
 void gl_app_free (GlApp *app);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlApp, gl_app_free)
 
+/* At most this many desktop entries of one sandbox are considered. */
+#define GL_EXPORT_MAX_APPS 2000
+
 /* The sandbox's applications (a whiteout or an opaque directory in an upper
- * layer hides the lower one), sorted by desktop id, with exported set. */
+ * layer hides the lower one), sorted by desktop id, with exported set.
+ * Entries that cannot be read safely (see gl-tree.h) are left out, each
+ * with a warning appended to @warnings (GError*, if non-NULL); more than
+ * GL_EXPORT_MAX_APPS entries give one warning and the rest is ignored. */
+GPtrArray *gl_export_source_scan (GlExportSource *source, GPtrArray *warnings);
+/* The same, the warnings only g_debug()ed; never fails. */
 GPtrArray *gl_export_source_list_apps (GlExportSource *source, GError **error);
 
 /* The user's own choice of launchers. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "gl-icon.h"
+#include "gl-tree.h"
 
 /* The fixed sizes the hicolor index.theme has: an icon put anywhere else is
  * never found by the host. */
@@ -21,6 +22,7 @@ gl_icon_file_free (GlIconFile *file)
 {
   if (file == NULL)
     return;
+  g_free (file->root);
   g_free (file->path);
   g_free (file->size_dir);
   g_free (file->ext);
@@ -28,81 +30,15 @@ gl_icon_file_free (GlIconFile *file)
 }
 
 static GlIconFile *
-icon_file_new (const char *path, const char *size_dir, const char *ext)
+icon_file_new (const char *root, const char *path, const char *size_dir, const char *ext)
 {
   GlIconFile *f = g_new0 (GlIconFile, 1);
 
+  f->root = g_strdup (root);
   f->path = g_strdup (path);
   f->size_dir = g_strdup (size_dir);
   f->ext = g_strdup (ext);
   return f;
-}
-
-char *
-gl_root_resolve (const char *root, const char *path)
-{
-  g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GQueue) todo = g_queue_new ();
-  g_auto(GStrv) first = g_strsplit (path, "/", -1);
-  guint hops = 0;
-  char *result = NULL;
-
-  for (gsize i = 0; first[i] != NULL; i++)
-    g_queue_push_tail (todo, g_strdup (first[i]));
-
-  while (!g_queue_is_empty (todo))
-    {
-      g_autofree char *comp = g_queue_pop_head (todo);
-      g_autofree char *candidate = NULL;
-      g_autofree char *prefix = NULL;
-      struct stat st;
-
-      if (*comp == '\0' || strcmp (comp, ".") == 0)
-        continue;
-      if (strcmp (comp, "..") == 0)
-        {
-          if (done->len > 0)
-            g_ptr_array_remove_index (done, done->len - 1);
-          continue;
-        }
-
-      g_ptr_array_add (done, NULL);
-      prefix = g_strjoinv ("/", (GStrv) done->pdata);
-      g_ptr_array_remove_index (done, done->len - 1);
-      candidate = g_build_filename (root, prefix, comp, NULL);
-      if (lstat (candidate, &st) != 0)
-        {
-          while (!g_queue_is_empty (todo))
-            g_free (g_queue_pop_head (todo));
-          return NULL;
-        }
-      if (S_ISLNK (st.st_mode))
-        {
-          g_autofree char *target = g_file_read_link (candidate, NULL);
-          g_auto(GStrv) parts = NULL;
-
-          if (target == NULL || ++hops > 40)
-            {
-              while (!g_queue_is_empty (todo))
-                g_free (g_queue_pop_head (todo));
-              return NULL;
-            }
-          if (target[0] == '/')
-            g_ptr_array_set_size (done, 0);
-          parts = g_strsplit (target, "/", -1);
-          for (gssize i = (gssize) g_strv_length (parts) - 1; i >= 0; i--)
-            g_queue_push_head (todo, g_strdup (parts[i]));
-          continue;
-        }
-      g_ptr_array_add (done, g_steal_pointer (&comp));
-    }
-
-  g_ptr_array_add (done, NULL);
-  {
-    g_autofree char *rel = g_strjoinv ("/", (GStrv) done->pdata);
-    result = g_build_filename (root, rel, NULL);
-  }
-  return result;
 }
 
 int
@@ -188,7 +124,7 @@ list_dir_sorted (const char *path)
 }
 
 static GlIconFile *
-single_file (const char *real)
+single_file (const char *root, const char *real)
 {
   const char *dot = strrchr (real, '.');
   const char *ext = dot != NULL ? dot + 1 : "";
@@ -200,7 +136,7 @@ single_file (const char *real)
     sdir = size_dir_name (gl_icon_png_size (real));
   else if (strcmp (ext, "xpm") != 0)
     return NULL;
-  return icon_file_new (real, sdir, ext);
+  return icon_file_new (root, real, sdir, ext);
 }
 
 static gint
@@ -244,7 +180,7 @@ static GHashTable *
 index_theme (const char *root, const char *theme_rel)
 {
   GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, hash_table_unref0);
-  g_autofree char *theme_dir = gl_root_resolve (root, theme_rel);
+  g_autofree char *theme_dir = gl_tree_resolve (root, theme_rel);
   g_auto(GStrv) level1 = NULL;
 
   if (theme_dir == NULL || (level1 = list_dir_sorted (theme_dir)) == NULL)
@@ -252,7 +188,7 @@ index_theme (const char *root, const char *theme_rel)
   for (gsize i = 0; level1[i] != NULL; i++)
     {
       g_autofree char *a_rel = g_build_filename (theme_rel, level1[i], NULL);
-      g_autofree char *a_dir = gl_root_resolve (root, a_rel);
+      g_autofree char *a_dir = gl_tree_resolve (root, a_rel);
       g_auto(GStrv) level2 = NULL;
 
       if (a_dir == NULL || !g_file_test (a_dir, G_FILE_TEST_IS_DIR) ||
@@ -275,7 +211,7 @@ index_theme (const char *root, const char *theme_rel)
           if (size == 0 || (sdir = size_dir_name (size)) == NULL)
             continue;
           b_rel = g_build_filename (a_rel, level2[j], NULL);
-          b_dir = gl_root_resolve (root, b_rel);
+          b_dir = gl_tree_resolve (root, b_rel);
           if (b_dir == NULL || (files = list_dir_sorted (b_dir)) == NULL)
             continue;
           for (gsize k = 0; files[k] != NULL; k++)
@@ -318,7 +254,7 @@ gl_icon_index_new (const char * const *roots)
   for (gsize r = 0; roots[r] != NULL; r++)
     {
       RootIndex *ri = g_new0 (RootIndex, 1);
-      g_autofree char *icons_dir = gl_root_resolve (roots[r], "usr/share/icons");
+      g_autofree char *icons_dir = gl_tree_resolve (roots[r], "usr/share/icons");
       g_auto(GStrv) themes = icons_dir != NULL ? list_dir_sorted (icons_dir) : NULL;
 
       ri->root = g_strdup (roots[r]);
@@ -385,11 +321,11 @@ index_lookup (GlIconIndex *index, const char *name, GPtrArray *result)
           g_hash_table_iter_init (&iter, sizes);
           while (g_hash_table_iter_next (&iter, &key, &value))
             {
-              g_autofree char *real = gl_root_resolve (ri->root, value);
+              g_autofree char *real = gl_tree_resolve (ri->root, value);
               const char *dot = strrchr (value, '.');
 
               if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR))
-                g_ptr_array_add (result, icon_file_new (real, key, dot + 1));
+                g_ptr_array_add (result, icon_file_new (ri->root, real, key, dot + 1));
             }
           if (result->len > 0)
             {
@@ -414,11 +350,11 @@ resolve (const char * const *roots, GlIconIndex *index, const char *icon)
     {
       for (gsize r = 0; roots[r] != NULL; r++)
         {
-          g_autofree char *real = gl_root_resolve (roots[r], icon);
+          g_autofree char *real = gl_tree_resolve (roots[r], icon);
           GlIconFile *f;
 
           if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR) &&
-              (f = single_file (real)) != NULL)
+              (f = single_file (roots[r], real)) != NULL)
             {
               g_ptr_array_add (result, f);
               break;
@@ -452,11 +388,11 @@ resolve (const char * const *roots, GlIconIndex *index, const char *icon)
             {
               g_autofree char *file = g_strdup_printf ("%s.%s", name, icon_exts[k]);
               g_autofree char *rel = g_build_filename (dirs[d], file, NULL);
-              g_autofree char *real = gl_root_resolve (roots[r], rel);
+              g_autofree char *real = gl_tree_resolve (roots[r], rel);
               GlIconFile *f;
 
               if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR) &&
-                  (f = single_file (real)) != NULL)
+                  (f = single_file (roots[r], real)) != NULL)
                 {
                   g_ptr_array_add (result, f);
                   return g_steal_pointer (&result);

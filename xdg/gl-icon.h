@@ -9,18 +9,14 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  char *path;      /* the file on the host, inside one of the roots */
+  char *root;      /* the root it was found in */
+  char *path;      /* the file on the host, inside @root (read it with gl_tree_read) */
   char *size_dir;  /* hicolor directory it goes to ("48x48", "scalable"), or NULL: unthemed */
   char *ext;       /* "png", "svg" or "xpm" */
 } GlIconFile;
 
 void gl_icon_file_free (GlIconFile *file);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlIconFile, gl_icon_file_free)
-
-/* Resolves @path (absolute or relative) inside @root the way the sandbox
- * would see it: symbolic links are followed relative to @root, never out of
- * it.  Returns the host path of the final file, or NULL if it does not exist. */
-char *gl_root_resolve (const char *root, const char *path);
 
 /* The files of the icon @icon (a themed name, a name with an extension, or an
  * absolute path) as the sandbox has it, searching @roots in order

@@ -73,46 +73,21 @@ data_path (Fixture *f, const char *rel)
 }
 
 static void
-run (const char * const *argv, char **out, int *status)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *err = NULL;
-  g_autofree char *discard = NULL;
-  int wait_status = 0;
-  g_auto(GStrv) envp = g_get_environ ();
-  g_autofree char *data_dirs = g_strjoinv (":", (GStrv) g_get_system_data_dirs ());
-  g_autofree char *config_dirs = g_strjoinv (":", (GStrv) g_get_system_config_dirs ());
-
-  /* the isolated directories, for tools that read the environment */
-  envp = g_environ_setenv (envp, "XDG_DATA_HOME", g_get_user_data_dir (), TRUE);
-  envp = g_environ_setenv (envp, "XDG_CONFIG_HOME", g_get_user_config_dir (), TRUE);
-  envp = g_environ_setenv (envp, "XDG_DATA_DIRS", data_dirs, TRUE);
-  envp = g_environ_setenv (envp, "XDG_CONFIG_DIRS", config_dirs, TRUE);
-  envp = g_environ_setenv (envp, "HOME", g_get_home_dir (), TRUE);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_SEARCH_PATH,
-                               NULL, NULL, out != NULL ? out : &discard, &err, &wait_status, &error));
-  g_assert_no_error (error);
-  if (err != NULL && *err != '\0')
-    g_test_message ("%s: %s", argv[0], err);
-  *status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-}
-
-static void
 test_exported_files (Fixture *f, gconstpointer data)
 {
   GlExportStats stats = sync_ok (f, TRUE);
   static const char * const files[] = {
-    "applications/glimpse-deb-org.example.Editor.desktop",
-    "applications/glimpse-deb-org.example.Viewer.desktop",
-    "applications/glimpse-deb-kde4-oldapp.desktop",
+    "applications/glimpse-deb+org.example.Editor.desktop",
+    "applications/glimpse-deb+org.example.Viewer.desktop",
+    "applications/glimpse-deb+kde4-oldapp.desktop",
     "applications/mimeinfo.cache",
     "desktop-directories/glimpse.directory",
     "desktop-directories/glimpse-deb.directory",
-    "icons/hicolor/48x48/apps/glimpse-deb-org.example.Editor.png",
-    "icons/hicolor/256x256/apps/glimpse-deb-org.example.Editor.png",
-    "icons/hicolor/scalable/apps/glimpse-deb-org.example.Editor.svg",
-    "icons/hicolor/64x64/apps/glimpse-deb-viewer.png",
-    "icons/hicolor/48x48/apps/glimpse-deb-breezy.png",
+    "icons/hicolor/48x48/apps/glimpse-deb+org.example.Editor.png",
+    "icons/hicolor/256x256/apps/glimpse-deb+org.example.Editor.png",
+    "icons/hicolor/scalable/apps/glimpse-deb+org.example.Editor.svg",
+    "icons/hicolor/64x64/apps/glimpse-deb+viewer.png",
+    "icons/hicolor/48x48/apps/glimpse-deb+breezy.png",
     "nautilus/scripts/Glimpse/Open in Debian “sid”",
     "nemo/actions/glimpse-deb.nemo_action",
     "kio/servicemenus/glimpse-deb.desktop",
@@ -120,9 +95,9 @@ test_exported_files (Fixture *f, gconstpointer data)
     "glimpse/export-manifest",
   };
   static const char * const not_files[] = {
-    "applications/glimpse-deb-nodisplay.desktop",
-    "applications/glimpse-deb-link.desktop",
-    "applications/glimpse-deb-gone.desktop",
+    "applications/glimpse-deb+nodisplay.desktop",
+    "applications/glimpse-deb+link.desktop",
+    "applications/glimpse-deb+gone.desktop",
   };
   g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid”", NULL);
   g_autofree char *menu = g_build_filename (f->ctx->config_home, "menus/applications-merged/glimpse.menu", NULL);
@@ -155,7 +130,7 @@ test_exported_files (Fixture *f, gconstpointer data)
     g_autofree char *cache = data_path (f, "applications/mimeinfo.cache");
     g_autofree char *text = NULL;
     g_assert_true (g_file_get_contents (cache, &text, NULL, NULL));
-    g_assert_nonnull (strstr (text, "text/plain=glimpse-deb-org.example.Editor.desktop;"));
+    g_assert_nonnull (strstr (text, "text/plain=glimpse-deb+org.example.Editor.desktop;"));
   }
 }
 
@@ -188,7 +163,7 @@ test_validate (Fixture *f, gconstpointer data)
 
           if (!g_str_has_suffix (name, ".desktop") && !g_str_has_suffix (name, ".directory"))
             continue;
-          run (argv, &out, &status);
+          tu_run (argv, &out, &status);
           g_test_message ("%s: %s", name, out);
           g_assert_cmpint (status, ==, 0);
           g_assert_null (strstr (out, "error:"));
@@ -238,7 +213,7 @@ test_menu_tree (Fixture *f, gconstpointer data)
     /* named explicitly: distributions patch pyxdg's default menu name */
     g_autofree char *menu_file = g_build_filename (config_dir, "menus", "applications.menu", NULL);
     const char *argv[] = { python, script, menu_file, NULL };
-    run (argv, &out, &status);
+    tu_run (argv, &out, &status);
   }
   g_test_message ("menu:\n%s", out);
   g_assert_cmpint (status, ==, 0);
@@ -248,82 +223,14 @@ test_menu_tree (Fixture *f, gconstpointer data)
       if (strstr (lines[i], "glimpse-") == NULL)
         continue;
       /* the sandbox's apps, under Glimpse › its name, nowhere else */
-      g_assert_true (g_str_has_prefix (lines[i], "Glimpse/Debian “sid”\tglimpse-deb-"));
+      g_assert_true (g_str_has_prefix (lines[i], "Glimpse/Debian “sid”\tglimpse-deb+"));
       glimpse_entries++;
     }
   g_assert_cmpuint (glimpse_entries, ==, 3);
-  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb-org.example.Editor.desktop\n"));
-  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb-org.example.Viewer.desktop\n"));
-  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb-kde4-oldapp.desktop\n"));
+  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb+org.example.Editor.desktop\n"));
+  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb+org.example.Viewer.desktop\n"));
+  g_assert_nonnull (strstr (out, "Glimpse/Debian “sid”\tglimpse-deb+kde4-oldapp.desktop\n"));
   g_assert_nonnull (strstr (out, "Accessories\tmine.desktop\n"));
-}
-
-/* the records of the argv recorder: one GStrv per run */
-static GPtrArray *
-read_records (const char *path)
-{
-  g_autofree char *data = NULL;
-  gsize len = 0;
-  GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-  gsize pos = 0;
-
-  if (!g_file_get_contents (path, &data, &len, NULL))
-    return runs;
-  while (pos < len)
-    {
-      int n = atoi (data + pos);
-      g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-
-      pos += strlen (data + pos) + 1;
-      for (int i = 0; i < n; i++)
-        {
-          g_strv_builder_add (b, data + pos);
-          pos += strlen (data + pos) + 1;
-        }
-      g_ptr_array_add (runs, g_strv_builder_end (b));
-    }
-  return runs;
-}
-
-static void
-child_exited (GPid pid, int status, gpointer user_data)
-{
-  guint *pending = user_data;
-  g_spawn_close_pid (pid);
-  (*pending)--;
-}
-
-static void
-got_pid (GDesktopAppInfo *info, GPid pid, gpointer user_data)
-{
-  guint *pending = user_data;
-  (*pending)++;
-  g_child_watch_add (pid, child_exited, pending);
-}
-
-static gboolean
-timed_out (gpointer user_data)
-{
-  g_assert_not_reached ();
-  return G_SOURCE_REMOVE;
-}
-
-static void
-launch_and_wait (const char *desktop_file, GList *uris)
-{
-  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new_from_filename (desktop_file);
-  g_autoptr(GError) error = NULL;
-  guint pending = 0;
-  guint timeout;
-
-  g_assert_nonnull (info);
-  g_assert_true (g_desktop_app_info_launch_uris_as_manager (info, uris, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-                                                            NULL, NULL, got_pid, &pending, &error));
-  g_assert_no_error (error);
-  timeout = g_timeout_add_seconds (20, timed_out, NULL);
-  while (pending > 0)
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (timeout);
 }
 
 static const char * const awkward[] = {
@@ -335,8 +242,8 @@ static const char * const awkward[] = {
 static void
 test_gio_launch (Fixture *f, gconstpointer data)
 {
-  g_autofree char *editor = data_path (f, "applications/glimpse-deb-org.example.Editor.desktop");
-  g_autofree char *viewer = data_path (f, "applications/glimpse-deb-org.example.Viewer.desktop");
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb+org.example.Editor.desktop");
+  g_autofree char *viewer = data_path (f, "applications/glimpse-deb+org.example.Viewer.desktop");
   g_autofree char *files_dir = g_build_filename (f->root, "files", NULL);
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) runs = NULL;
@@ -358,8 +265,8 @@ test_gio_launch (Fixture *f, gconstpointer data)
     }
 
   /* %F: one run with every file */
-  launch_and_wait (editor, uris);
-  runs = read_records (f->record);
+  tu_launch_and_wait (editor, uris);
+  runs = tu_read_records (f->record);
   g_assert_cmpuint (runs->len, ==, 1);
   {
     g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
@@ -376,8 +283,8 @@ test_gio_launch (Fixture *f, gconstpointer data)
   unlink (f->record);
 
   /* %f: GIO runs once per file */
-  launch_and_wait (viewer, uris);
-  runs = read_records (f->record);
+  tu_launch_and_wait (viewer, uris);
+  runs = tu_read_records (f->record);
   g_assert_cmpuint (runs->len, ==, paths->len);
   for (guint i = 0; i < runs->len; i++)
     {
@@ -400,17 +307,8 @@ test_gio_launch (Fixture *f, gconstpointer data)
     const char *want[] = { "deb", "--", "editor", "--new-window", NULL };
 
     g_desktop_app_info_launch_action (info, "new-window", NULL);
-    /* no pid to wait on here: wait for the recorder's record (the file is
-     * created before the record is written into it) */
-    {
-      guint timeout = g_timeout_add_seconds (20, timed_out, NULL);
-      while ((runs = read_records (f->record))->len == 0)
-        {
-          g_clear_pointer (&runs, g_ptr_array_unref);
-          g_main_context_iteration (NULL, FALSE);
-        }
-      g_source_remove (timeout);
-    }
+    /* no pid to wait on here */
+    runs = tu_wait_records (f->record);
     g_assert_cmpuint (runs->len, ==, 1);
     g_assert_cmpstrv (runs->pdata[0], want);
   }
@@ -423,9 +321,9 @@ test_reexport (Fixture *f, gconstpointer data)
   GlExportStats first = sync_ok (f, TRUE);
   GlExportStats again;
   GlExportSource *s = f->sources->pdata[0];
-  g_autofree char *viewer = data_path (f, "applications/glimpse-deb-org.example.Viewer.desktop");
-  g_autofree char *viewer_icon = data_path (f, "icons/hicolor/64x64/apps/glimpse-deb-viewer.png");
-  g_autofree char *editor = data_path (f, "applications/glimpse-deb-org.example.Editor.desktop");
+  g_autofree char *viewer = data_path (f, "applications/glimpse-deb+org.example.Viewer.desktop");
+  g_autofree char *viewer_icon = data_path (f, "icons/hicolor/64x64/apps/glimpse-deb+viewer.png");
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb+org.example.Editor.desktop");
   struct stat st1, st2;
 
   g_assert_cmpuint (first.written, >, 10);
@@ -459,13 +357,13 @@ test_reexport (Fixture *f, gconstpointer data)
 static void
 test_conflicts (Fixture *f, gconstpointer data)
 {
-  g_autofree char *editor = data_path (f, "applications/glimpse-deb-org.example.Editor.desktop");
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb+org.example.Editor.desktop");
   g_autofree char *text = NULL;
   g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   GlExportStats stats;
 
   /* a file Glimpse did not write is never overwritten */
-  tu_write (f->ctx->data_home, "applications/glimpse-deb-org.example.Editor.desktop", "mine\n");
+  tu_write (f->ctx->data_home, "applications/glimpse-deb+org.example.Editor.desktop", "mine\n");
   g_assert_true (gl_export_sync (f->ctx, f->sources, TRUE, &stats, warnings, NULL));
   g_assert_cmpuint (stats.skipped, ==, 1);
   g_assert_cmpuint (warnings->len, ==, 1);
@@ -516,7 +414,7 @@ test_removal (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (nemo_action, G_FILE_TEST_EXISTS));
   {
     g_autofree char *o = data_path (f, "nemo/actions/glimpse-other.nemo_action");
-    g_autofree char *e = data_path (f, "applications/glimpse-other-org.example.Editor.desktop");
+    g_autofree char *e = data_path (f, "applications/glimpse-other+org.example.Editor.desktop");
     g_autofree char *menu = g_build_filename (f->ctx->config_home, "menus/applications-merged/glimpse.menu", NULL);
     g_autofree char *text = NULL;
     g_assert_true (g_file_test (o, G_FILE_TEST_EXISTS));
@@ -601,9 +499,9 @@ test_fm_actions (Fixture *f, gconstpointer data)
         g_ptr_array_add (argv, (gpointer) awkward[i]);
       g_ptr_array_add (argv, NULL);
       unlink (f->record);
-      run ((const char * const *) argv->pdata, NULL, &status);
+      tu_run ((const char * const *) argv->pdata, NULL, &status);
       g_assert_cmpint (status, ==, 0);
-      runs = read_records (f->record);
+      runs = tu_read_records (f->record);
       g_assert_cmpuint (runs->len, ==, 1);
       g_assert_cmpstrv (runs->pdata[0], want);
     }
@@ -696,7 +594,7 @@ test_cli (Fixture *f, gconstpointer data)
   g_autofree char *sb = g_build_filename (store, "deb", NULL);
   g_autofree char *file = NULL;
   g_autofree char *out = NULL;
-  g_autofree char *editor = data_path (f, "applications/glimpse-deb-org.example.Editor.desktop");
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb+org.example.Editor.desktop");
   g_autoptr(GPtrArray) runs = NULL;
   int status;
 
@@ -721,14 +619,14 @@ test_cli (Fixture *f, gconstpointer data)
 
   {
     const char *argv[] = { glimpse, "export", NULL };
-    run (argv, &out, &status);
+    tu_run (argv, &out, &status);
     g_assert_cmpint (status, ==, 0);
     g_assert_true (g_file_test (editor, G_FILE_TEST_EXISTS));
   }
   {
     const char *argv[] = { glimpse, "apps", "deb", NULL };
     g_clear_pointer (&out, g_free);
-    run (argv, &out, &status);
+    tu_run (argv, &out, &status);
     g_assert_cmpint (status, ==, 0);
     g_assert_nonnull (strstr (out, "* org.example.Editor.desktop\tEditor\n"));
     g_assert_nonnull (strstr (out, "  nodisplay.desktop\tHandler (hidden)\n"));
@@ -737,8 +635,8 @@ test_cli (Fixture *f, gconstpointer data)
     {
       /* the user's own choice */
       const char *argv[] = { glimpse, "remove-launcher", "deb", "org.example.Viewer.desktop", NULL };
-      g_autofree char *viewer = data_path (f, "applications/glimpse-deb-org.example.Viewer.desktop");
-      run (argv, NULL, &status);
+      g_autofree char *viewer = data_path (f, "applications/glimpse-deb+org.example.Viewer.desktop");
+      tu_run (argv, NULL, &status);
       g_assert_cmpint (status, ==, 0);
       g_assert_false (g_file_test (viewer, G_FILE_TEST_EXISTS));
     }
@@ -749,20 +647,20 @@ test_cli (Fixture *f, gconstpointer data)
   {
     const char *argv[] = { glimpse, "open", "deb", "--", file, NULL };
     const char *want[] = { "deb", "--", "env", "GREETING=hello world", "editor", "--title=a \"b\" $c \\d", file, NULL };
-    run (argv, NULL, &status);
+    tu_run (argv, NULL, &status);
     g_assert_cmpint (status, ==, 0);
-    runs = read_records (f->record);
+    runs = tu_read_records (f->record);
     g_assert_cmpuint (runs->len, ==, 1);
     g_assert_cmpstrv (runs->pdata[0], want);
   }
   {
     const char *argv[] = { glimpse, "open", "nosuch", "x", NULL };
-    run (argv, NULL, &status);
+    tu_run (argv, NULL, &status);
     g_assert_cmpint (status, ==, 3);
   }
   {
     const char *argv[] = { glimpse, "unexport", "deb", NULL };
-    run (argv, NULL, &status);
+    tu_run (argv, NULL, &status);
     g_assert_cmpint (status, ==, 0);
     g_assert_false (g_file_test (editor, G_FILE_TEST_EXISTS));
   }
@@ -770,9 +668,9 @@ test_cli (Fixture *f, gconstpointer data)
     /* unexport sticks until "export ID" */
     const char *argv[] = { glimpse, "export", NULL };
     const char *argv2[] = { glimpse, "export", "deb", NULL };
-    run (argv, NULL, &status);
+    tu_run (argv, NULL, &status);
     g_assert_false (g_file_test (editor, G_FILE_TEST_EXISTS));
-    run (argv2, NULL, &status);
+    tu_run (argv2, NULL, &status);
     g_assert_cmpint (status, ==, 0);
     g_assert_true (g_file_test (editor, G_FILE_TEST_EXISTS));
   }

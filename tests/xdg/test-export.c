@@ -10,6 +10,7 @@
 #include "gl-export.h"
 #include "gl-fm-actions.h"
 #include "gl-icon.h"
+#include "gl-tree.h"
 #include "gl-open.h"
 #include "xdg-test-util.h"
 #include "gl-test-skip.h"
@@ -92,7 +93,9 @@ test_rewrite_rules (void)
   assert_key (kf, DE, "Terminal", "false");
   assert_key (kf, DE, "StartupNotify", "true");
   assert_key (kf, DE, "Icon", "glimpse-deb-org.example.Editor");
-  g_assert_nonnull (strstr (data, "# a comment that stays"));
+  /* built from scratch: the original's comments do not survive (a bare CR
+   * in one is a line end to pyxdg) */
+  g_assert_null (strstr (data, "# a comment"));
 }
 
 static void
@@ -219,7 +222,7 @@ test_root_resolve (void)
 {
   g_autoptr(TuTree) root = tu_make_tree ();
   g_autofree char *rootfs = g_build_filename (root, "rootfs", NULL);
-  g_autofree char *got = gl_root_resolve (rootfs, "/usr/share/pixmaps/viewer.png");
+  g_autofree char *got = gl_tree_resolve (rootfs, "/usr/share/pixmaps/viewer.png");
   g_autofree char *want = g_build_filename (rootfs, "usr/share/viewer/real.png", NULL);
   g_autofree char *escape = NULL;
   g_autofree char *abs_escape = NULL;
@@ -228,12 +231,12 @@ test_root_resolve (void)
   /* .. and absolute links never leave the root */
   tu_symlink (rootfs, "usr/share/pixmaps/evil.png", "../../../../../../../../etc/passwd");
   tu_symlink (rootfs, "usr/share/pixmaps/evil2.png", "/etc/hostname");
-  escape = gl_root_resolve (rootfs, "usr/share/pixmaps/evil.png");
-  abs_escape = gl_root_resolve (rootfs, "usr/share/pixmaps/evil2.png");
+  escape = gl_tree_resolve (rootfs, "usr/share/pixmaps/evil.png");
+  abs_escape = gl_tree_resolve (rootfs, "usr/share/pixmaps/evil2.png");
   g_assert_null (escape);       /* rootfs/etc/passwd does not exist */
   g_assert_null (abs_escape);
   tu_symlink (rootfs, "usr/share/pixmaps/loop.png", "loop.png");
-  g_assert_null (gl_root_resolve (rootfs, "usr/share/pixmaps/loop.png"));
+  g_assert_null (gl_tree_resolve (rootfs, "usr/share/pixmaps/loop.png"));
 }
 
 static char *

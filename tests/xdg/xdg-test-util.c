@@ -8,12 +8,17 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <gio/gdesktopappinfo.h>
+
 #include "xdg-test-util.h"
 #include "gl-fsutil.h"
 
 const char tu_editor_entry[] =
   "[Desktop Entry]\n"
-  "# a comment that stays\n"
+  "# a comment that goes\n"
   "Version=1.0\n"
   "Type=Application\n"
   "Name=Editor\n"
@@ -217,4 +222,126 @@ tu_snapshot (const char *dir)
   g_ptr_array_sort (lines, cmp_str);
   g_ptr_array_add (lines, NULL);
   return g_strjoinv ("\n", (GStrv) lines->pdata);
+}
+
+void
+tu_run (const char * const *argv, char **out, int *status)
+{
+  tu_run_env (argv, NULL, out, status);
+}
+
+void
+tu_run_env (const char * const *argv, const char * const *extra_env, char **out, int *status)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *discard = NULL;
+  int wait_status = 0;
+  g_auto(GStrv) envp = g_get_environ ();
+  g_autofree char *data_dirs = g_strjoinv (":", (GStrv) g_get_system_data_dirs ());
+  g_autofree char *config_dirs = g_strjoinv (":", (GStrv) g_get_system_config_dirs ());
+
+  /* the isolated directories, for tools that read the environment */
+  envp = g_environ_setenv (envp, "XDG_DATA_HOME", g_get_user_data_dir (), TRUE);
+  envp = g_environ_setenv (envp, "XDG_CONFIG_HOME", g_get_user_config_dir (), TRUE);
+  envp = g_environ_setenv (envp, "XDG_DATA_DIRS", data_dirs, TRUE);
+  envp = g_environ_setenv (envp, "XDG_CONFIG_DIRS", config_dirs, TRUE);
+  envp = g_environ_setenv (envp, "HOME", g_get_home_dir (), TRUE);
+  for (gsize i = 0; extra_env != NULL && extra_env[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (extra_env[i], "=", 2);
+      envp = kv[1] != NULL ? g_environ_setenv (envp, kv[0], kv[1], TRUE) : g_environ_unsetenv (envp, kv[0]);
+    }
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_SEARCH_PATH,
+                               NULL, NULL, out != NULL ? out : &discard, &err, &wait_status, &error));
+  g_assert_no_error (error);
+  if (err != NULL && *err != '\0')
+    g_test_message ("%s: %s", argv[0], err);
+  *status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+}
+
+/* the records of the argv recorder: one GStrv per run */
+GPtrArray *
+tu_read_records (const char *path)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  gsize pos = 0;
+
+  if (!g_file_get_contents (path, &data, &len, NULL))
+    return runs;
+  while (pos < len)
+    {
+      int n = atoi (data + pos);
+      g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+
+      pos += strlen (data + pos) + 1;
+      for (int i = 0; i < n; i++)
+        {
+          g_strv_builder_add (b, data + pos);
+          pos += strlen (data + pos) + 1;
+        }
+      g_ptr_array_add (runs, g_strv_builder_end (b));
+    }
+  return runs;
+}
+
+static void
+child_exited (GPid pid, int status, gpointer user_data)
+{
+  guint *pending = user_data;
+  g_spawn_close_pid (pid);
+  (*pending)--;
+}
+
+static void
+got_pid (GDesktopAppInfo *info, GPid pid, gpointer user_data)
+{
+  guint *pending = user_data;
+  (*pending)++;
+  g_child_watch_add (pid, child_exited, pending);
+}
+
+gboolean
+tu_timed_out (gpointer user_data)
+{
+  g_assert_not_reached ();
+  return G_SOURCE_REMOVE;
+}
+
+void
+tu_launch_and_wait (const char *desktop_file, GList *uris)
+{
+  g_autoptr(GDesktopAppInfo) info = g_desktop_app_info_new_from_filename (desktop_file);
+  g_autoptr(GError) error = NULL;
+  guint pending = 0;
+  guint timeout;
+
+  g_assert_nonnull (info);
+  g_assert_true (g_desktop_app_info_launch_uris_as_manager (info, uris, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                                            NULL, NULL, got_pid, &pending, &error));
+  g_assert_no_error (error);
+  timeout = g_timeout_add_seconds (20, tu_timed_out, NULL);
+  while (pending > 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_source_remove (timeout);
+}
+
+
+GPtrArray *
+tu_wait_records (const char *path)
+{
+  guint timeout = g_timeout_add_seconds (20, tu_timed_out, NULL);
+  GPtrArray *runs;
+
+  /* the file is created before the record is written into it */
+  while ((runs = tu_read_records (path))->len == 0)
+    {
+      g_ptr_array_unref (runs);
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (10000);
+    }
+  g_source_remove (timeout);
+  return runs;
 }

@@ -30,4 +30,19 @@ char *tu_snapshot (const char *dir);
 
 extern const char tu_editor_entry[];
 
+/* Runs @argv (searched in PATH) with the isolated XDG directories in its
+ * environment, plus @extra_env ("NAME=value", NULL-terminated, may be NULL);
+ * its stdout into @out (if non-NULL), its exit status into @status. */
+void tu_run_env (const char * const *argv, const char * const *extra_env, char **out, int *status);
+void tu_run (const char * const *argv, char **out, int *status);
+
+/* The records of the argv recorder (tests/xdg/argv-recorder.c): one GStrv
+ * per run. */
+GPtrArray *tu_read_records (const char *path);
+/* Waits until @path holds at least one record (20 s at most). */
+GPtrArray *tu_wait_records (const char *path);
+/* Launches @desktop_file with @uris through GIO and waits for its runs. */
+void tu_launch_and_wait (const char *desktop_file, GList *uris);
+gboolean tu_timed_out (gpointer user_data);
+
 G_END_DECLS
