@@ -73,8 +73,8 @@ menu () { as_user "$GL_USER_A" /usr/bin/python3 "$MENU_PY" 2>/dev/null | grep 'g
 # (not grep -q on the pipe: an early exit would fail the pipeline)
 in_menu () { menu > "$WORK/menu.out"; grep -qxF "$1" "$WORK/menu.out"; }
 not_in_menu () { menu > "$WORK/menu.out"; ! grep -qF "$1" "$WORK/menu.out"; }
-exported () { [ -f "$xdg/data/applications/glimpse-$1-$2" ]; }
-not_exported () { [ ! -e "$xdg/data/applications/glimpse-$1-$2" ]; }
+exported () { [ -f "$xdg/data/applications/glimpse-$1+$2" ]; }
+not_exported () { [ ! -e "$xdg/data/applications/glimpse-$1+$2" ]; }
 
 # new_sandbox ID NAME: made aside and renamed into the store, as glimpse create does.
 new_sandbox () {
@@ -122,7 +122,7 @@ check "… and says how to start it" grep -q "systemctl --user start glimpse-ses
 
 start_agent
 check "the first sync exports the sandbox there is" wait_for 5000 exported "$A" org.example.One.desktop
-check "gnome-menus shows it under Glimpse › its name" wait_for 1000 in_menu "Glimpse/Alpha	glimpse-$A-org.example.One.desktop"
+check "gnome-menus shows it under Glimpse › its name" wait_for 1000 in_menu "Glimpse/Alpha	glimpse-$A+org.example.One.desktop"
 check "the agent runs as the user" [ "$(stat -c %u "/proc/$AGENT")" = "$UID_A" ]
 
 as_user "$GL_USER_A" timeout 10 "$GLIMPSE_SESSION" > "$WORK/second.out" 2>&1; rc=$?
@@ -138,7 +138,7 @@ new_sandbox "$B" "Beta"
 app "$B" "$(apps_of "$B")" org.example.Two.desktop "Two"
 check "a sandbox created by root is in the menu within 1 s" wait_for 1000 exported "$B" org.example.Two.desktop
 echo "# created: exported after ${WAITED} ms"
-check "… as gnome-menus sees it" wait_for 1000 in_menu "Glimpse/Beta	glimpse-$B-org.example.Two.desktop"
+check "… as gnome-menus sees it" wait_for 1000 in_menu "Glimpse/Beta	glimpse-$B+org.example.Two.desktop"
 
 # An application installed into a sandbox.
 app "$A" "$(apps_of "$A")" org.example.Three.desktop "Three"
@@ -183,7 +183,7 @@ check "… once complete it is exported within 1 s" wait_for 1000 exported "$A" 
 # An app removed.
 rm -f "$(apps_of "$A")/org.example.One.desktop"
 check "an app removed from a sandbox leaves the menu within 1 s" wait_for 1000 not_exported "$A" org.example.One.desktop
-check "… and gnome-menus no longer has it" wait_for 1000 not_in_menu "glimpse-$A-org.example.One.desktop"
+check "… and gnome-menus no longer has it" wait_for 1000 not_in_menu "glimpse-$A+org.example.One.desktop"
 
 # A flood: a 300-package upgrade rewriting every entry, in a burst.
 for i in $(seq 300); do app "$B" "$(apps_of "$B")" "org.example.Flood$i.desktop" "Flood $i"; done &
@@ -191,7 +191,7 @@ flood=$!
 for i in $(seq 100); do rm -f "$(apps_of "$B")/org.example.Flood$((i * 3)).desktop"; done
 wait $flood
 for i in $(seq 100); do rm -f "$(apps_of "$B")/org.example.Flood$((i * 3)).desktop"; done
-count_b () { [ "$(ls "$xdg/data/applications" | grep -c "^glimpse-$B-org.example.Flood")" -eq 200 ]; }
+count_b () { [ "$(ls "$xdg/data/applications" | grep -c "^glimpse-$B+org.example.Flood")" -eq 200 ]; }
 # (the 1 s of a single change does not hold for a burst: each export of it
 # writes hundreds of files; what matters is that the menu ends right)
 check "after a flood of 400 changes the menu is right" wait_for 10000 count_b
@@ -226,7 +226,7 @@ echo "# agent resident memory: $(rss_kb "$AGENT") kB"
 
 # kill -9 in the middle of an export, then a restart repairs the menu.
 for i in $(seq 200); do app "$A" "$(apps_of "$A")" "org.example.Crash$i.desktop" "Crash $i"; done
-n_crash () { ls "$xdg/data/applications" | grep -c "^glimpse-$A-org.example.Crash.*\.desktop$"; }
+n_crash () { ls "$xdg/data/applications" | grep -c "^glimpse-$A+org.example.Crash.*\.desktop$"; }
 # the moment the first entries appear, the agent is writing the others
 some_crash () { [ "$(n_crash)" -gt 0 ]; }
 wait_for 5000 some_crash
@@ -241,7 +241,7 @@ all_crash () { [ "$(n_crash)" -eq 200 ]; }
 check "after kill -9 and a restart every entry is exported" wait_for 20000 all_crash
 echo "# repaired after ${WAITED} ms"
 check "… and what went meanwhile is gone" wait_for 1000 not_exported "$A" org.example.Three.desktop
-check "… and gnome-menus agrees" wait_for 1000 in_menu "Glimpse/Alpha	glimpse-$A-org.example.Crash17.desktop"
+check "… and gnome-menus agrees" wait_for 1000 in_menu "Glimpse/Alpha	glimpse-$A+org.example.Crash17.desktop"
 # (a write cut short by the kill may leave its temporary file: not a menu entry)
 ls -a "$xdg/data/applications" | grep -v '\.desktop$' | grep -vx -e . -e .. -e mimeinfo.cache | sed 's/^/# left by the kill: /'
 
