@@ -17,6 +17,7 @@
 #include "gl-session-dbus.h"
 #include "gl-export-store.h"
 #include "gl-paths.h"
+#include "gl-updates-schedule.h"
 
 #define BUS_NAME "org.glimpse.Session1"
 #define OBJECT_PATH "/org/glimpse/Session1"
@@ -26,6 +27,7 @@ typedef struct {
   GlAgent *agent;
   GlAgentActions *actions;
   GlDBusSession1 *skeleton;
+  GlUpdatesSchedule *updates;
   gboolean acquired;
   int status;
 } Session;
@@ -98,6 +100,38 @@ handle_action (GlDBusSession1 *skeleton, GDBusMethodInvocation *invocation,
 }
 
 static void
+on_check_updates_done (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  GDBusMethodInvocation *invocation = user_data;
+  Session *session = g_object_get_data (G_OBJECT (invocation), "glimpse-session");
+  g_autoptr(GError) error = NULL;
+
+  if (!gl_updates_schedule_check_finish (session->updates, res, &error))
+    g_dbus_method_invocation_return_gerror (invocation, error);
+  else
+    gl_dbus_session1_complete_check_updates (session->skeleton, invocation);
+  g_object_unref (invocation);
+}
+
+static gboolean
+handle_check_updates (GlDBusSession1 *skeleton, GDBusMethodInvocation *invocation,
+                      const char * const *ids, gpointer user_data)
+{
+  Session *session = user_data;
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    if (gl_agent_lookup (session->agent, ids[i]) == NULL)
+      {
+        g_dbus_method_invocation_return_error (invocation, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                                               "No sandbox \"%s\" (glimpse list shows them)", ids[i]);
+        return TRUE;
+      }
+  g_object_set_data (G_OBJECT (invocation), "glimpse-session", session);
+  gl_updates_schedule_check (session->updates, ids, on_check_updates_done, g_object_ref (invocation));
+  return TRUE;
+}
+
+static void
 on_agent_changed (GlAgent *agent, GStrv ids, gpointer user_data)
 {
   Session *session = user_data;
@@ -133,7 +167,9 @@ on_name_acquired (GDBusConnection *connection, const char *name, gpointer user_d
       g_printerr ("glimpse-session: %s\n", error->message);
       session->status = EXIT_FAILURE;
       g_main_loop_quit (session->loop);
+      return;
     }
+  gl_updates_schedule_start (session->updates);
 }
 
 static void
@@ -218,6 +254,13 @@ main (int argc, char **argv)
   g_signal_connect (skeleton, "handle-list-sandboxes", G_CALLBACK (handle_list_sandboxes), &session);
   g_signal_connect (skeleton, "handle-refresh", G_CALLBACK (handle_refresh), &session);
   g_signal_connect (skeleton, "handle-action", G_CALLBACK (handle_action), &session);
+  g_signal_connect (skeleton, "handle-check-updates", G_CALLBACK (handle_check_updates), &session);
+  {
+    g_autofree char *conf = g_build_filename (g_get_user_config_dir (), "glimpse", "updates.conf", NULL);
+    g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "glimpse", "updates", NULL);
+
+    session.updates = gl_updates_schedule_new (agent, conf, cache);
+  }
   g_signal_connect (agent, "changed", G_CALLBACK (on_agent_changed), &session);
 
   sigterm = g_unix_signal_add (SIGTERM, on_signal, &session);
@@ -233,6 +276,7 @@ main (int argc, char **argv)
   g_source_remove (sigint);
   if (g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (skeleton)) != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (skeleton));
+  g_clear_pointer (&session.updates, gl_updates_schedule_free);
   g_clear_pointer (&session.actions, gl_agent_actions_free);
   return session.status;
 }

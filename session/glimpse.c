@@ -14,6 +14,7 @@
 #include "glimpse-export.h"
 #include "glimpse-agent-cmds.h"
 #include "glimpse-pkg-cmds.h"
+#include "glimpse-updates-cmds.h"
 
 typedef struct {
   const char *name;
@@ -48,6 +49,7 @@ static const GlCommand commands[] = {
   { "reset", "ID [--yes]", "Drop every package change (root)", gl_cmd_reset, FALSE },
   { "open", "ID [--app DESKTOP-ID] [FILE|URL…]", "Open files with a sandbox's application", gl_cmd_open, FALSE },
   { "status", "", "Show what the session agent keeps in the menu", gl_cmd_status, FALSE },
+  { "updates", "[--check] [ID…]", "Show pending package updates (--check: check now)", gl_cmd_updates, FALSE },
   { "control", "ID ACTION", "Ask the session agent to act on a sandbox (menu entries)", gl_cmd_control, TRUE },
   { "notify-error", "[--title T] MESSAGE", "Show an error as a desktop notification", cmd_notify_error, TRUE },
   { NULL }

@@ -1,0 +1,682 @@
+/* gl-updates-schedule.c: when the agent checks for updates, and what it
+ * tells the user
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-updates-schedule.h"
+
+#include "gl-notify.h"
+#include "gl-sandbox.h"
+#include "gl-updates.h"
+
+#include <string.h>
+
+#define DEFAULT_INTERVAL_HOURS 6.0
+#define DEFAULT_FIRST_DELAY_S  120
+#define JITTER_S               60
+#define NETWORK_DEBOUNCE_S     10
+#define RETRY_FIRST_S          300   /* back-off: 5 min, 10, 20, … up to the interval */
+
+typedef struct {
+  char      *id;
+  GPtrArray *updates;         /* GlUpdate, of the last good check; NULL: none yet */
+  char      *announced;       /* key of the set last notified */
+  char      *snoozed;         /* key of the set the user said "Later" to */
+  guint      failures;
+  gint64     retry_at;        /* monotonic µs, 0: none */
+  guint      generation;      /* the system generation the last check saw */
+} SandboxState;
+
+struct _GlUpdatesSchedule {
+  GlAgent        *agent;
+  char           *config_file;
+  char           *cache_dir;
+  GlNotify       *notify;
+  GNetworkMonitor *monitor;
+  gboolean        network_was_up;
+  guint           first_source;
+  guint           interval_source;
+  guint           network_source;
+  guint           retry_source;
+  guint           interval_s;
+  guint           first_delay_s;
+  GHashTable     *states;     /* id → SandboxState */
+  GQueue          pending;    /* GTask of checks waiting for the running one */
+  gboolean        running;
+  GCancellable   *cancellable;
+  gulong          changed_handler;
+  gulong          network_handler;
+};
+
+static void
+sandbox_state_free (SandboxState *st)
+{
+  g_free (st->id);
+  g_clear_pointer (&st->updates, g_ptr_array_unref);
+  g_free (st->announced);
+  g_free (st->snoozed);
+  g_free (st);
+}
+
+static char *
+state_file (GlUpdatesSchedule *self, const char *id)
+{
+  return g_build_filename (self->cache_dir, "sandboxes", id, "announced", NULL);
+}
+
+static SandboxState *
+get_state (GlUpdatesSchedule *self, const char *id)
+{
+  SandboxState *st = g_hash_table_lookup (self->states, id);
+
+  if (st == NULL)
+    {
+      g_autoptr(GKeyFile) kf = g_key_file_new ();
+      g_autofree char *path = state_file (self, id);
+
+      st = g_new0 (SandboxState, 1);
+      st->id = g_strdup (id);
+      /* what was announced survives the agent (a new login does not
+       * repeat a notification the user has seen) */
+      if (g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL))
+        {
+          st->announced = g_key_file_get_string (kf, "Updates", "Announced", NULL);
+          st->snoozed = g_key_file_get_string (kf, "Updates", "Snoozed", NULL);
+        }
+      g_hash_table_insert (self->states, st->id, st);
+    }
+  return st;
+}
+
+static void
+save_state (GlUpdatesSchedule *self, SandboxState *st)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autofree char *path = state_file (self, st->id);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+
+  if (st->announced)
+    g_key_file_set_string (kf, "Updates", "Announced", st->announced);
+  if (st->snoozed)
+    g_key_file_set_string (kf, "Updates", "Snoozed", st->snoozed);
+  if (g_mkdir_with_parents (dir, 0700) != 0 || !g_key_file_save_to_file (kf, path, &error))
+    g_debug ("Cannot save %s: %s", path, error ? error->message : "cannot create its directory");
+}
+
+/* The set of updates as a string: "name:arch=candidate" sorted, held and
+ * phased left out (they are not what the user is asked to act on). */
+static char *
+updates_key (GPtrArray *updates)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < updates->len; i++)
+    {
+      const GlUpdate *u = updates->pdata[i];
+
+      if (u->held || u->phased)
+        continue;
+      g_string_append_printf (s, "%s:%s=%s\n", u->name, u->arch, u->candidate);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* Something in now that neither announced nor snoozed had. */
+static gboolean
+has_news (const char *now, const char *announced, const char *snoozed)
+{
+  g_auto(GStrv) lines = g_strsplit (now, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autofree char *needle = g_strconcat (lines[i], "\n", NULL);
+
+      if (lines[i][0] == '\0')
+        continue;
+      if ((announced == NULL || strstr (announced, needle) == NULL) &&
+          (snoozed == NULL || strstr (snoozed, needle) == NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static const char *
+display_name (GlUpdatesSchedule *self, const char *id)
+{
+  GlAgentSandbox *s = gl_agent_lookup (self->agent, id);
+
+  return s != NULL && s->name != NULL ? s->name : id;
+}
+
+static void
+publish (GlUpdatesSchedule *self, const char *id, const char *state, GPtrArray *updates, const char *error)
+{
+  gl_agent_set_sandbox_property (self->agent, id, "update-state", g_variant_new_string (state));
+  if (updates != NULL)
+    {
+      GVariantBuilder b;
+
+      g_variant_builder_init (&b, G_VARIANT_TYPE ("a(sssssbb)"));
+      for (guint i = 0; i < updates->len; i++)
+        {
+          const GlUpdate *u = updates->pdata[i];
+
+          g_variant_builder_add (&b, "(sssssbb)", u->name, u->arch, u->installed, u->candidate,
+                                 u->suites, u->held, u->phased);
+        }
+      gl_agent_set_sandbox_property (self->agent, id, "updates", g_variant_builder_end (&b));
+    }
+  gl_agent_set_sandbox_property (self->agent, id, "update-error", error ? g_variant_new_string (error) : NULL);
+  if (g_strcmp0 (state, "checking") != 0)
+    gl_agent_set_sandbox_property (self->agent, id, "update-checked", g_variant_new_int64 (g_get_real_time ()));
+}
+
+/* --- the check of one sandbox, in a thread --- */
+
+typedef struct {
+  char      *id;
+  char      *store_dir;
+  char      *cache_dir;
+  GPtrArray *updates;   /* out */
+  gboolean   unsupported;
+  guint      generation;
+} CheckJob;
+
+static void
+check_job_free (CheckJob *j)
+{
+  g_free (j->id);
+  g_free (j->store_dir);
+  g_free (j->cache_dir);
+  g_clear_pointer (&j->updates, g_ptr_array_unref);
+  g_free (j);
+}
+
+static void
+check_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  CheckJob *j = data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlSandbox) sb = gl_sandbox_load (j->store_dir, j->id, &error);
+  g_auto(GStrv) layers = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *index_cache = NULL;
+
+  if (sb == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  gl_sandbox_get_system_generation (sb, &j->generation, NULL);
+  if (g_strcmp0 (sb->family, "apt") != 0)
+    {
+      j->unsupported = TRUE;
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+  layers = gl_updates_sandbox_layers (sb);
+  cache = g_build_filename (j->cache_dir, "sandboxes", j->id, NULL);
+  index_cache = g_build_filename (j->cache_dir, "indexes", NULL);
+  j->updates = gl_updates_check ((const char * const *) layers, cache, index_cache, NULL, cancellable, &error);
+  if (j->updates == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void run_next (GlUpdatesSchedule *self);
+static void arm_retry (GlUpdatesSchedule *self);
+
+static void
+notify_if_new (GlUpdatesSchedule *self, SandboxState *st)
+{
+  g_autofree char *key = updates_key (st->updates);
+  g_autoptr(GError) error = NULL;
+
+  if (key[0] == '\0')
+    {
+      /* nothing to do any more: take the notification away */
+      gl_notify_withdraw (self->notify, st->id);
+      g_clear_pointer (&st->announced, g_free);
+      g_clear_pointer (&st->snoozed, g_free);
+      save_state (self, st);
+      return;
+    }
+  if (!has_news (key, st->announced, st->snoozed))
+    return;
+  if (!gl_notify_updates (self->notify, st->id, display_name (self, st->id), NULL, st->updates, &error))
+    {
+      g_debug ("Cannot notify the updates of %s: %s", st->id, error->message);
+      return;
+    }
+  g_free (st->announced);
+  st->announced = g_steal_pointer (&key);
+  save_state (self, st);
+}
+
+/* The check of a list of ids: a GTask whose data is the remaining ids. */
+typedef struct {
+  GPtrArray *ids;
+  guint      next;
+} Round;
+
+static void
+round_free (Round *r)
+{
+  g_ptr_array_unref (r->ids);
+  g_free (r);
+}
+
+static void check_one (GlUpdatesSchedule *self, GTask *round_task);
+
+static void
+on_checked (GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  GTask *round_task = user_data;
+  GlUpdatesSchedule *self = g_object_get_data (G_OBJECT (round_task), "schedule");
+  CheckJob *j = g_task_get_task_data (G_TASK (res));
+  g_autoptr(GError) error = NULL;
+  SandboxState *st;
+
+  if (!g_task_propagate_boolean (G_TASK (res), &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_task_return_error (round_task, g_steal_pointer (&error));
+          g_object_unref (round_task);
+          self->running = FALSE;
+          return;
+        }
+      st = get_state (self, j->id);
+      st->failures++;
+      st->retry_at = g_get_monotonic_time () +
+                     (gint64) MIN ((guint64) RETRY_FIRST_S << MIN (st->failures - 1, 10), self->interval_s) * G_USEC_PER_SEC;
+      g_debug ("Update check of %s failed (%u in a row; retrying later): %s", j->id, st->failures, error->message);
+      /* the last good answer stays published; the error beside it */
+      publish (self, j->id, "error", NULL, error->message);
+      arm_retry (self);
+    }
+  else if (j->unsupported)
+    publish (self, j->id, "unsupported", NULL, NULL);
+  else
+    {
+      st = get_state (self, j->id);
+      st->failures = 0;
+      st->retry_at = 0;
+      st->generation = j->generation;
+      g_clear_pointer (&st->updates, g_ptr_array_unref);
+      st->updates = g_steal_pointer (&j->updates);
+      g_debug ("Update check of %s: %u update(s)", j->id, st->updates->len);
+      publish (self, j->id, st->updates->len ? "updates" : "up-to-date", st->updates, NULL);
+      notify_if_new (self, st);
+    }
+  check_one (self, round_task);
+}
+
+static void
+check_one (GlUpdatesSchedule *self, GTask *round_task)
+{
+  Round *r = g_task_get_task_data (round_task);
+  g_autoptr(GTask) task = NULL;
+  CheckJob *j;
+
+  if (r->next >= r->ids->len)
+    {
+      g_task_return_boolean (round_task, TRUE);
+      g_object_unref (round_task);
+      self->running = FALSE;
+      run_next (self);
+      return;
+    }
+  j = g_new0 (CheckJob, 1);
+  j->id = g_strdup (r->ids->pdata[r->next++]);
+  j->store_dir = g_strdup (gl_agent_get_store_dir (self->agent));
+  j->cache_dir = g_strdup (self->cache_dir);
+  publish (self, j->id, "checking", NULL, NULL);
+  task = g_task_new (NULL, self->cancellable, on_checked, round_task);
+  g_task_set_task_data (task, j, (GDestroyNotify) check_job_free);
+  g_task_run_in_thread (task, check_thread);
+}
+
+static void
+run_next (GlUpdatesSchedule *self)
+{
+  GTask *task;
+
+  if (self->running || g_queue_is_empty (&self->pending))
+    return;
+  task = g_queue_pop_head (&self->pending);
+  self->running = TRUE;
+  check_one (self, task);
+}
+
+void
+gl_updates_schedule_check (GlUpdatesSchedule   *self,
+                           const char * const  *ids,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  /* the schedule is no GObject: the agent is the task's source, the
+   * schedule rides along as data */
+  GTask *task = g_task_new (G_OBJECT (self->agent), self->cancellable, callback, user_data);
+  Round *r = g_new0 (Round, 1);
+
+  g_task_set_source_tag (task, gl_updates_schedule_check);
+  r->ids = g_ptr_array_new_with_free_func (g_free);
+  if (ids != NULL && ids[0] != NULL)
+    for (guint i = 0; ids[i] != NULL; i++)
+      g_ptr_array_add (r->ids, g_strdup (ids[i]));
+  else
+    {
+      GPtrArray *list = gl_agent_list (self->agent);
+
+      for (guint i = 0; i < list->len; i++)
+        {
+          GlAgentSandbox *s = list->pdata[i];
+
+          g_ptr_array_add (r->ids, g_strdup (s->id));
+        }
+    }
+  g_task_set_task_data (task, r, (GDestroyNotify) round_free);
+  g_object_set_data (G_OBJECT (task), "schedule", self);
+  g_queue_push_tail (&self->pending, task);
+  run_next (self);
+}
+
+gboolean
+gl_updates_schedule_check_finish (GlUpdatesSchedule  *self,
+                                  GAsyncResult       *result,
+                                  GError            **error)
+{
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* --- when --- */
+
+static void
+check_all_quietly (GlUpdatesSchedule *self)
+{
+  gl_updates_schedule_check (self, NULL, NULL, NULL);
+}
+
+static gboolean
+on_interval (gpointer data)
+{
+  check_all_quietly (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_first (gpointer data)
+{
+  GlUpdatesSchedule *self = data;
+
+  self->first_source = 0;
+  check_all_quietly (self);
+  self->interval_source = g_timeout_add_seconds (self->interval_s, on_interval, self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_retry (gpointer data)
+{
+  GlUpdatesSchedule *self = data;
+  g_autoptr(GPtrArray) due = g_ptr_array_new ();
+  GHashTableIter it;
+  gpointer value;
+  gint64 now = g_get_monotonic_time ();
+
+  self->retry_source = 0;
+  g_hash_table_iter_init (&it, self->states);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      SandboxState *st = value;
+
+      if (st->retry_at != 0 && st->retry_at <= now)
+        {
+          st->retry_at = 0;
+          g_ptr_array_add (due, st->id);
+        }
+    }
+  g_ptr_array_add (due, NULL);
+  if (due->len > 1)
+    gl_updates_schedule_check (self, (const char * const *) due->pdata, NULL, NULL);
+  arm_retry (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+arm_retry (GlUpdatesSchedule *self)
+{
+  GHashTableIter it;
+  gpointer value;
+  gint64 earliest = 0;
+
+  g_hash_table_iter_init (&it, self->states);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      SandboxState *st = value;
+
+      if (st->retry_at != 0 && (earliest == 0 || st->retry_at < earliest))
+        earliest = st->retry_at;
+    }
+  g_clear_handle_id (&self->retry_source, g_source_remove);
+  if (earliest != 0)
+    self->retry_source = g_timeout_add_seconds (MAX (1, (earliest - g_get_monotonic_time ()) / G_USEC_PER_SEC),
+                                                on_retry, self);
+}
+
+static gboolean
+on_network_settled (gpointer data)
+{
+  GlUpdatesSchedule *self = data;
+
+  self->network_source = 0;
+  g_debug ("The network is back: checking for updates");
+  check_all_quietly (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_network_changed (GNetworkMonitor *monitor, gboolean available, gpointer data)
+{
+  GlUpdatesSchedule *self = data;
+
+  if (available && !self->network_was_up && self->network_source == 0)
+    self->network_source = g_timeout_add_seconds (NETWORK_DEBOUNCE_S, on_network_settled, self);
+  self->network_was_up = available;
+}
+
+/* A sandbox changed (the agent re-exported it): when its system
+ * generation is a new one, a `glimpse update` (or install) finished —
+ * check it again.  Only that: our own property changes come here too. */
+static void
+on_agent_changed (GlAgent *agent, GStrv ids, gpointer data)
+{
+  GlUpdatesSchedule *self = data;
+  g_autoptr(GPtrArray) again = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; ids != NULL && ids[i] != NULL; i++)
+    {
+      SandboxState *st = g_hash_table_lookup (self->states, ids[i]);
+      g_autoptr(GlSandbox) sb = NULL;
+      guint gen = 0;
+
+      if (st == NULL || st->updates == NULL)
+        continue;
+      sb = gl_sandbox_load (gl_agent_get_store_dir (agent), ids[i], NULL);
+      if (sb != NULL && gl_sandbox_get_system_generation (sb, &gen, NULL) && gen != st->generation)
+        {
+          st->generation = gen;
+          g_ptr_array_add (again, g_strdup (ids[i]));
+        }
+    }
+  if (again->len > 0)
+    {
+      g_ptr_array_add (again, NULL);
+      gl_updates_schedule_check (self, (const char * const *) again->pdata, NULL, NULL);
+    }
+}
+
+/* --- "Update now" / "Later" --- */
+
+typedef struct {
+  GlUpdatesSchedule *self;
+  char              *id;
+} UpdateNow;
+
+static void
+on_update_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  UpdateNow *u = data;
+  g_autoptr(GError) error = NULL;
+  GlUpdatesRunResult r = gl_updates_run_update_finish (res, &error);
+  const char *name;
+  g_autofree char *summary = NULL;
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      /* the agent is quitting: the schedule may be gone */
+      g_free (u->id);
+      g_free (u);
+      return;
+    }
+  name = display_name (u->self, u->id);
+
+  switch (r)
+    {
+    case GL_UPDATES_RUN_OK:
+      summary = g_strdup_printf ("%s is up to date", name);
+      gl_notify_message (u->self->notify, u->id, "software-update-available", summary, NULL, NULL);
+      {
+        const char *ids[] = { u->id, NULL };
+
+        gl_updates_schedule_check (u->self, ids, NULL, NULL);
+      }
+      break;
+    case GL_UPDATES_RUN_DISMISSED:
+      g_debug ("Update of %s: authentication dismissed or refused", u->id);
+      break;
+    case GL_UPDATES_RUN_FAILED:
+      summary = g_strdup_printf ("Updating %s failed", name);
+      gl_notify_message (u->self->notify, u->id, "dialog-error", summary, error->message, NULL);
+      break;
+    }
+  g_free (u->id);
+  g_free (u);
+}
+
+static void
+on_notify_action (const char *id, GlNotifyAction action, gpointer data)
+{
+  GlUpdatesSchedule *self = data;
+  SandboxState *st = get_state (self, id);
+
+  if (action == GL_NOTIFY_ACTION_LATER)
+    {
+      /* this set is snoozed until a check finds something new */
+      g_free (st->snoozed);
+      st->snoozed = st->updates ? updates_key (st->updates) : NULL;
+      save_state (self, st);
+      gl_notify_withdraw (self->notify, id);
+      return;
+    }
+  {
+    UpdateNow *u = g_new0 (UpdateNow, 1);
+    const char *helper = g_getenv ("GLIMPSE_UPDATE_HELPER");   /* tests */
+
+    u->self = self;
+    u->id = g_strdup (id);
+    gl_updates_run_update (id, helper ? helper : GL_UPDATE_HELPER, self->cancellable, on_update_done, u);
+  }
+}
+
+/* --- life --- */
+
+GlUpdatesSchedule *
+gl_updates_schedule_new (GlAgent    *agent,
+                         const char *config_file,
+                         const char *cache_dir)
+{
+  GlUpdatesSchedule *self = g_new0 (GlUpdatesSchedule, 1);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  double hours = DEFAULT_INTERVAL_HOURS;
+  int first = DEFAULT_FIRST_DELAY_S;
+
+  self->agent = g_object_ref (agent);
+  self->config_file = g_strdup (config_file);
+  self->cache_dir = g_strdup (cache_dir);
+  self->states = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) sandbox_state_free);
+  self->cancellable = g_cancellable_new ();
+  self->notify = gl_notify_new ("Glimpse", on_notify_action, self);
+  g_queue_init (&self->pending);
+  if (g_key_file_load_from_file (kf, config_file, G_KEY_FILE_NONE, NULL))
+    {
+      g_autoptr(GError) e1 = NULL;
+      g_autoptr(GError) e2 = NULL;
+      double h = g_key_file_get_double (kf, "Updates", "Interval", &e1);
+      int f = g_key_file_get_integer (kf, "Updates", "FirstDelay", &e2);
+
+      if (e1 == NULL && h > 0)
+        hours = h;
+      if (e2 == NULL && f >= 0)
+        first = f;
+    }
+  self->interval_s = MAX (60, (guint) (hours * 3600));
+  self->first_delay_s = first;
+  return self;
+}
+
+void
+gl_updates_schedule_start (GlUpdatesSchedule *self)
+{
+  guint jitter = self->first_delay_s > 0 ? g_random_int_range (0, JITTER_S) : 0;
+
+  self->first_source = g_timeout_add_seconds (self->first_delay_s + jitter, on_first, self);
+  self->monitor = g_object_ref (g_network_monitor_get_default ());
+  self->network_was_up = g_network_monitor_get_network_available (self->monitor);
+  self->network_handler = g_signal_connect (self->monitor, "network-changed", G_CALLBACK (on_network_changed), self);
+  self->changed_handler = g_signal_connect (self->agent, "changed", G_CALLBACK (on_agent_changed), self);
+  g_debug ("Update checks: the first in %u s, then every %u s", self->first_delay_s + jitter, self->interval_s);
+}
+
+void
+gl_updates_schedule_free (GlUpdatesSchedule *self)
+{
+  if (self == NULL)
+    return;
+  g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->first_source, g_source_remove);
+  g_clear_handle_id (&self->interval_source, g_source_remove);
+  g_clear_handle_id (&self->network_source, g_source_remove);
+  g_clear_handle_id (&self->retry_source, g_source_remove);
+  if (self->network_handler)
+    g_signal_handler_disconnect (self->monitor, self->network_handler);
+  if (self->changed_handler)
+    g_signal_handler_disconnect (self->agent, self->changed_handler);
+  g_clear_object (&self->monitor);
+  /* a running check finishes in its thread; its callbacks must not come
+   * back to a freed schedule: let the main context run them out */
+  while (self->running || !g_queue_is_empty (&self->pending))
+    {
+      if (!self->running)
+        {
+          GTask *t = g_queue_pop_head (&self->pending);
+
+          g_task_return_new_error (t, G_IO_ERROR, G_IO_ERROR_CANCELLED, "The agent is quitting");
+          g_object_unref (t);
+          continue;
+        }
+      g_main_context_iteration (NULL, TRUE);
+    }
+  gl_notify_free (self->notify);
+  g_hash_table_unref (self->states);
+  g_clear_object (&self->cancellable);
+  g_object_unref (self->agent);
+  g_free (self->config_file);
+  g_free (self->cache_dir);
+  g_free (self);
+}

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+# test-agent-updates.py: the session agent's update checks, end to end.
+#
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# A real glimpse-session on a private session bus (dbus-daemon), a
+# notification server there (python-dbusmock's notification_daemon with
+# the "actions" capability; it logs every call), an apt sandbox in a
+# private store whose repository (real .debs, signed) is served on
+# 127.0.0.1.  The agent checks shortly after it starts and notifies once;
+# `glimpse updates` shows what it knows; `glimpse updates --check` asks
+# it over D-Bus: an unchanged repository costs one conditional request and
+# no new notification, a new publication exactly one (replacing the
+# first), a bad signature an error and no notification with the last good
+# list kept; "Later" snoozes; "Update now" runs pkexec (a recorder first in
+# PATH) with the fixed helper and the sandbox id only, and the follow-up
+# notification says the result.
+#
+# Env: GLIMPSE, GLIMPSE_SESSION (built programs), G_TEST_SRCDIR.
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import aptrepo  # noqa: E402
+
+GLIMPSE = os.environ.get("GLIMPSE")
+SESSION = os.environ.get("GLIMPSE_SESSION")
+SRCDIR = os.environ.get("G_TEST_SRCDIR", os.path.join(os.path.dirname(__file__), ".."))
+n = failed = 0
+
+
+def ok(cond, name, detail=""):
+    global n, failed
+    n += 1
+    print(("ok %d %s" if cond else "not ok %d %s") % (n, name))
+    if not cond:
+        failed += 1
+        for line in str(detail).splitlines():
+            print("# " + line)
+    sys.stdout.flush()
+
+
+def skip_all(why):
+    print("1..0 # SKIP " + why)
+    sys.exit(0)
+
+
+for tool in ("dpkg-deb", "apt-ftparchive", "gpg", "gpgv", "dbus-daemon"):
+    if shutil.which(tool) is None:
+        skip_all("%s is not installed" % tool)
+if subprocess.run(["/usr/bin/python3", "-c", "import dbusmock"], stderr=subprocess.DEVNULL).returncode != 0:
+    skip_all("python3-dbusmock is not installed (apt-get install python3-dbusmock)")
+if not GLIMPSE or not SESSION:
+    skip_all("GLIMPSE / GLIMPSE_SESSION are not set (run through meson test)")
+
+tmp = tempfile.mkdtemp(prefix="glimpse-agent-updates-")
+procs = []
+
+
+def cleanup():
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if not os.environ.get("GLIMPSE_TEST_KEEP"):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+try:
+    # --- the repository -------------------------------------------------------
+    W = os.path.join(tmp, "work")
+    repo = os.path.join(tmp, "repo")
+    keys = aptrepo.Keys(os.path.join(tmp, "gnupg"))
+    fpr = keys.generate("Glimpse Test Archive <archive@glimpse.invalid>")
+
+    def publish(hello, date):
+        debs = {("main", "amd64"): [aptrepo.build_deb(W, "hello", hello, "amd64"),
+                                    aptrepo.build_deb(W, "tool", "2.0-1", "amd64"),
+                                    aptrepo.build_deb(W, "same", "1.0-1", "amd64")]}
+        aptrepo.publish(repo, "unstable", ["main"], ["amd64"], debs, keys, fpr, date=date, codename="sid")
+
+    now = time.time()
+    publish("1.0-2", now - 600)
+    server = subprocess.Popen([sys.executable, os.path.join(SRCDIR, "http-server.py"), repo],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    procs.append(server)
+    port = int(server.stdout.readline())
+    base_url = "http://127.0.0.1:%d/" % port
+
+    def http(path):
+        return urllib.request.urlopen(base_url + path, timeout=10).read().decode()
+
+    # --- the store: one apt sandbox ----------------------------------------------
+    store = os.path.join(tmp, "store")
+    root = os.path.join(store, "sid", "rootfs")
+    for d in ("etc/apt/sources.list.d", "var/lib/dpkg", "usr/share/keyrings", "usr/share/applications"):
+        os.makedirs(os.path.join(root, d))
+    with open(os.path.join(store, "sid", "sandbox.conf"), "w") as f:
+        f.write("[Sandbox]\nProfile=test\nName=Debian unstable\nBase=rootfs\nFamily=apt\n")
+    keys.export(fpr, os.path.join(root, "usr/share/keyrings/test.gpg"))
+    with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
+        f.write("deb [signed-by=/usr/share/keyrings/test.gpg] %s unstable main\n" % base_url)
+    with open(os.path.join(root, "var/lib/dpkg/status"), "w") as f:
+        f.write(aptrepo.status_stanza("dpkg", "1.21.22", "amd64") + aptrepo.status_stanza("hello", "1.0-1", "amd64")
+                + aptrepo.status_stanza("tool", "1.0-1", "amd64") + aptrepo.status_stanza("same", "1.0-1", "amd64"))
+
+    # --- the session: bus, notification server, pkexec recorder, agent ----------
+    home = os.path.join(tmp, "home")
+    for d in ("config/glimpse", "cache", "data", "bin"):
+        os.makedirs(os.path.join(home, d))
+    with open(os.path.join(home, "config/glimpse/updates.conf"), "w") as f:
+        f.write("[Updates]\nFirstDelay=0\nInterval=6\n")
+    record = os.path.join(tmp, "pkexec.log")
+    with open(os.path.join(home, "bin/pkexec"), "w") as f:
+        f.write("#!/bin/sh\nprintf '%%s\\n' \"$*\" >> '%s'\nexit 0\n" % record)
+    os.chmod(os.path.join(home, "bin/pkexec"), 0o755)
+
+    bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                           stdout=subprocess.PIPE, text=True)
+    procs.append(bus)
+    address = bus.stdout.readline().strip()
+    env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address, GLIMPSE_SANDBOX_DIR=store,
+               XDG_CONFIG_HOME=os.path.join(home, "config"), XDG_CACHE_HOME=os.path.join(home, "cache"),
+               XDG_DATA_HOME=os.path.join(home, "data"), XDG_DATA_DIRS="/nonexistent",
+               PATH=os.path.join(home, "bin") + ":" + os.environ["PATH"],
+               GLIMPSE_UPDATE_HELPER="/usr/libexec/glimpse-update-helper", GSETTINGS_BACKEND="memory",
+               G_MESSAGES_DEBUG="")
+    notify_log = os.path.join(tmp, "notify.log")
+    mock = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--session", "--template", "notification_daemon",
+                             "--parameters", json.dumps({"capabilities": "actions body"}), "--logfile", notify_log],
+                            env=env, stdout=subprocess.DEVNULL)
+    procs.append(mock)
+
+    def gdbus(*args):
+        return subprocess.run(["gdbus", "call", "--session"] + list(args), env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+
+    def wait_for(cond, timeout=20):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if cond():
+                return True
+            time.sleep(0.05)
+        return cond()
+
+    wait_for(lambda: "true" in gdbus("--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                     "--method", "org.freedesktop.DBus.NameHasOwner",
+                                     "org.freedesktop.Notifications").stdout)
+
+    def notifies():
+        if not os.path.exists(notify_log):
+            return []
+        # one call per entry; a body's newlines continue its entry
+        entries = re.split(r"\n(?=\d+\.\d+ )", open(notify_log).read())
+        return [e for e in entries if " Notify " in e]
+
+    agent = subprocess.Popen([SESSION, "--verbose"], env=env, stdout=subprocess.DEVNULL,
+                             stderr=open(os.path.join(tmp, "agent.log"), "w"))
+    procs.append(agent)
+
+    print("1..12")
+    # shortly after start: one check, one notification
+    ok(wait_for(lambda: len(notifies()) >= 1), "the agent checks after it starts and notifies",
+       open(os.path.join(tmp, "agent.log")).read()[-3000:])
+    time.sleep(0.5)
+    first = notifies()
+    ok(len(first) == 1 and '"2 updates for Debian unstable"' in first[0] and "hello 1.0-1 → 1.0-2" in first[0]
+       and '"update-now"' in first[0], "exactly one notification: 2 updates, Update now / Later", first)
+
+    def glimpse(*args):
+        return subprocess.run([GLIMPSE] + list(args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+
+    out = glimpse("updates", "sid")
+    ok(out.returncode == 0 and "hello:amd64 1.0-1 → 1.0-2 (unstable)" in out.stdout
+       and "tool:amd64 1.0-1 → 2.0-1" in out.stdout and "same" not in out.stdout,
+       "glimpse updates shows what the agent found", out.stdout + out.stderr)
+
+    http("__reset")
+    out = glimpse("updates", "--check", "sid")
+    log = http("__stats")
+    ok(out.returncode == 0 and "2 updates" in out.stdout and len(notifies()) == 1,
+       "glimpse updates --check, nothing new: the same list, no new notification", out.stdout + out.stderr)
+    ok(log.count("InRelease") == 1 and "Packages" not in log and '"status": 304' in log,
+       "an unchanged repository costs one conditional request", log)
+
+    publish("1.0-3", now)
+    out = glimpse("updates", "--check", "sid")
+    calls = notifies()
+    ok(out.returncode == 0 and "hello:amd64 1.0-1 → 1.0-3" in out.stdout and len(calls) == 2
+       and re.search(r' Notify "Glimpse" 1 ', calls[1]),
+       "a new publication: exactly one more notification, replacing the first", (out.stdout, calls))
+
+    # a bad signature: an error, no notification, the last good list kept
+    dist = os.path.join(repo, "dists", "unstable")
+    good = open(os.path.join(dist, "InRelease"), "rb").read()
+    open(os.path.join(dist, "InRelease"), "wb").write(good.replace(b"Suite: unstable", b"Suite: unstablx"))
+    os.utime(os.path.join(dist, "InRelease"), (time.time() + 5, time.time() + 5))
+    out = glimpse("updates", "--check", "sid")
+    ok(out.returncode == 1 and "the last check failed" in out.stdout and "signature" in out.stdout
+       and "hello:amd64 1.0-1 → 1.0-3" in out.stdout and len(notifies()) == 2,
+       "a bad signature: an error shown, no notification, the last good list kept", out.stdout + out.stderr)
+    open(os.path.join(dist, "InRelease"), "wb").write(good)
+    os.utime(os.path.join(dist, "InRelease"), (time.time() + 10, time.time() + 10))
+
+    # "Later": snoozed until something new
+    gdbus("--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
+          "--method", "org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.Notifications", "ActionInvoked",
+          "us", "[<uint32 1>, <'later'>]")
+    ok(wait_for(lambda: " CloseNotification 1" in open(notify_log).read()), "Later closes the notification")
+    out = glimpse("updates", "--check", "sid")
+    ok(out.returncode == 0 and len(notifies()) == 2, "after Later, the same updates are not notified again",
+       notifies())
+
+    # something new after Later: notified again (a new notification: the
+    # old one was closed); then "Update now" on it
+    publish("1.0-4", now + 60)
+    out = glimpse("updates", "--check", "sid")
+    calls = notifies()
+    ok(out.returncode == 0 and len(calls) == 3 and "hello 1.0-1 → 1.0-4" in calls[2]
+       and re.search(r' Notify "Glimpse" 0 ', calls[2]),
+       "after Later, something new is notified again", calls)
+    gdbus("--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
+          "--method", "org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.Notifications", "ActionInvoked",
+          "us", "[<uint32 2>, <'update-now'>]")   # the mock's second id
+    ok(wait_for(lambda: os.path.exists(record)) and open(record).read() == "/usr/libexec/glimpse-update-helper sid\n",
+       "Update now runs pkexec with the fixed helper and the sandbox id, nothing else",
+       open(record).read() if os.path.exists(record) else "no pkexec call")
+    ok(wait_for(lambda: any('"Debian unstable is up to date"' in l for l in notifies())),
+       "the follow-up notification says the result", notifies())
+finally:
+    cleanup()
+sys.exit(1 if failed else 0)
