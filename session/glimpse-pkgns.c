@@ -396,19 +396,22 @@ is_untrusted_fs (const char *fstype)
 }
 
 /* Where the host's / spans several file systems, the ones a package
- * manager needs must be in the view.  Only one-file-system hosts are
- * handled for now: a separate /usr, /var, /etc, /opt or /lib* is refused
- * by name (never silently run as the host's root), as is a FUSE or network
- * file system under them. */
+ * manager writes or reads must be in the view.  Only hosts where those
+ * directories are on the / file system are handled for now: a separate
+ * /usr, /etc, /var, /var/lib, /opt… is refused by name (never silently run
+ * as the host's root), a FUSE or network / too.  Mounts further down
+ * (/var/lib/docker, /var/tmp/…) are not in the view: it shows the
+ * directory under them. */
 static void
 check_host_mounts (void)
 {
-  static const char *needed[] = { "/usr", "/etc", "/var", "/opt", "/bin", "/sbin", "/lib",
-                                  "/lib32", "/lib64", "/libx32", NULL };
+  static const char *needed[] = { "/usr", "/usr/local", "/etc", "/var", "/var/lib",
+                                  "/var/lib/dpkg", "/var/lib/apt", "/var/cache", "/var/cache/apt",
+                                  "/var/log", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+                                  "/libx32", NULL };
   struct libmnt_table *tb = mnt_new_table ();
   struct libmnt_iter *it = mnt_new_iter (MNT_ITER_FORWARD);
   struct libmnt_fs *fs;
-  const char *rootfs_type = NULL;
 
   if (tb == NULL || it == NULL || mnt_table_parse_mtab (tb, "/proc/self/mountinfo") != 0)
     die ("cannot read the mount table (/proc/self/mountinfo)");
@@ -420,33 +423,23 @@ check_host_mounts (void)
         die ("cannot read the mount table (/proc/self/mountinfo)");
       if (strcmp (target, "/") == 0)
         {
-          rootfs_type = type;
+          if (is_untrusted_fs (type))
+            die ("/ is on a %s file system, which cannot be idmapped into the package namespace",
+                 type);
           continue;
         }
       for (int i = 0; needed[i]; i++)
-        {
-          size_t n = strlen (needed[i]);
-          if (strncmp (target, needed[i], n) == 0 && (target[n] == '\0' || target[n] == '/'))
-            {
-              /* /var/lib/glimpse… and the like hold no package files */
-              bool hidden = false;
-              for (int k = 0; k < A.n_hide; k++)
-                if (strncmp (target, A.hide[k], strlen (A.hide[k])) == 0)
-                  hidden = true;
-              if (hidden || strcmp (target, "/var/tmp") == 0)
-                break;
-              if (is_untrusted_fs (type))
-                die ("%s is on a %s file system, which cannot be idmapped into the package "
-                     "namespace; package operations on a host sandbox need it on a local file system",
-                     target, type);
-              die ("%s is a separate file system (%s): package operations on a host sandbox "
-                   "support a host whose /usr, /etc, /var and /opt are on the / file system only",
+        if (strcmp (target, needed[i]) == 0)
+          {
+            if (is_untrusted_fs (type))
+              die ("%s is on a %s file system, which cannot be idmapped into the package "
+                   "namespace; package operations on a host sandbox need it on a local file system",
                    target, type);
-            }
-        }
+            die ("%s is a separate file system (%s): package operations on a host sandbox "
+                 "support a host whose /usr, /etc, /var and /opt are on the / file system only",
+                 target, type);
+          }
     }
-  if (rootfs_type && is_untrusted_fs (rootfs_type))
-    die ("/ is on a %s file system, which cannot be idmapped into the package namespace", rootfs_type);
   mnt_free_iter (it);
   mnt_unref_table (tb);
 }
