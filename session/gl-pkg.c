@@ -244,7 +244,7 @@ copy_dir_attrs (int from, int to, const char *shown, GError **error)
   struct timespec ts[2];
   if (fstat (from, &st) != 0)
     return errno_error (error, errno, "Cannot inspect", shown);
-  if (fchown (to, st.st_uid, st.st_gid) != 0 || fchmod (to, st.st_mode & 07777) != 0)
+  if (fchown (to, st.st_uid, st.st_gid) != 0 || fchmod (to, st.st_mode & 07777 & ~(mode_t) 022) != 0)
     return errno_error (error, errno, "Cannot set the owner of", shown);
   if (!copy_xattrs (from, to, TRUE, shown, error))
     return FALSE;
@@ -350,6 +350,58 @@ base_has (const char *base, const char *rel)
   return base == NULL || lstat (p, &st) == 0 || errno != ENOENT;
 }
 
+/* What a maintainer script wrote becomes part of a tree that every user
+ * can reach on the host: no set-id bits or file capabilities (they would
+ * run as the range's ids on the host; inside a view everything is nosuid
+ * anyway), and nothing writable by group or others (a sealed generation is
+ * never changed, and users' writes never reach the system layer).  Walks a
+ * whole directory moved in at once. */
+static gboolean
+defang_at (int dfd, const char *name, const char *shown, GError **error)
+{
+  struct stat st;
+  mode_t mode;
+  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno_error (error, errno, "Cannot inspect", shown);
+  if (S_ISLNK (st.st_mode))
+    return TRUE;
+  mode = st.st_mode & 07777 & ~(mode_t) 022;
+  if (!S_ISDIR (st.st_mode))
+    mode &= ~(mode_t) 06000;
+  if (S_ISREG (st.st_mode))
+    {
+      char path[64];
+      g_snprintf (path, sizeof path, "/proc/self/fd/%d/", dfd);
+      {
+        g_autofree char *full = g_strconcat (path, name, NULL);
+        if (lremovexattr (full, "security.capability") != 0 && errno != ENODATA && errno != ENOTSUP)
+          return errno_error (error, errno, "Cannot drop the capabilities of", shown);
+      }
+    }
+  if (mode != (st.st_mode & 07777) && fchmodat (dfd, name, mode, 0) != 0)
+    return errno_error (error, errno, "Cannot change the mode of", shown);
+  if (S_ISDIR (st.st_mode))
+    {
+      int fd = open_dir_at (dfd, name);
+      DIR *d;
+      struct dirent *de;
+      gboolean ok = TRUE;
+      if (fd < 0 || (d = fdopendir (fd)) == NULL)
+        return errno_error (error, errno, "Cannot read", shown);
+      while (ok && (de = readdir (d)) != NULL)
+        {
+          g_autofree char *child = NULL;
+          if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
+            continue;
+          child = g_build_filename (shown, de->d_name, NULL);
+          ok = defang_at (dirfd (d), de->d_name, child, error);
+        }
+      closedir (d);
+      return ok;
+    }
+  return TRUE;
+}
+
 static gboolean
 merge_at (int upper, int dst, const char *base, const char *rel, const char *shown,
           GCancellable *cancellable, GError **error)
@@ -414,6 +466,8 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
       }
       if (S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0) && !base_has (base, child_rel))
         continue;
+      if (!defang_at (upper, name, child, error))
+        return FALSE;
       if (renameat (upper, name, dst, name) != 0)
         return errno_error (error, errno, "Cannot move", child);
     }
@@ -685,7 +739,7 @@ gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
     return NULL;
 
   tmpl = g_build_filename (op->system, ".op-XXXXXX", NULL);
-  if (g_mkdtemp_full (tmpl, 0755) == NULL)
+  if (g_mkdtemp_full (tmpl, 0711) == NULL)
     return errno_error (error, errno, "Cannot create", tmpl), NULL;
   op->dir = g_steal_pointer (&tmpl);
   op->input = g_build_filename (op->dir, "input", NULL);

@@ -51,6 +51,8 @@
 #include <sys/types.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <libmount.h>
 
@@ -324,6 +326,18 @@ mask_whiteout_glob (int mask, const char *pattern)
   globfree (&g);
 }
 
+static int
+fsetxattr_at (int dfd, const char *name, const char *key, const char *value)
+{
+  int fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int r;
+  if (fd < 0)
+    return -1;
+  r = fsetxattr (fd, key, value, strlen (value), 0);
+  close (fd);
+  return r;
+}
+
 /* The layer between the base and the system generations (see the top). */
 static void
 build_mask (int opfd)
@@ -343,7 +357,14 @@ build_mask (int opfd)
         "/etc/ssh/ssh_host_*_key", "/etc/sudoers", "/etc/sudoers.d", "/var/lib/sudo",
         "/etc/ssl/private", "/var/backups/*shadow*", "/etc/security/opasswd",
         "/var/spool/cron/crontabs", "/var/mail/*", "/var/lib/polkit-1",
+        "/etc/NetworkManager/system-connections", "/etc/wireguard", "/etc/krb5.keytab",
+        "/etc/ipsec.secrets", "/etc/ppp/*-secrets", "/etc/openvpn", "/etc/letsencrypt",
+        "/var/lib/NetworkManager/secret_key", "/var/lib/sss",
+        "/var/lib/samba/private", "/var/lib/systemd/credential.secret", "/var/log/auth.log*",
+        "/var/log/btmp*", "/var/log/journal", "/var/lib/docker", "/var/lib/containers",
+        "/var/lib/libvirt", "/var/lib/AccountsService",
       };
+      static const char *empty[] = { "home", "root", "mnt", "media", "srv" };
       for (size_t i = 0; i < sizeof shadows / sizeof *shadows; i++)
         mask_shadow (mask, shadows[i]);
       for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
@@ -351,6 +372,18 @@ build_mask (int opfd)
       for (int i = 0; i < A.n_hide; i++)
         if (access (A.hide[i], F_OK) == 0)
           mask_whiteout (mask, A.hide[i] + 1);
+      /* Empty in the layers too, not only under the tmpfs mounted there */
+      for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
+        {
+          char p[64];
+          struct stat st;
+          snprintf (p, sizeof p, "/%s", empty[i]);
+          if (lstat (p, &st) != 0 || !S_ISDIR (st.st_mode))
+            continue;
+          mask_mirror_dirs (mask, empty[i]);
+          if (fsetxattr_at (mask, empty[i], "user.overlay.opaque", "y") != 0)
+            die_errno ("cannot mask /%s", empty[i]);
+        }
     }
   /* No service starts (Debian's invoke-rc.d asks policy-rc.d). */
   if (access (A.host ? "/usr/sbin" : "", F_OK) == 0 || !A.host)
@@ -906,6 +939,11 @@ run_init (int base_mnt)
       };
       setsid ();
       signal (SIGPIPE, SIG_DFL);
+      {
+        /* A fork bomb stays small (per uid: the range's root) */
+        struct rlimit nproc = { 4096, 4096 };
+        setrlimit (RLIMIT_NPROC, &nproc);
+      }
       if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         die_errno ("no_new_privs");
       install_seccomp ();

@@ -130,6 +130,10 @@ check_sh "no device nodes it could make, /sys read-only" 'grep -qx "mknod: refus
 check_sh "no new privileges and a seccomp filter" 'grep -q "NoNewPrivs: 1 Seccomp: 2" "$rep"'
 check_sh "its writes to / and /etc are in the new generation only" \
   '[ -f "$tree/hostile-root-file" ] && [ -f "$tree/etc/glimpse-hostile-etc" ] && [ ! -e /hostile-root-file ] && [ ! -e /etc/glimpse-hostile-etc ]'
+check_sh "unmounting what hides /home is refused" 'grep -qx "umount-home: refused" "$rep" && grep -qx "home-after: " "$rep"'
+check_sh "its set-id program and writable directory are defanged in the generation" \
+  '[ -f "$tree/usr/lib/glimpse-hostile/suid" ] && [ -z "$(find "$tree" ! -type d \( -perm -4000 -o -perm -2000 \) -print -quit)" ] \
+   && [ -z "$(find "$tree" ! -type l -perm /022 -print -quit)" ]'
 check_sh "nothing of it runs after the operation" '! pgrep -f glimpse-hostile/linger >/dev/null'
 check_sh "the host's shadow, dpkg database and mounts are unchanged" \
   '[ "$(shadow_other)" = "$shadow_sum" ] && [ "$(dpkg -l | sha256sum)" = "$host_dpkg" ] && [ "$(gl_mounts)" = "$before_mounts" ]'

@@ -1,0 +1,104 @@
+#!/bin/bash
+# Benchmark: package operations against what a user would otherwise do.
+#  1. `glimpse install ID PKG` of a small package into a host sandbox (user
+#     namespace, idmapped base, overlay, sealing a generation), against
+#     `apt-get install PKG` run as root in a plain chroot of the same tree
+#     (an overlay of the host's / on a tmpfs, /proc and /dev bound in);
+#  2. `glimpse update ID` with nothing to do, against `apt-get update &&
+#     apt-get -y dist-upgrade` in that chroot.
+# Both sides use the same loopback repository (a signed flat repository
+# built here) and nothing else, and the same apt options.
+# Prints medians and ratios.  Run as root:  sudo tests/bench/pkg-bench.sh [BUILDDIR]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/build}
+glimpse=$build/session/glimpse
+runs=${RUNS:-5}
+[ "$(id -u)" -eq 0 ] || { echo "pkg-bench: run as root (sudo $0)" >&2; exit 4; }
+[ -x "$glimpse" ] || { echo "pkg-bench: build first: $glimpse is missing" >&2; exit 1; }
+for tool in dpkg-deb apt-ftparchive gpg; do
+  command -v "$tool" >/dev/null || { echo "pkg-bench: $tool is missing (.ci/install-deps)" >&2; exit 1; }
+done
+
+work=$(mktemp -d /var/tmp/glimpse-pkg-bench.XXXXXX)
+chmod 755 "$work"
+root=$work/chroot
+cleanup () {
+  for m in "$root/proc" "$root/dev" "$root"; do umount -l "$m" 2>/dev/null || true; done
+  umount -l "$work/t" 2>/dev/null || true
+  kill "$srv" 2>/dev/null || true
+  rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+export GNUPGHOME=$work/gnupg GLIMPSE_SANDBOX_DIR=$work/store GLIMPSE_PKGNS=$build/session/glimpse-pkgns
+export GLIMPSE_PROFILES_PATH=$top/profiles
+mkdir -p "$GNUPGHOME" "$work/served/repo" "$work/pkg/DEBIAN" "$work/pkg/usr/bin" "$work/store"
+chmod 700 "$GNUPGHOME"
+gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+  --quick-gen-key "Glimpse bench <bench@glimpse.invalid>" ed25519 sign never 2>/dev/null
+gpg --batch --armor --export bench@glimpse.invalid > "$work/key.asc"
+printf 'Package: glimpse-bench\nVersion: 1.0\nArchitecture: all\nMaintainer: b <b@glimpse.invalid>\nDescription: bench\n' \
+  > "$work/pkg/DEBIAN/control"
+printf '#!/bin/sh\necho bench\n' > "$work/pkg/usr/bin/glimpse-bench"; chmod 755 "$work/pkg/usr/bin/glimpse-bench"
+dpkg-deb --root-owner-group -Zgzip --build "$work/pkg" "$work/served/repo/glimpse-bench_1.0_all.deb" >/dev/null
+(cd "$work/served/repo" && apt-ftparchive packages . > Packages 2>/dev/null \
+   && apt-ftparchive release . > Release && gpg --batch --yes --clearsign -o InRelease Release)
+
+coproc SRV { exec python3 "$top/tests/http-server.py" "$work/served"; }
+srv=$SRV_PID
+read -r port <&"${SRV[0]}"
+line="deb http://127.0.0.1:$port/repo ./"
+
+now() { date +%s.%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+time_it() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1 || { echo "pkg-bench: failed: $*" >&2; exit 1; }; t1=$(now); echo "$t1 - $t0" | bc -l; }
+
+# The glimpse side: a host sandbox with only the bench repository.
+"$glimpse" create host --name bench >/dev/null 2>&1
+for r in $("$glimpse" repos bench | awk '!/\(added\)$/ { print $1 }'); do
+  "$glimpse" remove-repo bench "$r" >/dev/null 2>&1
+done
+"$glimpse" add-repo bench "$line" --key "$work/key.asc" --name bench >/dev/null 2>&1
+
+# The chroot side: the same tree (host / under a tmpfs upper), the same
+# source and key, the same apt options.
+mkdir -p "$work/t" "$root"
+mount -t tmpfs -o size=2g tmpfs "$work/t"
+mkdir -p "$work/t/up" "$work/t/wk"
+mount -t overlay -o "lowerdir=/,upperdir=$work/t/up,workdir=$work/t/wk" overlay "$root"
+mount -t proc proc "$root/proc"
+mount --rbind /dev "$root/dev"
+rm -f "$root"/etc/apt/sources.list "$root"/etc/apt/sources.list.d/*
+mkdir -p "$root/etc/apt/keyrings"
+cp "$work/key.asc" "$root/etc/apt/keyrings/bench.asc"
+printf 'Types: deb\nURIs: http://127.0.0.1:%s/repo\nSuites: ./\nSigned-By: /etc/apt/keyrings/bench.asc\n' "$port" \
+  > "$root/etc/apt/sources.list.d/bench.sources"
+cat > "$root/etc/apt/apt.conf.d/99bench" <<'EOF'
+APT::Keep-Downloaded-Packages "false";
+Binary::apt-get::APT::Keep-Downloaded-Packages "false";
+Dpkg::Use-Pty "0";
+quiet "1";
+APT::Update::Error-Mode "any";
+Dpkg::Options { "--force-confdef"; "--force-confold"; };
+EOF
+in_chroot() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
+in_chroot apt-get update >/dev/null 2>&1
+
+ins_g=(); ins_c=(); upd_g=(); upd_c=()
+for i in $(seq "$runs"); do
+  ins_g+=("$(time_it "$glimpse" install bench glimpse-bench)")
+  "$glimpse" uninstall bench glimpse-bench >/dev/null 2>&1
+  ins_c+=("$(time_it in_chroot apt-get install -y glimpse-bench)")
+  in_chroot apt-get remove -y glimpse-bench >/dev/null 2>&1
+  upd_g+=("$(time_it "$glimpse" update bench)")
+  upd_c+=("$(time_it in_chroot sh -c 'apt-get update && apt-get -y dist-upgrade')")
+done
+
+report () { # label, glimpse times, chroot times
+  local g c
+  g=$(printf '%s\n' $2 | median); c=$(printf '%s\n' $3 | median)
+  printf '%-34s glimpse %6.3f s   chroot %6.3f s   ratio %5.2fx\n' "$1" "$g" "$c" "$(echo "$g / $c" | bc -l)"
+}
+echo "pkg-bench: $runs runs, medians ($(nproc) cores)"
+report "install a small package" "${ins_g[*]}" "${ins_c[*]}"
+report "update with nothing to do" "${upd_g[*]}" "${upd_c[*]}"
