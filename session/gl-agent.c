@@ -172,7 +172,10 @@ note_exported (GlAgent *self, GPtrArray *ids)
       if (s == NULL || s->export_state != GL_AGENT_EXPORT_PENDING)
         continue;
       ms = m != NULL ? g_hash_table_lookup (m->sandboxes, s->id) : NULL;
-      s->n_apps = ms != NULL && ms->apps != NULL ? g_strv_length (ms->apps) : 0;
+      s->n_apps = 0;
+      for (gsize j = 0; ms != NULL && ms->apps != NULL && ms->apps[j] != NULL; j++)
+        if (!gl_export_is_control_entry (ms->apps[j]))
+          s->n_apps++;
       s->export_state = GL_AGENT_EXPORT_EXPORTED;
       s->synced = now;
     }
@@ -378,6 +381,8 @@ on_monitor_event (GlStoreMonitor *monitor, const char *id, gpointer user_data)
   gint64 now = g_get_monotonic_time ();
   gint64 due;
 
+  if (id != NULL && !gl_sandbox_id_is_valid (id))
+    return;   /* a stray file in the user's launcher choices */
   if (id == NULL)
     self->pending_store = TRUE;
   else
@@ -417,6 +422,8 @@ gl_agent_start (GlAgent *self, GError **error)
   self->monitor = gl_store_monitor_new (self->store_dir, self->host_root, on_monitor_event, self, error);
   if (self->monitor == NULL)
     return FALSE;
+  /* the user's own choice: glimpse add-launcher, unexport, "Hide from menu" */
+  gl_store_monitor_watch_user_config (self->monitor, self->ctx->config_home);
   if (!gl_agent_refresh (self, NULL, error))
     {
       /* the manifest could not be written: say so, keep watching */

@@ -109,6 +109,7 @@ gl_export_store_source_new (GlSandbox *sandbox, const char *host_root,
 
   if (sandbox->launchers != NULL && sandbox->launchers[0] != NULL)
     s->launchers = g_strdupv (sandbox->launchers);
+  s->control_entries = TRUE;
   if (!gl_export_user_launchers_load (config_home, sandbox->id, &s->added, &s->removed, error))
     return NULL;
   return g_steal_pointer (&s);

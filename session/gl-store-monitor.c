@@ -34,8 +34,12 @@ typedef struct {
   GHashTable *ids;    /* sandbox id ("" for the store) -> names (GHashTable set) or NULL: any name */
 } Watch;
 
+/* The pseudo-sandbox of the user's launcher choices (not a valid id) */
+#define USER_ID "@user"
+
 struct _GlStoreMonitor {
   char *store_dir;
+  char *config_home;
   char *host_root;
   int fd;
   guint source;
@@ -301,6 +305,27 @@ gl_store_monitor_watch_store (GlStoreMonitor *self)
   end_rearm (self, "", g_steal_pointer (&wds));
 }
 
+void
+gl_store_monitor_watch_user_config (GlStoreMonitor *self, const char *config_home)
+{
+  g_autofree char *glimpse = NULL;
+  g_autofree char *launchers = NULL;
+  g_autoptr(GHashTable) wds = g_hash_table_new (NULL, NULL);
+
+  if (config_home != self->config_home)
+    {
+      g_free (self->config_home);
+      self->config_home = g_strdup (config_home);
+    }
+  glimpse = g_build_filename (self->config_home, "glimpse", NULL);
+  launchers = g_build_filename (glimpse, "launchers", NULL);
+  begin_rearm (self, USER_ID);
+  add_watch (self, self->config_home, USER_ID, (const char *[]) { "glimpse", NULL }, wds);
+  add_watch (self, glimpse, USER_ID, (const char *[]) { "launchers", NULL }, wds);
+  add_watch (self, launchers, USER_ID, NULL, wds);
+  end_rearm (self, USER_ID, g_steal_pointer (&wds));
+}
+
 guint
 gl_store_monitor_n_watches (GlStoreMonitor *self)
 {
@@ -308,8 +333,21 @@ gl_store_monitor_n_watches (GlStoreMonitor *self)
 }
 
 static void
-notify (GlStoreMonitor *self, const char *id)
+notify (GlStoreMonitor *self, const char *id, const struct inotify_event *ev)
 {
+  if (strcmp (id, USER_ID) == 0)
+    {
+      g_autofree char *sandbox = NULL;
+
+      if (ev->len > 0 && g_str_has_suffix (ev->name, ".conf") && strlen (ev->name) > 5)
+        {
+          sandbox = g_strndup (ev->name, strlen (ev->name) - 5);
+          self->func (self, sandbox, self->user_data);
+        }
+      else
+        gl_store_monitor_watch_user_config (self, self->config_home);   /* a directory came or went */
+      return;
+    }
   self->func (self, *id == '\0' ? NULL : id, self->user_data);
 }
 
@@ -327,7 +365,7 @@ handle_event (GlStoreMonitor *self, const struct inotify_event *ev)
       self->func (self, NULL, self->user_data);
       g_hash_table_iter_init (&iter, self->sandboxes);
       while (g_hash_table_iter_next (&iter, &key, NULL))
-        if (*(const char *) key != '\0')
+        if (*(const char *) key != '\0' && strcmp (key, USER_ID) != 0)
           self->func (self, key, self->user_data);
       return;
     }
@@ -360,7 +398,7 @@ handle_event (GlStoreMonitor *self, const struct inotify_event *ev)
     }
 
   for (guint i = 0; i < hit->len; i++)
-    notify (self, hit->pdata[i]);
+    notify (self, hit->pdata[i], ev);
 }
 
 static gboolean
@@ -429,6 +467,7 @@ gl_store_monitor_free (GlStoreMonitor *self)
   if (self->fd >= 0)
     close (self->fd);
   g_free (self->store_dir);
+  g_free (self->config_home);
   g_free (self->host_root);
   g_free (self);
 }

@@ -42,6 +42,11 @@ void            gl_store_monitor_watch_store (GlStoreMonitor *monitor);
 GStrv           gl_store_monitor_layer_roots (const char *store_dir, const char *id,
                                               const char *host_root);
 
+/* Also watches the user's launcher choices, @config_home/glimpse/launchers/
+ * <id>.conf (or its parents until it exists): a change is reported for
+ * that sandbox. */
+void            gl_store_monitor_watch_user_config (GlStoreMonitor *monitor, const char *config_home);
+
 guint           gl_store_monitor_n_watches (GlStoreMonitor *monitor);
 
 G_END_DECLS

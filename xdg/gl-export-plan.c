@@ -259,6 +259,8 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
 
     gl_plan_add (plan, dest, source->id, contents, -1, 0644);
   }
+  if (source->control_entries)
+    gl_plan_control (plan, ctx, source, r->apps);
   if (ctx->file_managers)
     gl_fm_actions_plan (plan, ctx, source->id, source->name);
   return r;

@@ -45,6 +45,11 @@ typedef struct {
 void           gl_plan_sandbox_free (GlPlanSandbox *r);
 /* Adds the files of @source to @plan; problems of single entries go to
  * @warnings (counted in @stats). */
+/* The control entries of @source's submenu (gl-export-control.c): planned,
+ * their file names appended to @apps. */
+void            gl_plan_control (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
+                                 GPtrArray *apps);
+
 GlPlanSandbox *gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
                                 GlExportStats *stats, GPtrArray *warnings);
 /* Adds the shared files (the Glimpse menu and its directory file) for

@@ -33,6 +33,7 @@ typedef struct {
   GStrv launchers;         /* the admin's list (sandbox.conf), NULL: every visible app */
   GStrv added;             /* the user's own choice ($XDG_CONFIG_HOME/glimpse/launchers/ID.conf) */
   GStrv removed;
+  gboolean control_entries;  /* "Terminal in <name>" and "<name>" with its actions (gl-export-control.c) */
 } GlExportSource;
 
 GlExportSource *gl_export_source_new (const char *id, const char *name);
@@ -80,6 +81,9 @@ GKeyFile *gl_export_rewrite_entry (GKeyFile *entry, const char *desktop_id,
                                    const char *sandbox_id, const char *sandbox_name,
                                    const char *launcher, const char *icon_name,
                                    GError **error);
+
+/* TRUE for the file names of the control entries (not applications). */
+gboolean gl_export_is_control_entry (const char *file_name);
 
 /* "glimpse-<id>-<desktop-id>" */
 char *gl_export_desktop_file_name (const char *sandbox_id, const char *desktop_id);

@@ -10,7 +10,8 @@
 : "${GLIMPSE:?set GLIMPSE to the built glimpse}"
 : "${GLIMPSE_SESSION:?set GLIMPSE_SESSION to the built glimpse-session}"
 source "$(dirname "$0")/../launcher/libtest.sh"
-MENU_PY=$(cd "$(dirname "$0")" && pwd)/menu-gmenu.py
+HERE=$(cd "$(dirname "$0")" && pwd)
+MENU_PY=$HERE/menu-gmenu.py
 for tool in dbus-daemon gdbus; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (apt install dbus libglib2.0-bin)"
 done
@@ -51,8 +52,15 @@ as_user "$GL_USER_A" dbus-daemon --session --fork --print-address=3 --print-pid=
   3>"$WORK/bus.addr" 4>"$WORK/bus.pid" || skip "cannot start a session bus as $GL_USER_A"
 BUS_PID=$(cat "$WORK/bus.pid")
 BUS=$(head -n1 "$WORK/bus.addr")
+# A terminal emulator that records what it was asked to run.
+cat > "$WORK/terminal" <<'EOF'
+#!/bin/sh
+[ "$1" = -e ] && shift
+printf '%s\n' "$@" > "$0.args.tmp" && mv "$0.args.tmp" "$0.args"
+EOF
+chmod 0755 "$WORK/terminal"
 # The Exec of exported entries must exist, or menu implementations hide them.
-GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$STORE XDG_DATA_HOME=$xdg/data XDG_CONFIG_HOME=$xdg/config \
+GL_EXTRA_ENV="GLIMPSE_TERMINAL=$WORK/terminal GLIMPSE_SANDBOX_DIR=$STORE XDG_DATA_HOME=$xdg/data XDG_CONFIG_HOME=$xdg/config \
 XDG_CONFIG_DIRS=$xdg/sys XDG_DATA_DIRS=/nonexistent DBUS_SESSION_BUS_ADDRESS=$BUS \
 GLIMPSE_LAUNCHER=$GL_LAUNCHER GLIMPSE_BIN=$GLIMPSE GSETTINGS_BACKEND=keyfile"
 
@@ -96,6 +104,16 @@ generation () {
   printf '%s\n' "$2" > "$STORE/$1/system/current.tmp"
   mv -f "$STORE/$1/system/current.tmp" "$STORE/$1/system/current"
 }
+
+# A notification server on the bus (spec-complete, in the test).
+NOTES=$WORK/notifications.log
+: > "$NOTES"; chmod 0666 "$NOTES"
+as_user "$GL_USER_A" /usr/bin/python3 "$HERE/notification-server.py" "$NOTES" > "$WORK/notify-server.log" 2>&1 &
+notes_ready () { grep -q '"ready"' "$NOTES"; }
+wait_for 5000 notes_ready || skip "the test notification server did not start: $(cat "$WORK/notify-server.log")"
+# last_note FIELD: of the last notification shown
+last_note () { grep '"summary"' "$NOTES" | tail -n 1 | /usr/bin/python3 -c 'import json, sys; print(json.loads(sys.stdin.read())[sys.argv[1]])' "$1"; }
+n_notes () { grep -c '"summary"' "$NOTES"; }
 
 ctxt () { awk '/^voluntary_ctxt_switches|^nonvoluntary_ctxt_switches/ { n += $2 } END { print n }' "/proc/$1/status"; }
 rss_kb () { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
@@ -215,6 +233,65 @@ check "ListSandboxes lists the sandbox with its export state" \
 check "… and not the removed one" not grep -q "'$B'" "$WORK/list.out"
 check "Refresh([]) succeeds" bus --dest org.glimpse.Session1 \
   --object-path /org/glimpse/Session1 --method org.glimpse.Session1.Refresh '[]' > /dev/null
+
+# The control entries of the sandbox's submenu.
+check "the control entries are exported and gnome-menus shows them in the submenu" \
+  wait_for 1000 in_menu "Glimpse/Alpha	glimpse-$A--terminal.desktop"
+check "… both" in_menu "Glimpse/Alpha	glimpse-$A--control.desktop"
+ctl=$xdg/data/applications/glimpse-$A--control.desktop
+check "\"Alpha\" has the actions Update now, Show my changes, Purge, Hide" \
+  grep -qx "Actions=update;show-changes;purge;hide;" "$ctl"
+check "… each running glimpse control" grep -qx "Exec=$GLIMPSE control $A purge" "$ctl"
+check "\"Terminal in Alpha\" is its name" grep -qx "Name=Terminal in Alpha" "$xdg/data/applications/glimpse-$A--terminal.desktop"
+
+# They run what the entries run: glimpse control ID ACTION, as the user.
+ctl () { as_user "$GL_USER_A" "$GLIMPSE" control "$A" "$1"; }
+have_args () { [ -f "$WORK/terminal.args" ]; }
+check "Terminal in: glimpse control ID terminal" ctl terminal
+check "… starts the terminal" wait_for 2000 have_args
+check_sh "… running glimpse run ID there" 'sed -n 2,3p "$WORK/terminal.args" | tr "\n" " " | grep -qx "run $A "'
+rm -f "$WORK/terminal.args"
+check "Update now without a display" ctl update
+check "… opens a terminal" wait_for 2000 have_args
+check "… with sudo glimpse update ID" grep -q 'sudo "$0" update "$1"' "$WORK/terminal.args"
+
+# Show my changes: counts in a notification.
+layer=$STORE/$A/users/$UID_A
+install -d -o "$GL_USER_A" -g "$GID_A" "$layer" "$layer/home" "$layer/home/upper" "$layer/home/work"
+echo mine > "$layer/home/upper/made-in-sandbox-$$.txt"; chown "$GL_USER_A:" "$layer/home/upper/made-in-sandbox-$$.txt"
+n0=$(n_notes)
+more_notes () { [ "$(n_notes)" -gt "$n0" ]; }
+check "Show my changes" ctl show-changes
+check "… shows a notification" wait_for 2000 more_notes
+check_sh "… with the count of changes" 'last_note body | grep -q "^1 added, 0 modified"'
+last_note body | sed 's/^/# notification: /'
+# Purge my changes: asks first; Cancel keeps them, Purge drops them.
+n0=$(n_notes)
+check "Purge my changes" ctl purge
+check "… asks first, in a notification" wait_for 2000 more_notes
+check_sh "… with Purge and Cancel" '[ "$(last_note actions)" = "['"'"'purge'"'"', '"'"'cancel'"'"']" ]'
+nid=$(last_note id)
+check "… nothing purged before the answer" [ -f "$layer/home/upper/made-in-sandbox-$$.txt" ]
+invoke () { bus --dest org.freedesktop.Notifications --object-path /org/freedesktop/Notifications \
+              --method org.glimpse.Test.Notifications.Invoke "$1" "$2" > /dev/null; }
+check "Cancel" invoke "$nid" cancel
+sleep 0.3
+check "… keeps the changes" [ -f "$layer/home/upper/made-in-sandbox-$$.txt" ]
+n0=$(n_notes); ctl purge; wait_for 2000 more_notes; nid=$(last_note id); n0=$(n_notes)
+check "Purge" invoke "$nid" purge
+purged () { [ ! -e "$layer/home/upper/made-in-sandbox-$$.txt" ]; }
+check "… drops them" wait_for 5000 purged
+check "… and says so" wait_for 2000 more_notes
+check_sh "… done" 'last_note summary | grep -q "are purged"'
+# Hide from menu, and back with glimpse export.
+check "Hide from menu" ctl hide
+check "… takes the sandbox out of the menu" wait_for 1000 not_in_menu "Glimpse/Alpha"
+as_user "$GL_USER_A" "$GLIMPSE" status > "$WORK/status.out" 2>&1
+check "… glimpse status says hidden" grep -q "menu: hidden" "$WORK/status.out"
+check "glimpse export ID brings it back" as_user "$GL_USER_A" "$GLIMPSE" export --quiet "$A"
+shown_again () { as_user "$GL_USER_A" "$GLIMPSE" status 2>&1 | grep -q "menu: exported"; }
+check "… and the agent follows (it watches the user's choice)" wait_for 1000 shown_again
+check "an unknown action is refused" not ctl frobnicate
 
 # Idle: nothing happens, nothing wakes the agent.
 sleep 1
