@@ -15,6 +15,7 @@
 #include "gl-agent-actions.h"
 #include "gl-changes.h"
 #include "gl-store.h"
+#include "gl-updates.h"
 
 G_DEFINE_QUARK (gl-agent-actions-error-quark, gl_agent_actions_error)
 
@@ -235,44 +236,38 @@ static void
 on_update_done (GObject *object, GAsyncResult *result, gpointer user_data)
 {
   ActionData *d = user_data;
-  GSubprocess *p = G_SUBPROCESS (object);
   g_autoptr(GError) error = NULL;
-  g_autofree char *out = NULL;
-  g_autofree char *err = NULL;
   g_autofree char *summary = NULL;
 
-  if (!g_subprocess_communicate_utf8_finish (p, result, &out, &err, &error))
+  switch (gl_updates_run_update_finish (result, &error))
     {
-      notify_simple (d->self, "Glimpse", error->message, "dialog-error");
-    }
-  else if (g_subprocess_get_if_exited (p) && g_subprocess_get_exit_status (p) == 0)
-    {
+    case GL_UPDATES_RUN_OK:
       summary = g_strdup_printf ("%s is up to date", d->name);
       notify_simple (d->self, summary, NULL, "software-update-available");
-    }
-  else if (g_subprocess_get_if_exited (p) && g_subprocess_get_exit_status (p) == 126)
-    ;  /* pkexec: the user dismissed the authentication dialogue */
-  else
-    {
+      break;
+    case GL_UPDATES_RUN_DISMISSED:
+      break;   /* the user said no to the administrator's password */
+    case GL_UPDATES_RUN_FAILED:
+    default:
       summary = g_strdup_printf ("Updating %s failed", d->name);
-      notify_simple (d->self, summary, err != NULL && *err != '\0' ? g_strstrip (err) : NULL, "dialog-error");
+      notify_simple (d->self, summary, error != NULL ? error->message : NULL, "dialog-error");
+      break;
     }
   action_data_free (d);
 }
 
+/* The privileged path: pkexec of the fixed update helper (polkit asks for
+ * the administrator) on a desktop; a terminal with sudo otherwise. */
 static gboolean
 action_update (GlAgentActions *self, GlAgentSandbox *s, GError **error)
 {
   g_autofree char *pkexec = g_find_program_in_path ("pkexec");
-  g_autoptr(GSubprocess) p = NULL;
+  const char *helper = g_getenv ("GLIMPSE_UPDATE_HELPER");   /* tests */
 
   if (pkexec == NULL || (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL))
     return in_terminal_and_wait ("sudo \"$0\" update \"$1\"", glimpse_bin (self), s->id, error);
-  p = g_subprocess_newv ((const char *[]) { pkexec, glimpse_bin (self), "update", s->id, NULL },
-                         G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, error);
-  if (p == NULL)
-    return FALSE;
-  g_subprocess_communicate_utf8_async (p, NULL, NULL, on_update_done, action_data_new (self, s->id, s->name));
+  gl_updates_run_update (s->id, helper != NULL && *helper != '\0' ? helper : GL_UPDATE_HELPER, NULL,
+                         on_update_done, action_data_new (self, s->id, s->name));
   return TRUE;
 }
 
