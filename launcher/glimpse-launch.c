@@ -15,6 +15,7 @@
 #include "gl-launch-store.h"
 
 #include <dirent.h>
+#include <sys/fsuid.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/magic.h>
+#include <linux/nsfs.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
@@ -58,6 +60,11 @@
 #endif
 
 extern char **environ;
+
+/* In users/<uid>/: root's record of the running view, and the lock that
+ * serialises finding, building and joining it. */
+#define GL_VIEW_RECORD "view"
+#define GL_VIEW_LOCK "view.lock"
 
 /* ---------------------------------------------------------------------- */
 /* State of the top-level process                                          */
@@ -847,10 +854,11 @@ view_sockets (View *v)
 
 /* Builds the view and pivots into it.  Runs as the user, with CAP_SYS_ADMIN
  * in the new user namespace only. */
-static void
+static int
 build_view (void)
 {
   View v = { { NULL, 0, 0 }, { NULL, 0 }, -1, -1, -1 };
+  int view_lock;
   char uidname[32];
   OverlayJobs jobs;
   pthread_t helpers[N_HELPERS];
@@ -887,6 +895,11 @@ build_view (void)
   view_attach (&v);
   view_sockets (&v);
 
+  /* PID 1's own hold on users/<uid>/view.lock (see run_view_init). */
+  view_lock = openat (v.userdir_fd, GL_VIEW_LOCK, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (view_lock < 0)
+    die_with_error ("cannot open users/%u/" GL_VIEW_LOCK, (unsigned) L.uid);
+
   /* Into the view; the old root goes away entirely. */
   if (fchdir (v.root) != 0)
     die_with_error ("cannot enter the sandbox root");
@@ -896,6 +909,7 @@ build_view (void)
     die_with_error ("cannot detach the host root");
   if (chdir ("/") != 0)
     die_with_error ("cannot enter the sandbox root");
+  return view_lock;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -933,68 +947,99 @@ exec_app (char *const *command, char **env)
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
 
-static void
-noop_handler (int sig)
+/* True if /proc/PID (of this PID namespace) is a zombie or gone. */
+static bool
+proc_is_dead (const char *pid)
 {
-  (void) sig;
+  char path[300], buf[512];
+  cleanup_fd int fd = -1;
+  ssize_t n;
+  char *rp;
+  snprintf (path, sizeof path, "/proc/%s/stat", pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return true;
+  n = read (fd, buf, sizeof buf - 1);
+  if (n <= 0)
+    return true;
+  buf[n] = '\0';
+  rp = strrchr (buf, ')');
+  return rp == NULL || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
 }
 
-/* PID 1 of the sandbox: reaps everything, forwards signals to the app,
- * exits when nothing is left, with the app's status. */
+/* PID 1 of a view: keeps it while any process of it lives.  The apps are
+ * children of their launchers (outside), so they are watched by pidfd;
+ * what they leave behind is reparented here and reaped.  The view ends
+ * only after a look at this namespace's /proc shows nobody else, taken
+ * under users/<uid>/view.lock, which every launcher holds from finding the
+ * view until its app exists: no launch can join a view that is ending. */
+#define MAX_WATCHED 512
 static GL_NORETURN void
-run_init (pid_t app, int sigfd, int status_fd)
+run_view_init (int view_lock, int sigfd)
 {
-  int app_status = 0;
-  bool app_done = false;
-
   for (;;)
     {
-      struct signalfd_siginfo si;
-      ssize_t n = read (sigfd, &si, sizeof si);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n != (ssize_t) sizeof si)
-        break;
-      if (si.ssi_signo == SIGCHLD)
+      struct pollfd pfd[MAX_WATCHED + 1];
+      size_t n = 1;
+      bool others = false, truncated = false;
+      DIR *d;
+      struct dirent *e;
+
+      while (flock (view_lock, LOCK_EX) != 0)
+        if (errno != EINTR)
+          _exit (GL_EXIT_LAUNCHER);
+      while (waitpid (-1, NULL, WNOHANG) > 0)
+        ;
+      d = opendir ("/proc");
+      if (d == NULL)
+        _exit (GL_EXIT_LAUNCHER);
+      pfd[0] = (struct pollfd) { sigfd, POLLIN, 0 };
+      while ((e = readdir (d)) != NULL)
         {
-          for (;;)
+          int pidfd;
+          if (e->d_name[0] < '1' || e->d_name[0] > '9' || strcmp (e->d_name, "1") == 0
+              || strspn (e->d_name, "0123456789") != strlen (e->d_name))
+            continue;
+          if (proc_is_dead (e->d_name))
+            continue;   /* a zombie its launcher will reap */
+          others = true;
+          if (n == MAX_WATCHED + 1)
             {
-              int st;
-              pid_t p = waitpid (-1, &st, WNOHANG);
-              if (p == app)
-                {
-                  app_status = st;
-                  app_done = true;
-                }
-              if (p > 0)
-                continue;
-              if (p < 0 && errno == ECHILD && app_done)
-                {
-                  (void) gl_write_all (status_fd, &app_status, sizeof app_status);
-                  if (WIFEXITED (app_status))
-                    _exit (WEXITSTATUS (app_status));
-                  _exit (128 + WTERMSIG (app_status));
-                }
-              break;
+              truncated = true;
+              continue;
             }
+          pidfd = (int) syscall (SYS_pidfd_open, atoi (e->d_name), 0);
+          if (pidfd >= 0)
+            pfd[n++] = (struct pollfd) { pidfd, POLLIN, 0 };
         }
-      else if (si.ssi_code != SI_KERNEL && !app_done)
-        kill (app, (int) si.ssi_signo);
+      closedir (d);
+      if (!others)
+        _exit (0);      /* still holding the lock: nobody joins meanwhile */
+      (void) flock (view_lock, LOCK_UN);
+      (void) poll (pfd, n, truncated ? 1000 : -1);
+      if (pfd[0].revents)
+        {
+          struct signalfd_siginfo si;
+          while (read (sigfd, &si, sizeof si) == (ssize_t) sizeof si)
+            ;
+        }
+      for (size_t i = 1; i < n; i++)
+        close (pfd[i].fd);
     }
-  _exit (GL_EXIT_LAUNCHER);
 }
 
-/* The first process in the namespaces. */
+/* The first process in the namespaces: builds the view, tells the
+ * launcher it is ready by closing ERR_FD, and stays as the view's PID 1. */
 static GL_NORETURN void
-child_main (int sync_fd, int err_fd, int status_fd, char *const *command)
+child_main (int sync_fd, int err_fd)
 {
   char byte;
   sigset_t set;
-  int sigfd;
-  pid_t app;
+  int sigfd, view_lock, null;
   /* All capabilities, but of the new user namespace only: they count on
    * nothing but the user's own files (overlayfs copy-up needs them). */
   uint64_t keep = (1ULL << (CAP_LAST_CAP + 1)) - 1;
+  int keep_fds[4];
 
   gl_die_hook = NULL;
   gl_error_fd = err_fd;
@@ -1022,22 +1067,273 @@ child_main (int sync_fd, int err_fd, int status_fd, char *const *command)
     if (poll (&p, 1, 0) != 0 && (p.revents & (POLLERR | POLLHUP)))
       _exit (125);
   }
-  (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+  /* (Unprivileged, the launcher reads our namespaces through /proc.) */
+  if (L.privileged)
+    (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-  build_view ();
+  view_lock = build_view ();
 
-  /* Nothing of the host stays open: keep only the two pipes, as 3 and 4. */
-  {
-    int e = fcntl (err_fd, F_DUPFD_CLOEXEC, 5);
-    int s = fcntl (status_fd, F_DUPFD_CLOEXEC, 5);
-    if (e < 0 || s < 0 || dup3 (e, 3, O_CLOEXEC) != 3 || dup3 (s, 4, O_CLOEXEC) != 4)
+  /* Nothing of the host stays open: only the locks the view holds for its
+   * whole life (the sandbox's, the user's layer's, the system
+   * generation's) and its own hold on the view lock, as 3 to 6. */
+  keep_fds[0] = view_lock;
+  keep_fds[1] = L.sb.lock_fd;
+  keep_fds[2] = L.sb.user_lock_fd;
+  keep_fds[3] = L.sb.gen_lock_fd;
+  for (int i = 0; i < 4; i++)
+    if (keep_fds[i] >= 0 && (keep_fds[i] = fcntl (keep_fds[i], F_DUPFD_CLOEXEC, 64)) < 0)
       die_with_error ("cannot rearrange descriptors");
-    gl_error_fd = err_fd = 3;
-    status_fd = 4;
-    if (syscall (SYS_close_range, 5U, ~0U, 0U) != 0)
-      for (int fd = 5; fd < 4096; fd++)
-        close (fd);
+  for (int i = 0; i < 4; i++)
+    if (keep_fds[i] >= 0 && dup3 (keep_fds[i], 3 + i, O_CLOEXEC) != 3 + i)
+      die_with_error ("cannot rearrange descriptors");
+  null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0)
+    die_with_error ("cannot open /dev/null in the sandbox");
+
+  /* Drop everything: PID 1 needs no capability to wait. */
+  drop_bounding_and_ambient (true);
+  if (gl_capset (0, 0) != 0 || !no_caps_left ())
+    die ("cannot drop all capabilities in the sandbox's PID 1");
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    die_with_error ("cannot set no-new-privs");
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGCHLD);
+  sigprocmask (SIG_BLOCK, &set, NULL);
+  sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd < 0)
+    die_with_error ("cannot watch signals");
+  if (dup3 (sigfd, 7, O_CLOEXEC) != 7 || dup3 (null, 8, O_CLOEXEC) != 8)
+    die_with_error ("cannot rearrange descriptors");
+
+  /* Ready: the launcher sees the error pipe close.  From here on the view
+   * outlives the launcher that built it. */
+  (void) prctl (PR_SET_PDEATHSIG, 0, 0, 0, 0);
+  gl_error_fd = -1;
+  for (int fd = 0; fd <= 2; fd++)
+    (void) dup2 (8, fd);
+  if (syscall (SYS_close_range, 8U, ~0U, 0U) != 0)
+    for (int fd = 8; fd < 4096; fd++)
+      close (fd);
+  run_view_init (3, 7);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Joining a view: every launch runs its app this way                      */
+
+/* Reads what a child wrote on error pipe FD into BUF; false at its end. */
+static bool
+read_errors (int fd, char *buf, size_t size, size_t *len)
+{
+  ssize_t n = read (fd, buf + *len, size - 1 - *len);
+  if (n > 0)
+    *len += (size_t) n;
+  else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+    return false;
+  return *len < size - 1;
+}
+
+/* Prints a child's error messages and shows them on the desktop. */
+static void
+show_errors (char *buf, size_t len)
+{
+  buf[len] = '\0';
+  fputs (buf, stderr);
+  fflush (stderr);
+  if (buf[len - 1] == '\n')
+    buf[len - 1] = '\0';
+  report_error (strncmp (buf, "glimpse-launch: ", 16) == 0 ? buf + 16 : buf);
+}
+
+/* A view's namespaces, as descriptors. */
+typedef struct {
+  int user, mnt, pid, ipc;
+} ViewNs;
+
+static const char *const ns_names[4] = { "user", "mnt", "pid", "ipc" };
+
+static void
+view_ns_close (ViewNs *ns)
+{
+  int *fds[4] = { &ns->user, &ns->mnt, &ns->pid, &ns->ipc };
+  for (int i = 0; i < 4; i++)
+    if (*fds[i] >= 0)
+      {
+        close (*fds[i]);
+        *fds[i] = -1;
+      }
+}
+
+/* The start time of PID (clock ticks after boot, /proc/PID/stat field 22),
+ * or 0. */
+static unsigned long long
+proc_start_time (pid_t pid)
+{
+  char path[64], buf[1024];
+  cleanup_fd int fd = -1;
+  ssize_t n;
+  char *p;
+  unsigned long long t = 0;
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+    return 0;
+  buf[n] = '\0';
+  p = strrchr (buf, ')');
+  /* after ")": state is field 3; the start time is field 22 */
+  for (int field = 2; p != NULL && field < 22; field++)
+    p = strchr (p + 1, ' ');
+  if (p == NULL || sscanf (p + 1, "%llu", &t) != 1)
+    return 0;
+  return t;
+}
+
+/* Opens the namespaces of PID into NS and their identities into ID
+ * (device, inode: 8 numbers).  Root (or the owner, unprivileged) only. */
+static bool
+open_proc_ns (pid_t pid, ViewNs *ns, unsigned long long id[8])
+{
+  int *fds[4] = { &ns->user, &ns->mnt, &ns->pid, &ns->ipc };
+  for (int i = 0; i < 4; i++)
+    {
+      char path[64];
+      struct stat st;
+      snprintf (path, sizeof path, "/proc/%d/ns/%s", (int) pid, ns_names[i]);
+      *fds[i] = open (path, O_RDONLY | O_CLOEXEC);
+      if (*fds[i] < 0 || fstat (*fds[i], &st) != 0)
+        {
+          view_ns_close (ns);
+          return false;
+        }
+      id[2 * i] = (unsigned long long) st.st_dev;
+      id[2 * i + 1] = (unsigned long long) st.st_ino;
+    }
+  return true;
+}
+
+#define GL_VIEW_RECORD_FMT "glimpse-view 1 uid %u pid %d start %llu user %llu:%llu " \
+  "mnt %llu:%llu pid %llu:%llu ipc %llu:%llu\n"
+
+/* Finds the running view of this user through root's record
+ * users/<uid>/view and checks it as SECURITY.md says: the record is a
+ * regular file of root's; the recorded process is alive (pidfd), started
+ * at the recorded time, and its user, mount, PID and IPC namespaces are the
+ * recorded ones; the user namespace is the caller's.  Its PID 1, with NS
+ * open; 0 (with a reason in *WHY) when there is no usable view. */
+static pid_t
+view_find (ViewNs *ns, const char **why)
+{
+  cleanup_fd int fd = -1;
+  cleanup_fd int pidfd = -1;
+  char buf[512];
+  ssize_t len;
+  struct stat st;
+  unsigned uid;
+  int pid, used = 0;
+  unsigned long long start, rec[8], id[8];
+
+  *why = "no record";
+  fd = openat (L.sb.userdir_fd, GL_VIEW_RECORD, O_RDONLY | O_NOFOLLOW | O_NONBLOCK
+               | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  *why = "the record is not root's";
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != 0 || st.st_nlink != 1
+      || (st.st_mode & 022) != 0 || st.st_size >= (off_t) sizeof buf)
+    return 0;
+  len = read (fd, buf, sizeof buf - 1);
+  *why = "the record is malformed";
+  if (len <= 0)
+    return 0;
+  buf[len] = '\0';
+  if (sscanf (buf, GL_VIEW_RECORD_FMT "%n", &uid, &pid, &start, &rec[0], &rec[1], &rec[2],
+              &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 11
+      || used != len || uid != L.uid || pid <= 1)
+    return 0;
+  *why = "the recorded view is gone";
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  if (pidfd < 0)
+    return 0;
+  if (proc_start_time (pid) != start || start == 0)
+    return 0;
+  if (!open_proc_ns (pid, ns, id))
+    return 0;
+  *why = "the recorded process is another one now";
+  for (int i = 0; i < 8; i++)
+    if (id[i] != rec[i])
+      {
+        view_ns_close (ns);
+        return 0;
+      }
+  {
+    /* The user namespace is the caller's own. */
+    uid_t owner = (uid_t) -1;
+    if (ioctl (ns->user, NS_GET_OWNER_UID, &owner) != 0 || owner != L.uid)
+      {
+        view_ns_close (ns);
+        return 0;
+      }
   }
+  /* Still the same process now that its namespaces are held: the pid was
+   * not reused while they were opened. */
+  if (syscall (SYS_pidfd_send_signal, pidfd, 0, NULL, 0) != 0)
+    {
+      view_ns_close (ns);
+      return 0;
+    }
+  return (pid_t) pid;
+}
+
+/* Writes root's record of the view whose PID 1 is PID (as root). */
+static void
+view_record (pid_t pid, const unsigned long long id[8])
+{
+  char buf[512];
+  unsigned long long start = proc_start_time (pid);
+  cleanup_fd int fd = -1;
+  int len;
+
+  if (start == 0)
+    die ("the sandbox's first process went away while starting");
+  len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, (unsigned) L.uid, (int) pid, start,
+                  id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
+  (void) unlinkat (L.sb.userdir_fd, ".view.new", 0);
+  fd = openat (L.sb.userdir_fd, ".view.new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
+               | O_CLOEXEC, 0644);
+  if (fd < 0 || fchmod (fd, 0644) != 0 || gl_write_all (fd, buf, (size_t) len) != 0
+      || renameat (L.sb.userdir_fd, ".view.new", L.sb.userdir_fd, GL_VIEW_RECORD) != 0)
+    die_with_error ("cannot record the view in users/%u/ of sandbox \"%s\" (remove users/%u/"
+                    GL_VIEW_RECORD " if it is not a file)", (unsigned) L.uid, L.id,
+                    (unsigned) L.uid);
+}
+
+/* The app, in the view: enter its mount and IPC namespaces (the user and
+ * PID ones are entered by the helper that started it), drop everything,
+ * exec. */
+static GL_NORETURN void
+app_main (ViewNs *ns, int err_fd, int tty, char *const *command)
+{
+  struct sigaction sa;
+  sigset_t none;
+
+  gl_die_hook = NULL;
+  gl_error_fd = err_fd;
+  if (setns (ns->mnt, CLONE_NEWNS) != 0)
+    die_with_error ("cannot enter the sandbox's mount namespace");
+  if (setns (ns->ipc, CLONE_NEWIPC) != 0)
+    die_with_error ("cannot enter the sandbox's IPC namespace");
+
+  /* A process group of its own: kill (0, ...) then reaches nothing
+   * outside the sandbox.  On a terminal it becomes the foreground group
+   * (job control keeps working; the launcher gives the terminal back);
+   * without one, a session of its own. */
+  if (tty >= 0)
+    {
+      if (setpgid (0, 0) != 0 || tcsetpgrp (tty, getpid ()) != 0)
+        die_with_error ("cannot give the terminal to the command");
+    }
+  else
+    (void) setsid ();
 
   /* Drop everything: no capability in any set, no way back. */
   drop_bounding_and_ambient (true);
@@ -1047,52 +1343,243 @@ child_main (int sync_fd, int err_fd, int status_fd, char *const *command)
     die_with_error ("cannot set no-new-privs");
   if (L.uid != 0 && (setuid (0) == 0 || seteuid (0) == 0))
     die ("could regain root inside the sandbox; refusing to run the command");
+  if (getuid () != L.uid || geteuid () != L.uid || getgid () != L.gid)
+    die ("not running as uid %u in the sandbox; refusing to run the command", (unsigned) L.uid);
+
+  /* Nothing of the host stays open but the error pipe (closed by exec). */
+  if (dup3 (err_fd, 3, O_CLOEXEC) != 3)
+    die_with_error ("cannot rearrange descriptors");
+  gl_error_fd = 3;
+  if (syscall (SYS_close_range, 4U, ~0U, 0U) != 0)
+    for (int fd = 4; fd < 4096; fd++)
+      close (fd);
 
   L.app_env = gl_launch_build_env (L.app_env, L.home, L.user, L.shell, L.id);
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+    sigaction (forwarded[i], &sa, NULL);
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+  install_tty_filter ();
+  if (L.cwd == NULL || chdir (L.cwd) != 0)
+    if (chdir (L.home) != 0)
+      (void) chdir ("/");
+  exec_app (command, L.app_env);
+}
+
+/* After the app: when no other process of yours is left in the view (PID
+ * namespace PIDNS_INO), its PID 1 is ending; wait (a little) for it, so
+ * that the view is gone when the last launcher returns (a purge right after
+ * then works). */
+static void
+view_wait_end (pid_t view_pid, int view_pidfd, unsigned long long pidns_ino)
+{
+  char want[64];
+  DIR *d;
+  struct dirent *e;
+  bool others = false;
+
+  if (view_pidfd < 0)
+    return;
+  snprintf (want, sizeof want, "pid:[%llu]", pidns_ino);
+  d = opendir ("/proc");
+  if (d == NULL)
+    return;
+  while (!others && (e = readdir (d)) != NULL)
+    {
+      char path[300], link[64];
+      ssize_t n;
+      pid_t p;
+      if (e->d_name[0] < '1' || e->d_name[0] > '9')
+        continue;
+      p = (pid_t) atoi (e->d_name);
+      if (p == view_pid || p == getpid ())
+        continue;
+      snprintf (path, sizeof path, "/proc/%s/ns/pid", e->d_name);
+      n = readlink (path, link, sizeof link - 1);
+      if (n <= 0)
+        continue;       /* not yours, or a zombie */
+      link[n] = '\0';
+      others = strcmp (link, want) == 0;
+    }
+  closedir (d);
+  if (!others)
+    {
+      struct pollfd p = { view_pidfd, POLLIN, 0 };
+      (void) poll (&p, 1, 2000);
+    }
+}
+
+/* Runs COMMAND in the view NS (checked; VIEW_LOCK held) and returns like
+ * it: every launch, first or not, ends here.  Privileges are dropped for
+ * good first; the user namespace is the caller's own, so entering it needs
+ * none. */
+static int
+run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
+{
+  int view_pidfd = (int) syscall (SYS_pidfd_open, view_pid, 0);
+  unsigned long long pidns_ino = 0;
+  struct stat nst;
+  sigset_t set;
+  int sigfd, err_p[2], pid_p[2], app_status = 0, tty = -1;
+  pid_t app = -1, helper, own_pgrp = getpgrp ();
+  size_t errlen = 0;
+  char errbuf[4096];
+  bool err_open = true;
+
+  if (fstat (ns->pid, &nst) == 0)
+    pidns_ino = (unsigned long long) nst.st_ino;
+  drop_privs_for_good ();
+
+  /* On a terminal whose foreground group is ours, the app gets it. */
+  if (isatty (STDIN_FILENO) && tcgetpgrp (STDIN_FILENO) == own_pgrp)
+    tty = STDIN_FILENO;
 
   sigemptyset (&set);
   sigaddset (&set, SIGCHLD);
+  sigaddset (&set, SIGTTOU);
+  sigaddset (&set, SIGCONT);
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-    {
-      struct sigaction sa;
-      memset (&sa, 0, sizeof sa);
-      sa.sa_handler = noop_handler;
-      sigaction (forwarded[i], &sa, NULL);
-      sigaddset (&set, forwarded[i]);
-    }
+    sigaddset (&set, forwarded[i]);
   sigprocmask (SIG_BLOCK, &set, NULL);
+  sigdelset (&set, SIGTTOU);
   sigfd = signalfd (-1, &set, SFD_CLOEXEC);
-  if (sigfd < 0)
-    die_with_error ("cannot watch signals");
+  if (sigfd < 0 || pipe2 (err_p, O_CLOEXEC) != 0)
+    die_with_error ("cannot set up waiting for the command");
 
-  app = fork ();
-  if (app < 0)
-    die_with_error ("cannot start the command");
-  if (app == 0)
+  /* A helper enters the view's user and PID namespaces (yours: no
+   * privilege needed) and starts the app as our child (CLONE_PARENT); we
+   * stay outside, so a notification we may run is not in the view. */
+  if (pipe2 (pid_p, O_CLOEXEC) != 0)
+    die_with_error ("cannot set up starting the command");
+  helper = fork ();
+  if (helper < 0)
+    die_with_error ("cannot start the command in the sandbox");
+  if (helper == 0)
     {
-      sigset_t none;
+      struct clone_args ca;
+      gl_die_hook = NULL;
+      gl_error_fd = err_p[1];
+      close (err_p[0]);
+      close (pid_p[0]);
+      if (setns (ns->user, CLONE_NEWUSER) != 0)
+        die_with_error ("cannot enter the sandbox's user namespace");
+      if (setns (ns->pid, CLONE_NEWPID) != 0)
+        die_with_error ("cannot enter the sandbox's PID namespace");
+      memset (&ca, 0, sizeof ca);
+      ca.flags = CLONE_PARENT;
+      ca.exit_signal = 0;
+      app = (pid_t) syscall (SYS_clone3, &ca, sizeof ca);
+      if (app < 0)
+        die_with_error ("cannot start the command in the sandbox");
+      if (app == 0)
+        app_main (ns, err_p[1], tty, command);
+      _exit (gl_write_all (pid_p[1], &app, sizeof app) == 0 ? 0 : GL_EXIT_LAUNCHER);
+    }
+  close (err_p[1]);
+  close (pid_p[1]);
+  if (read (pid_p[0], &app, sizeof app) != (ssize_t) sizeof app)
+    app = -1;
+  close (pid_p[0]);
+  while (waitpid (helper, NULL, 0) < 0 && errno == EINTR)
+    ;
+  if (app <= 0)
+    {
+      /* the helper failed: its message is in the error pipe */
+      size_t len = 0;
+      ssize_t n;
+      while ((n = read (err_p[0], errbuf + len, sizeof errbuf - 1 - len)) > 0)
+        len += (size_t) n;
+      errbuf[len] = '\0';
+      if (len > 0 && errbuf[len - 1] == '\n')
+        errbuf[len - 1] = '\0';
+      die ("%s", strncmp (errbuf, "glimpse-launch: ", 16) == 0 ? errbuf + 16
+           : len ? errbuf : "cannot start the command in the sandbox");
+    }
+  if (tty >= 0)
+    (void) setpgid (app, app);
+  /* The app exists in the view: PID 1 may look again. */
+  (void) flock (view_lock, LOCK_UN);
+  close (view_lock);
+  view_ns_close (ns);
+
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { sigfd, POLLIN, 0 }, { err_open ? err_p[0] : -1, POLLIN, 0 } };
+      struct signalfd_siginfo si;
+      int st;
+      if (poll (pfd, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          die_with_error ("cannot wait for the command");
+        }
+      if (pfd[1].revents)
+        {
+          err_open = read_errors (err_p[0], errbuf, sizeof errbuf, &errlen);
+        }
+      if (!pfd[0].revents || read (sigfd, &si, sizeof si) != (ssize_t) sizeof si)
+        continue;
+      if (si.ssi_signo == SIGCONT)
+        continue;
+      if (si.ssi_signo != SIGCHLD)
+        {
+          if (si.ssi_code != SI_KERNEL)
+            kill (app, (int) si.ssi_signo);
+          continue;
+        }
+      for (;;)
+        {
+          pid_t p = waitpid (app, &st, WNOHANG | WUNTRACED);
+          if (p != app)
+            break;
+          if (WIFSTOPPED (st))
+            {
+              /* Job control: stop with the app, give the terminal back,
+               * and take it up again when continued. */
+              if (tty >= 0)
+                (void) tcsetpgrp (tty, own_pgrp);
+              raise (SIGSTOP);
+              if (tty >= 0)
+                (void) tcsetpgrp (tty, app);
+              kill (-app, SIGCONT);
+              continue;
+            }
+          app_status = st;
+          goto done;
+        }
+    }
+done:
+  if (tty >= 0)
+    (void) tcsetpgrp (tty, own_pgrp);
+  view_wait_end (view_pid, view_pidfd, pidns_ino);
+  while (err_open)
+    {
+      ssize_t n = read (err_p[0], errbuf + errlen, sizeof errbuf - 1 - errlen);
+      if (n <= 0 || (errlen += (size_t) n) == sizeof errbuf - 1)
+        break;
+    }
+  if (errlen > 0)
+    {
+      show_errors (errbuf, errlen);
+    }
+  if (WIFSIGNALED (app_status))
+    {
+      int sig = WTERMSIG (app_status);
       struct sigaction sa;
+      sigset_t one;
       memset (&sa, 0, sizeof sa);
       sa.sa_handler = SIG_DFL;
-      for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-        sigaction (forwarded[i], &sa, NULL);
-      sigemptyset (&none);
-      sigprocmask (SIG_SETMASK, &none, NULL);
-      close (sigfd);
-      close (status_fd);
-      /* Without a terminal to keep (a menu click, a script), a session of
-       * its own: kill (0, ...) then reaches nothing outside the sandbox. */
-      if (!isatty (STDIN_FILENO))
-        (void) setsid ();
-      install_tty_filter ();
-      if (L.cwd == NULL || chdir (L.cwd) != 0)
-        if (chdir (L.home) != 0)
-          (void) chdir ("/");
-      exec_app (command, L.app_env);
+      sigaction (sig, &sa, NULL);
+      sigemptyset (&one);
+      sigaddset (&one, sig);
+      sigprocmask (SIG_UNBLOCK, &one, NULL);
+      (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+      raise (sig);
+      return 128 + sig;
     }
-  close (err_fd);
-  gl_error_fd = -1;
-  run_init (app, sigfd, status_fd);
+  return WIFEXITED (app_status) ? WEXITSTATUS (app_status) : GL_EXIT_LAUNCHER;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1195,6 +1682,39 @@ read_groups (void)
     die_with_error ("cannot read your groups");
 }
 
+/* users/<uid>/view.lock, made and opened with your ids and taken
+ * exclusively: launches of yours find, build and join your view one at a
+ * time, and the view's PID 1 never ends while one is joining. */
+static int
+open_view_lock (void)
+{
+  struct stat st;
+  int fd;
+
+  if (L.privileged)
+    {
+      setfsgid (L.gid);
+      setfsuid (L.uid);
+    }
+  fd = openat (L.sb.userdir_fd, GL_VIEW_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK
+               | O_NOCTTY | O_CLOEXEC, 0600);
+  if (L.privileged)
+    {
+      setfsuid (0);
+      setfsgid (0);
+    }
+  if (fd < 0)
+    die_with_error ("cannot open your view lock users/%u/" GL_VIEW_LOCK " in sandbox \"%s\"",
+                    (unsigned) L.uid, L.id);
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != L.uid)
+    die ("sandbox not usable: users/%u/" GL_VIEW_LOCK " is not a regular file of yours; "
+         "remove it", (unsigned) L.uid);
+  while (flock (fd, LOCK_EX) != 0)
+    if (errno != EINTR)
+      die_with_error ("cannot lock your view of sandbox \"%s\"", L.id);
+  return fd;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1202,10 +1722,12 @@ main (int argc, char **argv)
   GlLaunchAction action;
   uid_t ruid, euid, suid;
   gid_t rgid, egid, sgid;
-  int sync_p[2], err_p[2], status_p[2];
+  int sync_p[2], err_p[2];
   struct clone_args ca;
   sigset_t set;
-  int sigfd, child_status = 0, app_status = -1;
+  int sigfd, child_status = 0, view_lock;
+  uint64_t perm = 0;
+  ViewNs ns = { -1, -1, -1, -1 };
   pid_t pid;
   char cwdbuf[PATH_MAX];
   size_t errlen = 0;
@@ -1266,10 +1788,21 @@ main (int argc, char **argv)
   L.cwd = getcwd (cwdbuf, sizeof cwdbuf) ? xstrdup (cwdbuf) : NULL;
   lookup_user ();
   gl_launch_store_open (&L.sb, GL_LAUNCH_SANDBOX_DIR, L.id, L.uid, L.gid, L.privileged);
+  view_lock = open_view_lock ();
+
+  /* A view of yours is up: join it (only the setuid launcher trusts a
+   * record; without privilege every launch builds its own). */
+  if (L.privileged)
+    {
+      const char *why = NULL;
+      pid_t view_pid = view_find (&ns, &why);
+      if (view_pid > 0)
+        return run_in_view (&ns, view_pid, view_lock, args.command);
+    }
+
   make_copies ();
 
-  if (pipe2 (sync_p, O_CLOEXEC) != 0 || pipe2 (err_p, O_CLOEXEC) != 0
-      || pipe2 (status_p, O_CLOEXEC) != 0)
+  if (pipe2 (sync_p, O_CLOEXEC) != 0 || pipe2 (err_p, O_CLOEXEC) != 0)
     die_with_error ("cannot create pipes");
 
   sigemptyset (&set);
@@ -1278,41 +1811,70 @@ main (int argc, char **argv)
     sigaddset (&set, forwarded[i]);
   sigprocmask (SIG_BLOCK, &set, NULL);
 
+  /* The namespaces are created with your effective uid, so they are yours
+   * (counted against your limits, not root's); CAP_SYS_ADMIN stays
+   * effective for creating them where unprivileged user namespaces are
+   * forbidden.  Root comes back for writing the id maps. */
+  if (L.privileged)
+    {
+      struct __user_cap_data_struct data[2] = { { 0 } };
+      if (gl_capget (data) != 0)
+        die_with_error ("cannot read the launcher's capabilities");
+      perm = data[0].permitted | ((uint64_t) data[1].permitted << 32);
+      if (setresuid ((uid_t) -1, L.uid, (uid_t) -1) != 0
+          || gl_capset (perm & (1ULL << CAP_SYS_ADMIN), perm) != 0)
+        {
+          int errsv = errno;
+          (void) setresuid ((uid_t) -1, 0, (uid_t) -1);
+          (void) gl_capset (perm, perm);
+          errno = errsv;
+          die_with_error ("cannot switch to your user id for creating the namespaces");
+        }
+    }
   memset (&ca, 0, sizeof ca);
-  ca.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID;
+  ca.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
   ca.exit_signal = SIGCHLD;
   pid = (pid_t) syscall (SYS_clone3, &ca, sizeof ca);
   if (pid < 0)
     {
+      int errsv = errno;
+      if (L.privileged)
+        {
+          (void) setresuid ((uid_t) -1, 0, (uid_t) -1);
+          (void) gl_capset (perm, perm);
+        }
+      errno = errsv;
       if (errno == EPERM || errno == ENOSPC || errno == EINVAL)
         die_with_error ("cannot create the sandbox's namespaces (user namespaces "
-                        "disabled? glimpse-launch must be setuid root where unprivileged "
-                        "user namespaces are not allowed)");
+                        "disabled, or your limit /proc/sys/user/max_*_namespaces reached? "
+                        "glimpse-launch must be setuid root where unprivileged user "
+                        "namespaces are not allowed)");
       die_with_error ("cannot create the sandbox's namespaces");
     }
   if (pid == 0)
     {
       close (sync_p[1]);
       close (err_p[0]);
-      close (status_p[0]);
-      child_main (sync_p[0], err_p[1], status_p[1], args.command);
+      close (view_lock);        /* the launcher's hold; PID 1 takes its own */
+      child_main (sync_p[0], err_p[1]);
     }
+  if (L.privileged && (setresuid ((uid_t) -1, 0, (uid_t) -1) != 0 || gl_capset (perm, perm) != 0))
+    die_with_error ("cannot switch back to root");
 
   close (sync_p[0]);
   close (err_p[1]);
-  close (status_p[1]);
   write_id_maps (pid);
-  drop_privs_for_good ();
   if (gl_write_all (sync_p[1], "x", 1) != 0)
     die_with_error ("cannot start the sandbox");
+  close (sync_p[1]);
 
-  /* Wait, holding the lock; forward signals; collect errors. */
+  /* Wait until the view is built (the error pipe closes) or has failed. */
   sigfd = signalfd (-1, &set, SFD_CLOEXEC);
   if (sigfd < 0)
     die_with_error ("cannot watch signals");
-  for (bool child_done = false, err_open = true; !child_done || err_open;)
+  for (bool err_open = true; err_open;)
     {
-      struct pollfd pfd[2] = { { sigfd, POLLIN, 0 }, { err_open ? err_p[0] : -1, POLLIN, 0 } };
+      struct pollfd pfd[2] = { { sigfd, POLLIN, 0 }, { err_p[0], POLLIN, 0 } };
       if (poll (pfd, 2, -1) < 0)
         {
           if (errno == EINTR)
@@ -1321,61 +1883,51 @@ main (int argc, char **argv)
         }
       if (pfd[1].revents)
         {
-          ssize_t n = read (err_p[0], errbuf + errlen, sizeof errbuf - 1 - errlen);
-          if (n > 0)
-            errlen += (size_t) n;
-          else if (n == 0 || (errno != EINTR && errno != EAGAIN))
-            err_open = false;
-          if (errlen == sizeof errbuf - 1)
-            err_open = false;
+          err_open = read_errors (err_p[0], errbuf, sizeof errbuf, &errlen);
         }
       if (pfd[0].revents)
         {
           struct signalfd_siginfo si;
-          if (read (sigfd, &si, sizeof si) != (ssize_t) sizeof si)
-            continue;
-          if (si.ssi_signo == SIGCHLD)
+          if (read (sigfd, &si, sizeof si) == (ssize_t) sizeof si && si.ssi_signo != SIGCHLD
+              && si.ssi_code != SI_KERNEL)
             {
-              if (waitpid (pid, &child_status, WNOHANG) == pid)
-                child_done = true;
+              /* Interrupted while building: nothing half-way stays. */
+              kill (pid, SIGKILL);
+              waitpid (pid, NULL, 0);
+              return 128 + (int) si.ssi_signo;
             }
-          else if (si.ssi_code != SI_KERNEL)
-            kill (pid, (int) si.ssi_signo);
         }
     }
-  if (read (status_p[0], &app_status, sizeof app_status) != (ssize_t) sizeof app_status)
-    app_status = -1;
+  close (sigfd);
+  if (errlen > 0 || waitpid (pid, &child_status, WNOHANG) == pid)
+    {
+      kill (pid, SIGKILL);
+      if (waitpid (pid, &child_status, 0) != pid)
+        child_status = GL_EXIT_LAUNCHER << 8;
+      drop_privs_for_good ();
+      if (errlen > 0)
+        {
+          show_errors (errbuf, errlen);
+        }
+      if (WIFEXITED (child_status) && WEXITSTATUS (child_status) != 0)
+        return WEXITSTATUS (child_status);
+      return GL_EXIT_LAUNCHER;
+    }
+
+  /* Built: record it (as root, in users/<uid>/) for the launches to come,
+   * and run the app in it like any of them. */
+  {
+    unsigned long long id[8];
+    if (!open_proc_ns (pid, &ns, id))
+      {
+        kill (pid, SIGKILL);
+        die_with_error ("cannot open the namespaces of the sandbox");
+      }
+    if (L.privileged)
+      view_record (pid, id);
+  }
   close (L.sb.lock_fd);
   close (L.sb.user_lock_fd);
-
-  if (errlen > 0)
-    {
-      errbuf[errlen] = '\0';
-      fputs (errbuf, stderr);
-      fflush (stderr);
-      if (errbuf[errlen - 1] == '\n')
-        errbuf[errlen - 1] = '\0';
-      report_error (strncmp (errbuf, "glimpse-launch: ", 16) == 0 ? errbuf + 16 : errbuf);
-    }
-
-  if (app_status != -1 && WIFSIGNALED (app_status))
-    {
-      int sig = WTERMSIG (app_status);
-      struct sigaction sa;
-      sigset_t one;
-      memset (&sa, 0, sizeof sa);
-      sa.sa_handler = SIG_DFL;
-      sigaction (sig, &sa, NULL);
-      sigemptyset (&one);
-      sigaddset (&one, sig);
-      sigprocmask (SIG_UNBLOCK, &one, NULL);
-      (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
-      raise (sig);
-      return 128 + sig;
-    }
-  if (WIFEXITED (child_status))
-    return WEXITSTATUS (child_status);
-  if (WIFSIGNALED (child_status))
-    return 128 + WTERMSIG (child_status);
-  return GL_EXIT_LAUNCHER;
+  close (L.sb.gen_lock_fd);
+  return run_in_view (&ns, pid, view_lock, args.command);
 }
