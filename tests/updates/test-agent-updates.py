@@ -166,7 +166,7 @@ try:
                              stderr=open(os.path.join(tmp, "agent.log"), "w"))
     procs.append(agent)
 
-    print("1..12")
+    print("1..13")
     # shortly after start: one check, one notification
     ok(wait_for(lambda: len(notifies()) >= 1), "the agent checks after it starts and notifies",
        open(os.path.join(tmp, "agent.log")).read()[-3000:])
@@ -236,6 +236,18 @@ try:
        open(record).read() if os.path.exists(record) else "no pkexec call")
     ok(wait_for(lambda: any('"Debian unstable is up to date"' in l for l in notifies())),
        "the follow-up notification says the result", notifies())
+    # in the middle of a check, SIGTERM: the agent quits cleanly
+    publish("1.0-5", now + 120)
+    subprocess.Popen([GLIMPSE, "updates", "--check", "sid"], env=env, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+    time.sleep(0.2)
+    agent.terminate()
+    try:
+        rc = agent.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        rc = "still running"
+    ok(rc == 0, "SIGTERM (during a check): the agent quits with 0",
+       "%s\n%s" % (rc, open(os.path.join(tmp, "agent.log")).read()[-2000:]))
 finally:
     cleanup()
 sys.exit(1 if failed else 0)
