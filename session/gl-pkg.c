@@ -356,8 +356,12 @@ base_has (const char *base, const char *rel)
  * anyway), and nothing writable by group or others (a sealed generation is
  * never changed, and users' writes never reach the system layer).  Walks a
  * whole directory moved in at once. */
+/* Up to this many files moved in are fsync()ed one by one; more, and the
+ * whole file system is synced once instead. */
+#define FSYNC_BUDGET 512
+
 static gboolean
-defang_at (int dfd, const char *name, const char *shown, GError **error)
+defang_at (int dfd, const char *name, const char *shown, guint *n_files, GError **error)
 {
   struct stat st;
   mode_t mode;
@@ -377,6 +381,19 @@ defang_at (int dfd, const char *name, const char *shown, GError **error)
         if (lremovexattr (full, "security.capability") != 0 && errno != ENODATA && errno != ENOTSUP)
           return errno_error (error, errno, "Cannot drop the capabilities of", shown);
       }
+      /* Its data on disk before `current` names the generation */
+      if (++*n_files <= FSYNC_BUDGET)
+        {
+          int fd = openat (dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+          if (fd < 0 || fsync (fd) != 0)
+            {
+              int errsv = errno;
+              if (fd >= 0)
+                close (fd);
+              return errno_error (error, errsv, "Cannot write", shown);
+            }
+          close (fd);
+        }
     }
   if (mode != (st.st_mode & 07777) && fchmodat (dfd, name, mode, 0) != 0)
     return errno_error (error, errno, "Cannot change the mode of", shown);
@@ -394,7 +411,7 @@ defang_at (int dfd, const char *name, const char *shown, GError **error)
           if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
             continue;
           child = g_build_filename (shown, de->d_name, NULL);
-          ok = defang_at (dirfd (d), de->d_name, child, error);
+          ok = defang_at (dirfd (d), de->d_name, child, n_files, error);
         }
       closedir (d);
       return ok;
@@ -404,7 +421,7 @@ defang_at (int dfd, const char *name, const char *shown, GError **error)
 
 static gboolean
 merge_at (int upper, int dst, const char *base, const char *rel, const char *shown,
-          GCancellable *cancellable, GError **error)
+          guint *n_files, GCancellable *cancellable, GError **error)
 {
   DIR *d;
   struct dirent *de;
@@ -441,7 +458,7 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
             ok = TRUE;  /* replaced whole, below */
           else
             {
-              ok = merge_at (u, t, base, child_rel, child, cancellable, error)
+              ok = merge_at (u, t, base, child_rel, child, n_files, cancellable, error)
                    && copy_dir_attrs (u, t, child, error);
               close (u);
               close (t);
@@ -466,7 +483,7 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
       }
       if (S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0) && !base_has (base, child_rel))
         continue;
-      if (!defang_at (upper, name, child, error))
+      if (!defang_at (upper, name, child, n_files, error))
         return FALSE;
       if (renameat (upper, name, dst, name) != 0)
         return errno_error (error, errno, "Cannot move", child);
@@ -476,7 +493,7 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
 
 gboolean
 gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
-                         GCancellable *cancellable, GError **error)
+                         guint *n_files, GCancellable *cancellable, GError **error)
 {
   int u = open_dir_at (AT_FDCWD, upper), t;
   gboolean ok;
@@ -488,7 +505,8 @@ gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
       close (u);
       return errno_error (error, errno, "Cannot open", dst);
     }
-  ok = merge_at (u, t, base, "", upper, cancellable, error);
+  *n_files = 0;
+  ok = merge_at (u, t, base, "", upper, n_files, cancellable, error);
   close (u);
   close (t);
   return ok;
@@ -905,6 +923,7 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
   g_autofree char *lock = g_build_filename (gen, "lock", NULL);
   g_autofree char *upper = g_build_filename (op->dir, "upper", NULL);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (op->sandbox);
+  guint n_files = 0;
   int fd;
 
   g_return_val_if_fail (op->ran, FALSE);
@@ -920,18 +939,25 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
       if (!gl_pkg_tree_link_copy (old, tree, cancellable, error))
         return FALSE;
     }
-  if (!gl_pkg_tree_merge_upper (upper, tree, rootfs ? rootfs : "/", cancellable, error))
+  if (!gl_pkg_tree_merge_upper (upper, tree, rootfs ? rootfs : "/", &n_files, cancellable, error))
     return FALSE;
   if (chmod (tree, 0755) != 0)
     return errno_error (error, errno, "Cannot set the mode of", tree);
   if (!make_lock_file (lock, error))
     return FALSE;
-  fd = open (op->system, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0)
+  /* The new files' data went to disk one by one (or, for a large
+   * operation, the file system is synced here); the directories and links
+   * of the tree are metadata, which the journal commits in order before
+   * the rename of `current` (fsync of the tree forces that commit). */
+  fd = open (n_files > FSYNC_BUDGET ? op->system : tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (n_files > FSYNC_BUDGET ? syncfs (fd) : fsync (fd)) != 0)
     {
-      syncfs (fd);
-      close (fd);
+      int errsv = errno;
+      if (fd >= 0)
+        close (fd);
+      return errno_error (error, errsv, "Cannot write", tree);
     }
+  close (fd);
   if (!write_current (op->system, next, error))
     return FALSE;
   op->current = next;

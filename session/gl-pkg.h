@@ -54,9 +54,11 @@ gboolean gl_pkg_tree_link_copy (const char *src, const char *dst, GCancellable *
                                 GError **error);
 /* Merges an overlay upper directory into @dst: whiteouts and opaque
  * directories applied (and kept where they hide a file of @base, the
- * base tree), everything else moved in. */
+ * base tree), everything else moved in and defanged (no set-id bits, file
+ * capabilities or group/other write bits); the data of the first files
+ * moved in is fsync()ed.  @n_files: how many regular files were moved. */
 gboolean gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
-                                  GCancellable *cancellable, GError **error);
+                                  guint *n_files, GCancellable *cancellable, GError **error);
 
 typedef struct _GlPkgOp GlPkgOp;
 

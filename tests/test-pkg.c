@@ -61,6 +61,7 @@ test_flatten (void)
   g_autofree char *p1 = NULL, *p2 = NULL;
   g_autoptr(GError) error = NULL;
   struct stat a, b;
+  guint n_files = 0;
 
   write_file (base, "etc/base-file", "base");
   write_file (base, "usr/share/doc/x", "base doc");
@@ -92,11 +93,22 @@ test_flatten (void)
     g_assert_cmpint (g_mkdir_with_parents (bin, 0755), ==, 0);
   }
   g_assert_true (make_whiteout (upper, "usr/bin/removed"));
+  write_file (upper, "usr/bin/suid", "#!/bin/sh\n");
+  {
+    g_autofree char *p = g_build_filename (upper, "usr/bin/suid", NULL);
+    g_assert_cmpint (chmod (p, 06777), ==, 0);
+  }
   g_assert_true (make_whiteout (upper, "etc/base-file"));
 
   g_assert_true (gl_pkg_tree_link_copy (old, next, NULL, &error));
   g_assert_no_error (error);
-  g_assert_true (gl_pkg_tree_merge_upper (upper, next, base, NULL, &error));
+  g_assert_true (gl_pkg_tree_merge_upper (upper, next, base, &n_files, NULL, &error));
+  g_assert_cmpuint (n_files, ==, 4);
+  {
+    g_autofree char *p = g_build_filename (next, "usr/bin/suid", NULL);
+    g_assert_cmpint (stat (p, &a), ==, 0);
+    g_assert_cmpint (a.st_mode & 07777, ==, 0755);   /* no set-id, no group/other write */
+  }
   g_assert_no_error (error);
 
   kept = read_file (next, "etc/kept");

@@ -63,6 +63,27 @@ check_sh "after every refusal nothing was written (generation $gen, no scratch l
   '[ "$(gl_current "$id")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-" \
    && ! "$GLIMPSE" repos "$id" | grep -q bad'
 
+# --- ppa: through a Launchpad API on loopback: the served key must have
+# the fingerprint the API announces; a failing API is reported
+mkdir -p "$WORK/lp/owner"
+coproc LP { exec python3 "$(dirname "$0")/fake-launchpad.py" "$WORK/lp"; }
+read -r lp_port <&"${LP[0]}"
+export GLIMPSE_LAUNCHPAD_API=http://127.0.0.1:$lp_port/devel GLIMPSE_PPA_ARCHIVE=$URL/ppa
+cp "$WORK/good.asc" "$WORK/lp/owner/good.asc"
+gpg --with-colons --show-keys "$WORK/good.asc" | awk -F: '/^fpr/ { print $10; exit }' > "$WORK/lp/owner/good.fpr"
+cp "$WORK/wrong.asc" "$WORK/lp/owner/swapped.asc"; cp "$WORK/lp/owner/good.fpr" "$WORK/lp/owner/swapped.fpr"
+cp "$WORK/good.asc" "$WORK/lp/owner/broken.asc"; cp "$WORK/lp/owner/good.fpr" "$WORK/lp/owner/broken.fpr"
+echo 500 > "$WORK/lp/owner/broken.status"
+out=$("$GLIMPSE" add-repo "$id" ppa:owner/swapped 2>&1); rc=$?
+check_sh "ppa: a key whose fingerprint is not the announced one is refused" '[ $rc -eq 6 ] && grep -q "not $(cat "$WORK/lp/owner/good.fpr")" <<<"$out"'
+out=$("$GLIMPSE" add-repo "$id" ppa:owner/broken 2>&1); rc=$?
+check_sh "ppa: an API answering 500 is reported" '[ $rc -ne 0 ] && grep -q "500" <<<"$out"'
+out=$("$GLIMPSE" add-repo "$id" ppa:owner/good 2>&1); rc=$?
+check_sh "ppa: the right key passes, and a sandbox that is not Ubuntu-based is refused" \
+  '[ $rc -eq 6 ] && grep -q "not Ubuntu-based" <<<"$out"'
+check_sh "ppa: nothing was written" '[ "$(gl_current "$id")" = "$gen" ]'
+unset GLIMPSE_LAUNCHPAD_API GLIMPSE_PPA_ARCHIVE
+
 # --- add-repo, install
 check "add-repo with its key" "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
 tree=$(gl_tree "$id")
