@@ -262,6 +262,24 @@ copy_actions (GKeyFile *in, GKeyFile *out, const char *desktop_id, const char *s
   return TRUE;
 }
 
+/* The base name of the program an Exec line runs, past "env" and its
+ * VAR=value assignments; NULL if there is none. */
+static char *
+exec_program_name (const char *exec)
+{
+  g_auto(GStrv) argv = NULL;
+  gsize i = 0;
+
+  if (!gl_exec_split (exec, &argv, NULL) || argv[0] == NULL)
+    return NULL;
+  if (strcmp (argv[0], "env") == 0 || g_str_has_suffix (argv[0], "/env"))
+    for (i = 1; argv[i] != NULL && (strchr (argv[i], '=') != NULL || argv[i][0] == '-'); i++)
+      ;
+  if (argv[i] == NULL || argv[i][0] == '%')
+    return NULL;
+  return g_path_get_basename (argv[i]);
+}
+
 GKeyFile *
 gl_export_rewrite_entry (GKeyFile *in, const char *desktop_id,
                          const char *sandbox_id, const char *sandbox_name,
@@ -271,7 +289,8 @@ gl_export_rewrite_entry (GKeyFile *in, const char *desktop_id,
   g_autoptr(GKeyFile) out = g_key_file_new ();
   g_autofree char *type = g_key_file_get_string (in, DE_GROUP, "Type", NULL);
   gboolean hidden = g_key_file_get_boolean (in, DE_GROUP, "Hidden", NULL);
-  g_autofree char *suffix = g_strdup_printf (" (%s)", sandbox_name);
+  /* "Mousepad — dk-host": the name a person would write */
+  g_autofree char *suffix = g_strdup_printf (" — %s", sandbox_name);
   g_autofree char *exec = NULL;
   g_autofree char *wrapped = NULL;
   g_autofree char *icon = NULL;
@@ -352,7 +371,11 @@ gl_export_rewrite_entry (GKeyFile *in, const char *desktop_id,
     }
 
   /* the window's class still matches this launcher although the file is
-   * renamed: docks match by StartupWMClass, else by desktop file name */
+   * renamed: docks match by StartupWMClass, else by desktop file name.  The
+   * original's, else what GTK, Qt and plain X11 set by default: the name
+   * of the program run (its WM_CLASS instance) */
+  if (wmclass == NULL)
+    wmclass = exec_program_name (exec);
   if (wmclass == NULL)
     wmclass = g_strndup (desktop_id, strlen (desktop_id) - strlen (".desktop"));
   g_key_file_set_string (out, DE_GROUP, "StartupWMClass", wmclass);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "gl-export.h"
+#include "gl-manifest.h"
 
 G_BEGIN_DECLS
 
@@ -64,6 +65,12 @@ char *gl_export_icon_name (const char *sandbox_id, const char *icon);
 /* FALSE for a MIME type a sandbox app never claims on the host (web, mail
  * and file schemes, every inode type, wildcards, malformed types). */
 gboolean gl_export_mime_type_allowed (const char *type);
+
+/* Names the host's application the default of every type an exported app
+ * claims and a host application handles, unless a default is chosen
+ * already (gl-export-defaults.c). */
+void gl_export_defaults_sync (GlExportContext *ctx, GlManifest *m, GlExportStats *stats,
+                              GPtrArray *warnings);
 
 /* g_debug()s @error, counts it as skipped and appends a copy to @warnings
  * (if non-NULL). */

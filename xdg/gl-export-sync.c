@@ -476,7 +476,8 @@ sync_finish (SyncRun *run, GError **error)
   g_list_free (sorted);
 
   if (g_hash_table_size (run->m->files) == 0 && g_hash_table_size (run->m->sandboxes) == 0 &&
-      g_hash_table_size (run->m->merged) == 0 && g_hash_table_size (run->m->dirs) == 0)
+      g_hash_table_size (run->m->merged) == 0 && g_hash_table_size (run->m->dirs) == 0 &&
+      g_hash_table_size (run->m->defaults) == 0)
     {
       g_autofree char *mdir = g_path_get_dirname (run->m->path);
       unlink (run->m->path);
@@ -517,6 +518,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   sync_remove_stale (&run);
   sync_shared (&run);
   sync_caches (&run);
+  gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
   if (!sync_finish (&run, error))
     return FALSE;
 

@@ -6,6 +6,7 @@
  *   file     PATH  SANDBOX  SHA256[,SHA256]
  *   dir      PATH
  *   merged   PATH  CREATED(0|1)
+ *   default  MIME-TYPE  DESKTOP-ID
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -45,6 +46,7 @@ gl_manifest_free (GlManifest *manifest)
   g_hash_table_unref (manifest->sandboxes);
   g_hash_table_unref (manifest->dirs);
   g_hash_table_unref (manifest->merged);
+  g_hash_table_unref (manifest->defaults);
   g_free (manifest);
 }
 
@@ -118,6 +120,7 @@ manifest_new (const char *path)
   m->sandboxes = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) manifest_sandbox_free);
   m->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   m->merged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  m->defaults = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   return m;
 }
 
@@ -185,6 +188,8 @@ gl_manifest_load (const char *path, GError **error)
         g_hash_table_add (m->dirs, g_strdup (F (1)));
       else if (strcmp (F (0), "merged") == 0 && n == 3)
         g_hash_table_insert (m->merged, g_strdup (F (1)), g_strdup (F (2)));
+      else if (strcmp (F (0), "default") == 0 && n == 3)
+        g_hash_table_insert (m->defaults, g_strdup (F (1)), g_strdup (F (2)));
       else
         g_debug ("%s:%zu: ignoring unknown manifest line", path, i + 1);
 #undef F
@@ -235,6 +240,12 @@ merged_line (GString *out, const char *key, gpointer value)
 }
 
 static void
+default_line (GString *out, const char *key, gpointer value)
+{
+  append_fields (out, "default", key, (const char *) value, NULL);
+}
+
+static void
 file_line (GString *out, const char *key, gpointer value)
 {
   GlManifestFile *f = value;
@@ -253,6 +264,7 @@ gl_manifest_save (GlManifest *manifest, GError **error)
     { manifest->sandboxes, sandbox_line },
     { manifest->dirs, dir_line },
     { manifest->merged, merged_line },
+    { manifest->defaults, default_line },
     { manifest->files, file_line },
   };
   g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");

@@ -26,6 +26,7 @@ typedef struct {
   GHashTable *sandboxes;      /* id -> GlManifestSandbox */
   GHashTable *dirs;           /* directories Glimpse created (set) */
   GHashTable *merged;         /* merged files (uca.xml) -> "1" if Glimpse created it, else "0" */
+  GHashTable *defaults;       /* MIME type -> the host's app Glimpse set as its default */
 } GlManifest;
 
 void        gl_manifest_free (GlManifest *manifest);

@@ -676,6 +676,74 @@ test_cli (Fixture *f, gconstpointer data)
   }
 }
 
+/* The default of a type as GIO (gio mime) and xdg-utils (xdg-mime) see it. */
+static void
+assert_default (const char *type, const char *want)
+{
+  const char *gio[] = { "gio", "mime", type, NULL };
+  const char *xdg_mime[] = { "xdg-mime", "query", "default", type, NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *out2 = NULL;
+  g_autofree char *line = g_strdup_printf ("Default application for “%s”: %s\n", type, want);
+  g_autofree char *want_nl = g_strdup_printf ("%s\n", want);
+  int status;
+
+  tu_run (gio, &out, &status);
+  g_test_message ("gio mime %s:\n%s", type, out);
+  g_assert_nonnull (strstr (out, line));
+  tu_run (xdg_mime, &out2, &status);
+  g_assert_cmpstr (out2, ==, want_nl);
+}
+
+/* Issue 11 (1): exporting never makes a sandbox app the default for a
+ * type a host app handles; it still shows in "Open With"; it may be the
+ * default of a type only it handles; the user's choice wins; unexport
+ * leaves nothing. */
+static void
+test_default_handler (Fixture *f, gconstpointer data)
+{
+  const char *data_dir = g_get_system_data_dirs ()[0];
+  g_autofree char *host_apps = g_build_filename (data_dir, "applications", NULL);
+  g_autofree char *list = data_path (f, "applications/mimeapps.list");
+  const char *gio_plain[] = { "gio", "mime", "text/plain", NULL };
+  g_autofree char *out = NULL;
+  int status;
+
+  if (g_find_program_in_path ("xdg-mime") == NULL)
+    {
+      gl_test_skip ("xdg-mime is not installed (apt install xdg-utils)");
+      return;
+    }
+  tu_write (data_dir, "applications/host-editor.desktop",
+            "[Desktop Entry]\nType=Application\nName=Host editor\nExec=true %F\nMimeType=text/plain;\n");
+  {
+    const char *udd[] = { "update-desktop-database", "-q", host_apps, NULL };
+    tu_run (udd, NULL, &status);
+  }
+  assert_default ("text/plain", "host-editor.desktop");
+
+  sync_ok (f, TRUE);
+  assert_default ("text/plain", "host-editor.desktop");
+  /* in "Open With" */
+  tu_run (gio_plain, &out, &status);
+  g_assert_nonnull (strstr (out, "glimpse-deb+org.example.Editor.desktop"));
+  /* a type no host app handles: the sandbox's app may be its default */
+  assert_default ("text/x-csrc", "glimpse-deb+org.example.Editor.desktop");
+
+  /* the user chooses the sandbox's app: that stays, also after a sync */
+  {
+    const char *set[] = { "gio", "mime", "text/plain", "glimpse-deb+org.example.Editor.desktop", NULL };
+    tu_run (set, NULL, &status);
+    g_assert_cmpint (status, ==, 0);
+  }
+  sync_ok (f, TRUE);
+  assert_default ("text/plain", "glimpse-deb+org.example.Editor.desktop");
+
+  /* unexport: Glimpse's own default goes with its file */
+  g_assert_true (gl_export_unexport (f->ctx, "deb", NULL));
+  g_assert_false (g_file_test (list, G_FILE_TEST_EXISTS));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -692,5 +760,6 @@ main (int argc, char **argv)
   ADD ("/integration/removal-fresh", test_removal_fresh);
   ADD ("/integration/cli", test_cli);
   ADD ("/integration/file-manager-actions", test_fm_actions);
+  ADD ("/integration/default-handler", test_default_handler);
   return g_test_run ();
 }

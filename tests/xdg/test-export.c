@@ -61,11 +61,11 @@ test_rewrite_rules (void)
   assert_key (kf, DE, "Actions", "new-window;");
 
   /* names in every language */
-  assert_key (kf, DE, "Name", "Editor (Debian “sid”)");
-  assert_key (kf, DE, "Name[de]", "Bearbeiter (Debian “sid”)");
-  assert_key (kf, DE, "Name[fr]", "Éditeur (Debian “sid”)");
-  assert_key (kf, DE, "GenericName", "Text Editor (Debian “sid”)");
-  assert_key (kf, DE, "GenericName[de]", "Texteditor (Debian “sid”)");
+  assert_key (kf, DE, "Name", "Editor — Debian “sid”");
+  assert_key (kf, DE, "Name[de]", "Bearbeiter — Debian “sid”");
+  assert_key (kf, DE, "Name[fr]", "Éditeur — Debian “sid”");
+  assert_key (kf, DE, "GenericName", "Text Editor — Debian “sid”");
+  assert_key (kf, DE, "GenericName[de]", "Texteditor — Debian “sid”");
   assert_key (kf, DE, "Comment[de]", "Text bearbeiten");
   assert_key (kf, "Desktop Action new-window", "Name[de]", "Neues Fenster");
 
@@ -76,7 +76,7 @@ test_rewrite_rules (void)
   assert_key (kf, DE, "X-Glimpse-Desktop-Id", "org.example.Editor.desktop");
 
   /* window matching */
-  assert_key (kf, DE, "StartupWMClass", "org.example.Editor");
+  assert_key (kf, DE, "StartupWMClass", "editor");   /* the program GTK and Qt name the window after */
 
   /* nothing that runs or finds the app outside the sandbox */
   assert_key (kf, DE, "TryExec", "/usr/bin/glimpse-launch");
@@ -93,6 +93,17 @@ test_rewrite_rules (void)
   assert_key (kf, DE, "Terminal", "false");
   assert_key (kf, DE, "StartupNotify", "true");
   assert_key (kf, DE, "Icon", "glimpse-deb-org.example.Editor");
+  /* no blank line inside [Desktop Entry]: the group ends where the next
+   * begins */
+  {
+    const char *next = strstr (data, "\n[Desktop Action new-window]");
+    g_autofree char *head = NULL;
+
+    g_assert_nonnull (next);
+    head = g_strndup (data, next - data);
+    g_assert_true (g_str_has_prefix (head, "[Desktop Entry]\n"));
+    g_assert_null (strstr (head, "\n\n"));
+  }
   /* built from scratch: the original's comments do not survive (a bare CR
    * in one is a line end to pyxdg) */
   g_assert_null (strstr (data, "# a comment"));
