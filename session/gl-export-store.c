@@ -8,6 +8,7 @@
 
 #include "gl-export-store.h"
 #include "gl-paths.h"
+#include "gl-spawn.h"
 
 const char *
 gl_export_store_host_root (void)
@@ -19,29 +20,21 @@ gl_export_store_host_root (void)
 /* The cache tools after an export.  They are optional: a missing or failing
  * tool leaves the menus working (GIO reads the entries themselves). */
 static gboolean
-run_tool (const char * const *args, gpointer user_data)
+run_tool (const char * const *argv, gpointer user_data)
 {
-  g_autofree char *prog = g_find_program_in_path (args[0]);
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autofree char *prog = g_find_program_in_path (argv[0]);
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE };
+  g_auto(GlSpawnResult) result = { 0, };
   g_autoptr(GError) error = NULL;
-  int status = 0;
 
   if (prog == NULL)
     {
-      g_debug ("%s is not installed, skipping it", args[0]);
+      g_debug ("%s is not installed, skipping it", argv[0]);
       return FALSE;
     }
-  g_ptr_array_add (argv, prog);
-  for (gsize i = 1; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  /* TODO: gl-spawn (issue 8) once it lands */
-  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL,
-                     G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                     NULL, NULL, NULL, NULL, &status, &error) ||
-      !g_spawn_check_wait_status (status, &error))
+  if (!gl_spawn_run (argv, &options, &result, NULL, &error))
     {
-      g_debug ("%s failed: %s", args[0], error->message);
+      g_debug ("%s", error->message);
       return FALSE;
     }
   return TRUE;
