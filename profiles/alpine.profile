@@ -1,14 +1,22 @@
 # Alpine Linux, from the minimal root file system its project publishes.
 [Profile]
-Name=Alpine Linux 3.21
-Description=Alpine Linux 3.21 (musl, apk), from the official minirootfs
+Name=Alpine Linux
+Description=Alpine Linux's latest stable release (musl, apk; found when a sandbox is created), from the official minirootfs
 Family=apk
-Release=3.21
 
 [Base]
 Type=tarball
-Url=https://dl-cdn.alpinelinux.org/alpine/v3.21/releases/{uname_arch}/alpine-minirootfs-3.21.3-{uname_arch}.tar.gz
-ChecksumUrl=https://dl-cdn.alpinelinux.org/alpine/v3.21/releases/{uname_arch}/alpine-minirootfs-3.21.3-{uname_arch}.tar.gz.sha256
+# latest-releases.yaml names the minirootfs and its sha256
+Channel=alpine
+ChannelUrl=https://dl-cdn.alpinelinux.org/alpine/{branch}/releases/{arch}/latest-releases.yaml
+Url=https://dl-cdn.alpinelinux.org/alpine/{branch}/releases/{arch}/
+# Not yet: the detached {url}.asc is signed by Natanael Copa's key
+# (0482D84022F52DF1C4E7CD43293ACD0907D9495A), which no Debian package ships;
+# with the key file beside this profile:
+#   Signature=file
+#   SignatureUrl={url}.asc
+#   SignedBy=0482D84022F52DF1C4E7CD43293ACD0907D9495A
+#   Keyring=keys/alpine-ncopa.asc
 
 [Packages]
 Refresh=apk update

@@ -11,6 +11,10 @@ Type=tarball
 Url=https://cdimage.ubuntu.com/ubuntu-base/daily/current/
 FilePattern=*-base-{arch}.tar.gz
 ChecksumUrl=https://cdimage.ubuntu.com/ubuntu-base/daily/current/SHA256SUMS
+Signature=checksums
+SignatureUrl={checksum_url}.gpg
+SignedBy=843938DF228D22F7B3742BC0D94AA3F0EFE21092
+Keyring=/usr/share/keyrings/ubuntu-archive-keyring.gpg
 
 [Packages]
 Refresh=apt-get update

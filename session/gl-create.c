@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 
 #include "gl-apt-sources.h"
+#include "gl-base-image.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
 #include "gl-spawn.h"
@@ -31,83 +32,6 @@ status (const GlCreateOptions *options, const char *format, ...)
   msg = g_strdup_vprintf (format, args);
   va_end (args);
   options->status (msg, options->status_data);
-}
-
-/* The last path segment of a URL, without query or fragment. */
-static char *
-url_file_name (const char *url)
-{
-  g_autofree char *path = g_strndup (url, strcspn (url, "?#"));
-  const char *slash = strrchr (path, '/');
-
-  const char *name = slash ? slash + 1 : path;
-
-  /* it names a file in the cache: never a directory or a way out of it */
-  if (*name == '\0' || g_str_equal (name, ".") || g_str_equal (name, ".."))
-    return g_strdup ("base-image");
-  return g_strdup (name);
-}
-
-gboolean
-gl_create_resolve_tarball (GlProfile *profile, char **out_url, char **out_sha256,
-                           GCancellable *cancellable, GError **error)
-{
-  g_autofree char *url = gl_profile_expand (profile, profile->url);
-  g_autofree char *checksum_url = gl_profile_expand (profile, profile->checksum_url);
-  g_autofree char *list = NULL;
-  g_autofree char *file_name = NULL;
-  g_autofree char *sha = NULL;
-
-  if (profile->checksum != NULL)
-    {
-      *out_url = g_steal_pointer (&url);
-      *out_sha256 = g_ascii_strdown (profile->checksum + strlen ("sha256:"), -1);
-      return TRUE;
-    }
-
-  list = gl_download_to_string (checksum_url, NULL, cancellable, error);
-  if (list == NULL)
-    {
-      g_prefix_error (error, "Cannot fetch the checksum list of profile “%s”: ", profile->name);
-      return FALSE;
-    }
-
-  if (profile->file_pattern != NULL)
-    {
-      g_autofree char *pattern = gl_profile_expand (profile, profile->file_pattern);
-      g_autoptr(GPatternSpec) spec = g_pattern_spec_new (pattern);
-      g_auto(GStrv) names = gl_checksum_list_names (list);
-
-      for (guint i = 0; names[i] != NULL; i++)
-        if (g_pattern_spec_match_string (spec, names[i]) &&
-            (file_name == NULL || strverscmp (names[i], file_name) > 0))
-          {
-            g_free (file_name);
-            file_name = g_strdup (names[i]);
-          }
-      if (file_name == NULL)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "No file matching “%s” in the checksum list %s; the profile %s may be out of date",
-                       pattern, checksum_url, profile->path);
-          return FALSE;
-        }
-      g_autofree char *full = g_strconcat (url, file_name, NULL);
-      g_free (url);
-      url = g_steal_pointer (&full);
-    }
-  else
-    file_name = url_file_name (url);
-
-  sha = gl_checksum_find_in_list (list, file_name, error);
-  if (sha == NULL)
-    {
-      g_prefix_error (error, "%s: ", checksum_url);
-      return FALSE;
-    }
-  *out_url = g_steal_pointer (&url);
-  *out_sha256 = g_steal_pointer (&sha);
-  return TRUE;
 }
 
 static gboolean
@@ -255,9 +179,24 @@ unpack_oci (const char *archive, const char *rootfs, GCancellable *cancellable, 
   return ok;
 }
 
+/* Signature=file: the image's detached signature, fetched beside it. */
+static gboolean
+verify_image_signature (GlProfile *profile, GlBaseImage *image, const char *archive,
+                        GCancellable *cancellable, GError **error)
+{
+  g_autofree char *sig = g_strconcat (archive, ".sig", NULL);
+
+  if (!gl_download_file (image->signature_url, sig, NULL, NULL, NULL, cancellable, error))
+    {
+      g_prefix_error (error, "Cannot fetch the signature of %s: ", image->url);
+      return FALSE;
+    }
+  return gl_base_image_verify_file (profile, image->release, archive, sig, cancellable, error);
+}
+
 static gboolean
 build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *rootfs,
-               GCancellable *cancellable, GError **error)
+               char **release, GCancellable *cancellable, GError **error)
 {
   g_autofree char *archive = NULL;
 
@@ -275,20 +214,31 @@ build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *r
       actual = gl_checksum_file_sha256 (options->image, cancellable, error);
       if (actual == NULL)
         return FALSE;
+      if (options->signature != NULL)
+        {
+          if (!gl_base_image_verify_file (profile, options->release ? options->release : profile->release,
+                                          options->image, options->signature, cancellable, error))
+            return FALSE;
+          if (expected == NULL)
+            expected = g_strdup (actual);
+        }
       if (expected == NULL)
         {
-          g_autofree char *url = NULL;
           g_autoptr(GError) local_error = NULL;
+          g_autoptr(GlBaseImage) image = gl_base_image_resolve (profile, options->release, NULL,
+                                                                cancellable, &local_error);
 
-          if (!gl_create_resolve_tarball (profile, &url, &expected, cancellable, &local_error))
+          if (image == NULL)
             {
               g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                            "Cannot verify %s: %s. Its SHA-256 is %s: if that is the sum "
-                           "the project publishes for it, pass that sum with --sha256; "
-                           "or rerun when the network is back",
+                           "the project publishes for it, pass that sum with --sha256 "
+                           "(or its signature with --signature); or rerun when the network is back",
                            options->image, local_error->message, actual);
               return FALSE;
             }
+          expected = g_strdup (image->sha256);
+          *release = g_strdup (image->release);
         }
       if (g_ascii_strcasecmp (actual, expected) != 0)
         {
@@ -298,28 +248,42 @@ build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *r
                        options->image, actual, expected, profile->name);
           return FALSE;
         }
+      if (*release == NULL && options->release != NULL)
+        *release = g_strdup (options->release);
       archive = g_strdup (options->image);
     }
   else
     {
-      g_autofree char *url = NULL;
-      g_autofree char *sha = NULL;
+      g_autoptr(GlBaseImage) image = NULL;
       g_autofree char *cache = NULL;
-      g_autofree char *file_name = NULL;
       const char *cache_dir = options->cache_dir ? options->cache_dir : gl_paths_cache_dir ();
 
       status (options, "Looking up the image of %s", profile->display_name);
-      if (!gl_create_resolve_tarball (profile, &url, &sha, cancellable, error))
+      image = gl_base_image_resolve (profile, options->release, NULL, cancellable, error);
+      if (image == NULL)
         return FALSE;
-      cache = g_build_filename (cache_dir, profile->name, NULL);
+      if (image->release != NULL)
+        status (options, "Release %s (%s)", image->release, image->how);
+      /* Cached under its SHA-256: a moving name (…/current/, latest) that
+       * now means another file never resumes yesterday's half download. */
+      cache = g_build_filename (cache_dir, profile->name, image->sha256, NULL);
       if (!ensure_dir (cache, error))
         return FALSE;
-      file_name = url_file_name (url);
-      archive = g_build_filename (cache, file_name, NULL);
-      status (options, "Downloading %s", url);
-      if (!gl_download_file (url, archive, sha, options->progress, options->progress_data,
+      archive = g_build_filename (cache, image->file_name, NULL);
+      status (options, "Downloading %s", image->url);
+      if (!gl_download_file (image->url, archive, image->sha256, options->progress, options->progress_data,
                              cancellable, error))
-        return FALSE;
+        {
+          (void) g_rmdir (cache);   /* only when nothing is kept for a resume */
+          return FALSE;
+        }
+      if (image->signature_url != NULL)
+        {
+          status (options, "Checking the signature %s", image->signature_url);
+          if (!verify_image_signature (profile, image, archive, cancellable, error))
+            return FALSE;
+        }
+      *release = g_strdup (image->release);
     }
 
   status (options, "Unpacking %s", archive);
@@ -328,10 +292,123 @@ build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *r
   return gl_unpack_archive_strip (archive, rootfs, profile->strip_components, cancellable, error);
 }
 
+static void add_line (GStrvBuilder *lines, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+add_line (GStrvBuilder *lines, const char *format, ...)
+{
+  g_autofree char *line = NULL;
+  va_list args;
+
+  va_start (args, format);
+  line = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_strv_builder_add (lines, line);
+}
+
+/* The sources of a Debian suite: the suite, its -updates and -security
+ * (which Debian's suites other than unstable and experimental have), from
+ * @mirror and the security archive of the host's apt configuration.  NULL
+ * when no mirror is given (the tool's defaults then apply). */
+static GStrv
+debian_sources (const char *suite, const char *mirror, const char *apt_root)
+{
+  g_autoptr(GStrvBuilder) lines = g_strv_builder_new ();
+  g_autoptr(GPtrArray) host = NULL;
+  const char *security = NULL;
+
+  if (mirror == NULL)
+    return NULL;
+  add_line (lines, "deb %s %s main", mirror, suite);
+  if (g_str_equal (suite, "unstable") || g_str_equal (suite, "sid") || g_str_equal (suite, "experimental"))
+    return g_strv_builder_end (lines);
+  add_line (lines, "deb %s %s-updates main", mirror, suite);
+  host = gl_apt_sources_read (apt_root, NULL);
+  for (guint i = 0; host != NULL && i < host->len && security == NULL; i++)
+    {
+      GlAptSource *s = host->pdata[i];
+      if (s->enabled && !s->deb_src && g_str_has_suffix (s->suite, "-security"))
+        security = s->uri;
+    }
+  if (security != NULL)
+    add_line (lines, "deb %s %s-security main", security, suite);
+  else
+    g_debug ("No security archive in the host's apt configuration: %s-security is not added", suite);
+  return g_strv_builder_end (lines);
+}
+
+static gboolean
+write_sources_list (const char *rootfs, GStrv lines, GError **error)
+{
+  g_autofree char *path = g_build_filename (rootfs, "etc", "apt", "sources.list", NULL);
+  g_autofree char *joined = g_strjoinv ("\n", lines);
+  g_autofree char *text = g_strconcat (joined, "\n", NULL);
+
+  (void) g_unlink (path);   /* never through a link the tree put there */
+  return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
+/* VERSION_CODENAME of the tree's os-release, or NULL. */
+static char *
+os_release_codename (const char *rootfs)
+{
+  g_autofree char *path = g_build_filename (rootfs, "etc", "os-release", NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    {
+      g_free (path);
+      path = g_build_filename (rootfs, "usr", "lib", "os-release", NULL);
+      if (!g_file_get_contents (path, &text, NULL, NULL))
+        return NULL;
+    }
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "VERSION_CODENAME="))
+      {
+        g_autofree char *v = g_strstrip (g_strdup (lines[i] + strlen ("VERSION_CODENAME=")));
+        if (v[0] == '"' && strlen (v) >= 2)
+          return g_strndup (v + 1, strlen (v) - 2);
+        return *v != '\0' ? g_steal_pointer (&v) : NULL;
+      }
+  return NULL;
+}
+
+/* Every tree gets a working resolver configuration: one without a
+ * nameserver line (Arch's filesystem package ships one of comments only;
+ * Fedora's and Alpine's images have none; a link may point anywhere) is
+ * replaced by a copy of the host's.  (The views and package operations
+ * may show the host's own over it; this makes the tree work by itself.) */
+static gboolean
+ensure_resolv_conf (const char *rootfs, GError **error)
+{
+  g_autofree char *etc = g_build_filename (rootfs, "etc", NULL);
+  g_autofree char *path = g_build_filename (etc, "resolv.conf", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *host = NULL;
+  gsize len = 0;
+
+  if (!g_file_test (etc, G_FILE_TEST_IS_DIR) || g_file_test (etc, G_FILE_TEST_IS_SYMLINK))
+    return TRUE;
+  if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && g_file_get_contents (path, &text, NULL, NULL))
+    {
+      g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        if (g_str_has_prefix (g_strchug (lines[i]), "nameserver"))
+          return TRUE;
+    }
+  if (!g_file_get_contents ("/etc/resolv.conf", &host, &len, NULL))
+    return TRUE;    /* the host has none either */
+  (void) g_unlink (path);
+  return g_file_set_contents_full (path, host, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+}
+
 static gboolean
 build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char *rootfs,
-                 GCancellable *cancellable, GError **error)
+                 char **release, GCancellable *cancellable, GError **error)
 {
+  g_auto(GStrv) sources = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *tool = NULL;
   g_autofree char *mirror = NULL;
@@ -367,14 +444,28 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
     g_ptr_array_add (argv, g_strdup_printf ("--include=%s", include));
   g_ptr_array_add (argv, g_strdup (profile->suite));
   g_ptr_array_add (argv, g_strdup (rootfs));
-  if (mirror != NULL)
+  sources = debian_sources (profile->suite, mirror, options->apt_root ? options->apt_root : "/");
+  if (sources != NULL && g_str_has_suffix (tool, "mmdebstrap"))
+    {
+      /* the full lines: the tree is built with the updates and security
+       * suites too (a given mirror turns mmdebstrap's own off) */
+      for (guint i = 0; sources[i] != NULL; i++)
+        g_ptr_array_add (argv, g_strdup (sources[i]));
+    }
+  else if (mirror != NULL)
     g_ptr_array_add (argv, g_strdup (mirror));
   g_ptr_array_add (argv, NULL);
 
   status (options, "Building %s with %s%s%s", profile->suite, tool,
           mirror ? " from " : " from its default mirror", mirror ? mirror : "");
   if (run_command ((const char * const *) argv->pdata, NULL, options, cancellable, error))
-    return TRUE;
+    {
+      /* debootstrap never adds them: write them for the first update */
+      if (sources != NULL && !write_sources_list (rootfs, sources, error))
+        return FALSE;
+      *release = os_release_codename (rootfs);
+      return TRUE;
+    }
 
   /* debootstrap's own log is inside the half-built tree, which goes away:
    * keep a copy where its message can still point. */
@@ -448,7 +539,10 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
   g_autofree char *rootfs = NULL;
   g_autoptr(GlSandbox) sandbox = g_new0 (GlSandbox, 1);
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *release = NULL;
 
+  if (!gl_profile_check_machine (profile, NULL, error))
+    return FALSE;
   if (!gl_mkdir (system, 0755, error) || !gl_mkdir (upper, 0755, error) ||
       !gl_mkdir (work, 0755, error) || !gl_mkdir (users, 0755, error) ||
       !write_lock (lock, error))
@@ -460,10 +554,12 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
       if (!gl_mkdir (rootfs, 0755, error))
         return FALSE;
       if (profile->base_type == GL_PROFILE_BASE_TARBALL &&
-          !build_tarball (profile, options, rootfs, cancellable, error))
+          !build_tarball (profile, options, rootfs, &release, cancellable, error))
         return FALSE;
       if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP &&
-          !build_bootstrap (profile, options, rootfs, cancellable, error))
+          !build_bootstrap (profile, options, rootfs, &release, cancellable, error))
+        return FALSE;
+      if (!ensure_resolv_conf (rootfs, error))
         return FALSE;
       /* whatever the archive said, the tree's top is root's and not writable by others */
       if (chown (rootfs, 0, 0) != 0 || chmod (rootfs, 0755) != 0)
@@ -500,6 +596,9 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
     }
   sandbox->base = g_strdup (profile->base_type == GL_PROFILE_BASE_HOST ? GL_BASE_HOST : GL_BASE_ROOTFS);
   sandbox->family = g_strdup (profile->family);
+  sandbox->release = release != NULL ? g_steal_pointer (&release) : g_strdup (profile->release);
+  if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP && g_strcmp0 (profile->suite, sandbox->release) != 0)
+    sandbox->follows = g_strdup (profile->suite);
   sandbox->launchers = g_strdupv (profile->launchers);
   sandbox->repositories = g_strdupv (profile->repositories);
   sandbox->created = g_date_time_ref (now);

@@ -14,6 +14,8 @@ typedef struct {
   const char *id;          /* NULL: <profile>, <profile>-2, … */
   const char *image;       /* a local copy of the base tarball, or NULL */
   const char *sha256;      /* the sum the user vouches for, for image, or NULL */
+  const char *signature;   /* a detached signature of image, checked with the profile's keyrings, or NULL */
+  const char *release;     /* the release to use instead of the one the profile's channel resolves to */
   const char *cache_dir;   /* NULL: gl_paths_cache_dir () */
   const char *apt_root;    /* where to read the host's apt configuration; NULL: "/" */
   GlDownloadProgressFunc progress;
@@ -26,12 +28,6 @@ typedef struct {
   void (*output) (const char *line, gpointer user_data);
   gpointer output_data;
 } GlCreateOptions;
-
-/* Resolves a tarball profile to the URL and SHA-256 to fetch: the list at
- * ChecksumUrl is fetched when needed, and FilePattern picks the newest name
- * it matches. */
-gboolean gl_create_resolve_tarball (GlProfile *profile, char **out_url, char **out_sha256,
-                                    GCancellable *cancellable, GError **error);
 
 /* Creates a sandbox in @store; returns its id.  On any failure, and on
  * cancellation, nothing is left in the store. */

@@ -62,3 +62,11 @@ gl_paths_profile_dirs (void)
     return g_strsplit (env, ":", -1);
   return g_strdupv ((char *[]) { (char *) GL_ETC_PROFILES_DIR, (char *) GL_PROFILES_DIR, NULL });
 }
+
+const char *
+gl_paths_distro_info_dir (void)
+{
+  const char *dir = override ("GLIMPSE_DISTRO_INFO_DIR");
+
+  return dir != NULL ? dir : "/usr/share/distro-info";
+}

@@ -35,4 +35,8 @@ const char *gl_paths_pkgns (void);
  * <sysconfdir>/glimpse/profiles, <datadir>/glimpse/profiles. */
 GStrv gl_paths_profile_dirs (void);
 
+/* distro-info-data's tables (ubuntu.csv, debian.csv): $GLIMPSE_DISTRO_INFO_DIR,
+ * else /usr/share/distro-info. */
+const char *gl_paths_distro_info_dir (void);
+
 G_END_DECLS

@@ -23,6 +23,14 @@ gl_profile_free (GlProfile *profile)
   g_free (profile->description);
   g_free (profile->family);
   g_free (profile->release);
+  g_strfreev (profile->architectures);
+  g_free (profile->channel);
+  g_free (profile->channel_url);
+  g_free (profile->archive_url);
+  g_free (profile->signature);
+  g_free (profile->signature_url);
+  g_strfreev (profile->signed_by);
+  g_strfreev (profile->keyrings);
   g_free (profile->url);
   g_free (profile->file_pattern);
   g_free (profile->checksum);
@@ -193,14 +201,59 @@ parse_base (Parser *p, GlProfile *profile, GError **error)
       !get_string (p, "Base", "Tool", FALSE, &profile->bootstrap_tool, error) ||
       !get_string (p, "Base", "Suite", profile->base_type == GL_PROFILE_BASE_BOOTSTRAP, &profile->suite, error) ||
       !get_string (p, "Base", "Mirror", FALSE, &profile->mirror, error) ||
-      !get_list (p, "Base", "Include", &profile->include, error))
+      !get_list (p, "Base", "Include", &profile->include, error) ||
+      !get_string (p, "Base", "Channel", FALSE, &profile->channel, error) ||
+      !get_string (p, "Base", "ChannelUrl", FALSE, &profile->channel_url, error) ||
+      !get_string (p, "Base", "ArchiveUrl", FALSE, &profile->archive_url, error) ||
+      !get_string (p, "Base", "Signature", FALSE, &profile->signature, error) ||
+      !get_string (p, "Base", "SignatureUrl", FALSE, &profile->signature_url, error) ||
+      !get_list (p, "Base", "SignedBy", &profile->signed_by, error) ||
+      !get_list (p, "Base", "Keyring", &profile->keyrings, error))
     return FALSE;
+
+  if (profile->channel != NULL)
+    {
+      static const char * const channels[] = { "ubuntu-lts", "alpine", "fedora", NULL };
+
+      if (!g_strv_contains (channels, profile->channel))
+        return fail (p, error, "Base", "Channel", "unknown channel “%s”; use ubuntu-lts, alpine or fedora",
+                     profile->channel);
+      if (!g_str_equal (profile->channel, "ubuntu-lts") && profile->channel_url == NULL)
+        return fail (p, error, "Base", "ChannelUrl", "channel “%s” needs “ChannelUrl=”", profile->channel);
+    }
+  if (profile->signature != NULL)
+    {
+      static const char * const kinds[] = { "checksums", "clearsigned", "file", NULL };
+
+      if (!g_strv_contains (kinds, profile->signature))
+        return fail (p, error, "Base", "Signature", "“%s” is not known; use checksums (a detached "
+                     "signature of the checksum list), clearsigned (a clear-signed list) or file "
+                     "(a detached signature of the image)", profile->signature);
+      if (profile->keyrings[0] == NULL)
+        return fail (p, error, "Base", "Keyring", "a signed base needs “Keyring=” (the keyring "
+                     "files to check the signature against)");
+      if (!g_str_equal (profile->signature, "clearsigned") && profile->signature_url == NULL)
+        return fail (p, error, "Base", "SignatureUrl", "“Signature=%s” needs “SignatureUrl=”",
+                     profile->signature);
+      if (!g_str_equal (profile->signature, "file") && profile->checksum_url == NULL)
+        return fail (p, error, "Base", "ChecksumUrl", "“Signature=%s” signs the checksum list: "
+                     "it needs “ChecksumUrl=”", profile->signature);
+    }
+  for (guint i = 0; profile->signed_by[i] != NULL; i++)
+    {
+      gsize n = strlen (profile->signed_by[i]);
+      if (n != 40 || strspn (profile->signed_by[i], "0123456789abcdefABCDEF") != n)
+        return fail (p, error, "Base", "SignedBy", "“%s” is not a key fingerprint (40 hex digits)",
+                     profile->signed_by[i]);
+    }
 
   if (profile->base_type == GL_PROFILE_BASE_TARBALL)
     {
-      if (profile->checksum == NULL && profile->checksum_url == NULL)
+      if (profile->checksum == NULL && profile->checksum_url == NULL &&
+          g_strcmp0 (profile->channel, "alpine") != 0)
         return fail (p, error, "Base", "Url", "a tarball base needs “Checksum=sha256:…” or "
-                     "“ChecksumUrl=…” so the download can be verified");
+                     "“ChecksumUrl=…” (or “Channel=alpine”, whose index has the sum) so the "
+                     "download can be verified");
       if (profile->file_pattern != NULL && profile->checksum_url == NULL)
         return fail (p, error, "Base", "FilePattern", "needs “ChecksumUrl=”: the file name is "
                      "taken from the checksum list");
@@ -279,6 +332,7 @@ gl_profile_load_from_data (const char *name, const char *path,
       !get_string (&p, "Profile", "Description", FALSE, &profile->description, error) ||
       !get_string (&p, "Profile", "Family", TRUE, &profile->family, error) ||
       !get_string (&p, "Profile", "Release", FALSE, &profile->release, error) ||
+      !get_list (&p, "Profile", "Architectures", &profile->architectures, error) ||
       !get_list (&p, "Profile", "Repositories", &profile->repositories, error) ||
       !get_list (&p, "Profile", "Launchers", &profile->launchers, error))
     return NULL;
@@ -421,34 +475,91 @@ gl_profile_find (const char * const *search_path, const char *name, GError **err
   return NULL;
 }
 
-static const char *
-debian_arch (const char *machine)
-{
-  static const struct { const char *uname; const char *deb; } map[] = {
-    { "x86_64", "amd64" }, { "aarch64", "arm64" }, { "i686", "i386" }, { "i386", "i386" },
-    { "armv7l", "armhf" }, { "ppc64le", "ppc64el" }, { "s390x", "s390x" }, { "riscv64", "riscv64" },
-  };
+/* The machine names of each family: the kernel's (uname -m) → the
+ * distribution's, as their download trees and package managers spell it. */
+static const struct {
+  const char *family;
+  const char *machine;
+  const char *name;
+} family_arch[] = {
+  { "apt", "x86_64", "amd64" }, { "apt", "aarch64", "arm64" }, { "apt", "i686", "i386" },
+  { "apt", "i386", "i386" }, { "apt", "armv7l", "armhf" }, { "apt", "ppc64le", "ppc64el" },
+  { "apt", "s390x", "s390x" }, { "apt", "riscv64", "riscv64" },
+  { "apk", "x86_64", "x86_64" }, { "apk", "aarch64", "aarch64" }, { "apk", "armv7l", "armv7" },
+  { "apk", "armv6l", "armhf" }, { "apk", "i686", "x86" }, { "apk", "i386", "x86" },
+  { "apk", "ppc64le", "ppc64le" }, { "apk", "s390x", "s390x" }, { "apk", "riscv64", "riscv64" },
+  { "dnf", "x86_64", "x86_64" }, { "dnf", "aarch64", "aarch64" }, { "dnf", "ppc64le", "ppc64le" },
+  { "dnf", "s390x", "s390x" },
+  { "pacman", "x86_64", "x86_64" },
+};
 
-  for (gsize i = 0; i < G_N_ELEMENTS (map); i++)
-    if (g_str_equal (machine, map[i].uname))
-      return map[i].deb;
+const char *
+gl_profile_family_arch (const char *family, const char *machine)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (family_arch); i++)
+    if (g_str_equal (family, family_arch[i].family) && g_str_equal (machine, family_arch[i].machine))
+      return family_arch[i].name;
+  return NULL;
+}
+
+static const char *
+this_machine (void)
+{
+  static char machine[sizeof ((struct utsname *) NULL)->machine];
+  struct utsname u;
+
+  if (machine[0] == '\0')
+    g_strlcpy (machine, uname (&u) == 0 ? u.machine : "x86_64", sizeof machine);
   return machine;
+}
+
+gboolean
+gl_profile_check_machine (GlProfile *profile, const char *machine, GError **error)
+{
+  const char *name;
+
+  if (machine == NULL)
+    machine = this_machine ();
+  if (profile->base_type == GL_PROFILE_BASE_HOST)
+    return TRUE;
+  name = gl_profile_family_arch (profile->family, machine);
+  if (name != NULL && (profile->architectures[0] == NULL ||
+                       g_strv_contains ((const char * const *) profile->architectures, name)))
+    return TRUE;
+  {
+    g_autofree char *supported = profile->architectures[0] != NULL
+                                 ? g_strjoinv (", ", profile->architectures) : NULL;
+    g_set_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_UNSUPPORTED,
+                 "Profile “%s” has no image for this machine (%s)%s%s", profile->name, machine,
+                 supported ? "; it supports " : "", supported ? supported : "");
+  }
+  return FALSE;
+}
+
+char *
+gl_profile_expand_full (GlProfile *profile, const char *template_str, const char *machine,
+                        const char *release, const char * const *extra)
+{
+  g_autoptr(GString) s = NULL;
+  const char *name;
+
+  if (template_str == NULL)
+    return NULL;
+  name = gl_profile_family_arch (profile->family, machine);
+  s = g_string_new (template_str);
+  g_string_replace (s, "{arch}", name != NULL ? name : machine, 0);
+  g_string_replace (s, "{uname_arch}", machine, 0);
+  g_string_replace (s, "{release}", release != NULL ? release : "", 0);
+  for (gsize i = 0; extra != NULL && extra[i] != NULL; i += 2)
+    {
+      g_autofree char *var = g_strdup_printf ("{%s}", extra[i]);
+      g_string_replace (s, var, extra[i + 1] != NULL ? extra[i + 1] : "", 0);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
 char *
 gl_profile_expand (GlProfile *profile, const char *template_str)
 {
-  struct utsname u;
-  g_autoptr(GString) s = NULL;
-
-  if (template_str == NULL)
-    return NULL;
-  if (uname (&u) != 0)
-    g_strlcpy (u.machine, "x86_64", sizeof u.machine);
-
-  s = g_string_new (template_str);
-  g_string_replace (s, "{arch}", debian_arch (u.machine), 0);
-  g_string_replace (s, "{uname_arch}", u.machine, 0);
-  g_string_replace (s, "{release}", profile->release ? profile->release : "", 0);
-  return g_string_free (g_steal_pointer (&s), FALSE);
+  return gl_profile_expand_full (profile, template_str, this_machine (), profile->release, NULL);
 }

@@ -13,6 +13,7 @@ G_BEGIN_DECLS
 typedef enum {
   GL_PROFILE_ERROR_NOT_FOUND,
   GL_PROFILE_ERROR_MALFORMED,
+  GL_PROFILE_ERROR_UNSUPPORTED,   /* no image for this machine */
 } GlProfileError;
 
 GQuark gl_profile_error_quark (void);
@@ -29,7 +30,8 @@ typedef struct {
   char *display_name;
   char *description;
   char *family;           /* apt, dnf, pacman, apk */
-  char *release;
+  char *release;          /* a fixed release; with a channel, the one pinned by default (or NULL) */
+  char **architectures;   /* the family's machine names this profile has images for; empty: any */
 
   GlProfileBaseType base_type;
   /* tarball */
@@ -39,6 +41,13 @@ typedef struct {
   char *checksum_url;     /* a list (SHA256SUMS, .sha256) to take the sum from */
   guint strip_components;
   gboolean oci;           /* Format=oci: an OCI image archive whose layers form the tree */
+  char *channel;          /* how {release} is resolved at creation: ubuntu-lts, alpine, fedora; NULL: fixed */
+  char *channel_url;      /* where the channel is looked up (alpine: latest-releases.yaml; fedora: releases/) */
+  char *archive_url;      /* Url for releases that have moved to an archive (fedora) */
+  char *signature;        /* what is signed: "checksums" (detached), "clearsigned" (the list), "file"; NULL: nothing */
+  char *signature_url;    /* the detached signature ({file}: the image's file name) */
+  char **signed_by;       /* fingerprints the signature must be made with (any key of the keyrings if empty) */
+  char **keyrings;        /* keyring files (relative: to the profile's directory); those that exist are used */
   /* bootstrap */
   char *bootstrap_tool;   /* mmdebstrap or debootstrap (first that exists) */
   char *suite;
@@ -75,8 +84,23 @@ GlProfile *gl_profile_find (const char * const *search_path, const char *name, G
 
 const char *gl_profile_base_type_to_string (GlProfileBaseType type);
 
-/* Replaces {arch} (Debian name, e.g. amd64), {uname_arch} (x86_64) and
+/* Replaces {arch} (the family's name for this machine, e.g. amd64 for apt,
+ * x86_64 for dnf, armv7 for apk), {uname_arch} (the kernel's, x86_64) and
  * {release} in @template. */
 char *gl_profile_expand (GlProfile *profile, const char *template_str);
+
+/* The same for machine @machine (uname -m), with @release, and the
+ * NAME, VALUE pairs of @extra ({version}, {file}, …; nullable). */
+char *gl_profile_expand_full (GlProfile *profile, const char *template_str, const char *machine,
+                              const char *release, const char * const *extra);
+
+/* The name package family @family (apt, dnf, pacman, apk) gives the
+ * machine the kernel calls @machine, or NULL when it has none. */
+const char *gl_profile_family_arch (const char *family, const char *machine);
+
+/* Checks that the profile can make a sandbox on @machine (NULL: this
+ * one): its family has a name for it and the profile lists it (if it
+ * lists any).  The error says which machines it supports. */
+gboolean gl_profile_check_machine (GlProfile *profile, const char *machine, GError **error);
 
 G_END_DECLS

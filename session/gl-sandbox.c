@@ -28,6 +28,7 @@ gl_sandbox_free (GlSandbox *sandbox)
   g_free (sandbox->base);
   g_free (sandbox->family);
   g_free (sandbox->release);
+  g_free (sandbox->follows);
   g_strfreev (sandbox->launchers);
   g_strfreev (sandbox->repositories);
   g_clear_pointer (&sandbox->created, g_date_time_unref);
@@ -141,6 +142,7 @@ gl_sandbox_load_from_data (const char *id, const char *path,
     sandbox->name = g_strdup (id);
   sandbox->family = g_key_file_get_string (kf, SANDBOX_GROUP, "Family", NULL);
   sandbox->release = g_key_file_get_string (kf, SANDBOX_GROUP, "Release", NULL);
+  sandbox->follows = g_key_file_get_string (kf, SANDBOX_GROUP, "Follows", NULL);
   sandbox->launchers = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Launchers", NULL, NULL);
   sandbox->repositories = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Repositories", NULL, NULL);
   sandbox->created = get_time (kf, "Created");
@@ -201,6 +203,8 @@ gl_sandbox_to_data (GlSandbox *sandbox, gsize *length)
     g_key_file_set_string (kf, SANDBOX_GROUP, "Family", sandbox->family);
   if (sandbox->release)
     g_key_file_set_string (kf, SANDBOX_GROUP, "Release", sandbox->release);
+  if (sandbox->follows)
+    g_key_file_set_string (kf, SANDBOX_GROUP, "Follows", sandbox->follows);
   g_key_file_set_string_list (kf, SANDBOX_GROUP, "Launchers",
                               (const char * const *) (sandbox->launchers ? sandbox->launchers : (char *[]) { NULL }),
                               sandbox->launchers ? g_strv_length (sandbox->launchers) : 0);

@@ -20,6 +20,7 @@ typedef struct {
   char *base;            /* GL_BASE_HOST or GL_BASE_ROOTFS */
   char *family;          /* apt, dnf, pacman, apk */
   char *release;         /* the release resolved at creation (e.g. a codename), or NULL */
+  char *follows;         /* the moving suite it follows (Debian "stable"), or NULL */
   char **launchers;      /* desktop ids exported by default (admin's choice) */
   char **repositories;   /* extra repositories, in the family's own syntax */
   GDateTime *created;

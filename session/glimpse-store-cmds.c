@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <glib-unix.h>
 
+#include "gl-base-image.h"
 #include "gl-create.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
@@ -20,8 +21,33 @@
 
 /* ---- glimpse profiles ---- */
 
+/* What the profile's base is now: its channel resolved, the image and
+ * its sum (the signature of the checksum list checked on the way). */
 static void
-print_profile_verbose (GlProfile *p)
+print_resolution (GlProfile *p)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlBaseImage) image = NULL;
+
+  if (p->base_type != GL_PROFILE_BASE_TARBALL)
+    return;
+  image = gl_base_image_resolve (p, NULL, NULL, NULL, &error);
+  if (image == NULL)
+    {
+      g_print ("  Resolves to: cannot look it up now (offline?): %s\n", error->message);
+      return;
+    }
+  g_print ("  Resolves to: %s%s%s%s (%s)\n", image->release ? image->release : image->file_name,
+           image->version ? " (" : "", image->version ? image->version : "", image->version ? ")" : "",
+           image->how);
+  g_print ("  Image:       %s\n", image->url);
+  g_print ("  SHA-256:     %s\n", image->sha256);
+  if (image->signature_url != NULL)
+    g_print ("  Signature:   %s (checked after the download)\n", image->signature_url);
+}
+
+static void
+print_profile_verbose (GlProfile *p, gboolean resolve)
 {
   g_autofree char *launchers = g_strjoinv (" ", p->launchers);
   g_autofree char *repos = g_strjoinv ("\n              ", p->repositories);
@@ -34,6 +60,11 @@ print_profile_verbose (GlProfile *p)
   g_print ("  Family:      %s\n", p->family);
   if (p->release)
     g_print ("  Release:     %s\n", p->release);
+  if (p->architectures[0] != NULL)
+    {
+      g_autofree char *archs = g_strjoinv (" ", p->architectures);
+      g_print ("  Machines:    %s only\n", archs);
+    }
   g_print ("  Base:        %s\n", gl_profile_base_type_to_string (p->base_type));
   if (p->base_type == GL_PROFILE_BASE_TARBALL)
     {
@@ -41,10 +72,25 @@ print_profile_verbose (GlProfile *p)
       g_autofree char *pattern = gl_profile_expand (p, p->file_pattern);
       g_autofree char *checksum_url = gl_profile_expand (p, p->checksum_url);
       g_print ("  Download:    %s%s\n", url, pattern ? pattern : "");
+      if (p->channel)
+        g_print ("  Channel:     %s%s%s\n", p->channel, p->channel_url ? " " : "",
+                 p->channel_url ? p->channel_url : "");
       if (p->checksum)
         g_print ("  Checksum:    %s\n", p->checksum);
       else
         g_print ("  Checksums:   %s\n", checksum_url);
+      if (p->signature)
+        {
+          g_autofree char *keyrings = g_strjoinv (" ", p->keyrings);
+          g_autofree char *signers = g_strjoinv (" ", p->signed_by);
+          g_print ("  Signed:      %s%s%s, keyring %s%s%s\n", p->signature,
+                   p->signature_url ? " " : "", p->signature_url ? p->signature_url : "",
+                   keyrings, *signers ? ", by " : "", signers);
+        }
+      else if (!p->checksum)
+        g_print ("  Signed:      no (the checksum list comes from the same server as the image)\n");
+      if (resolve)
+        print_resolution (p);
     }
   else if (p->base_type == GL_PROFILE_BASE_BOOTSTRAP)
     {
@@ -76,7 +122,7 @@ gl_cmd_profiles (int argc, char **argv)
 {
   gboolean verbose = FALSE;
   GOptionEntry entries[] = {
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Show every field", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Show every field; with NAME, also what its base resolves to now", NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("[NAME…]",
@@ -103,7 +149,7 @@ gl_cmd_profiles (int argc, char **argv)
               continue;
             }
           if (verbose)
-            print_profile_verbose (p);
+            print_profile_verbose (p, TRUE);
           else
             g_print ("%-18s %-10s %-9s %s\n", p->name, p->family,
                      gl_profile_base_type_to_string (p->base_type), p->display_name);
@@ -119,7 +165,7 @@ gl_cmd_profiles (int argc, char **argv)
       GlProfile *p = profiles->pdata[i];
       if (verbose)
         {
-          print_profile_verbose (p);
+          print_profile_verbose (p, FALSE);
           g_print ("\n");
         }
       else
@@ -189,11 +235,13 @@ on_interrupt (gpointer user_data)
 int
 gl_cmd_create (int argc, char **argv)
 {
-  char *name = NULL, *image = NULL, *sha256 = NULL;
+  char *name = NULL, *image = NULL, *sha256 = NULL, *signature = NULL, *release = NULL;
   GOptionEntry entries[] = {
     { "name", 'n', 0, G_OPTION_ARG_STRING, &name, "The new sandbox's id (default: PROFILE, PROFILE-2, …)", "ID" },
     { "image", 0, 0, G_OPTION_ARG_FILENAME, &image, "Use this local copy of the base image instead of downloading", "FILE" },
     { "sha256", 0, 0, G_OPTION_ARG_STRING, &sha256, "The SHA-256 the --image must have (default: the profile's)", "SUM" },
+    { "signature", 0, 0, G_OPTION_ARG_FILENAME, &signature, "A detached signature of the --image, checked with the profile's keyring", "FILE" },
+    { "release", 0, 0, G_OPTION_ARG_STRING, &release, "The release to use instead of the one the profile's channel resolves to", "RELEASE" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("PROFILE",
@@ -217,6 +265,8 @@ gl_cmd_create (int argc, char **argv)
     return gl_cli_fail (error);
   if (sha256 != NULL && image == NULL)
     return gl_cli_usage ("create", "--sha256 goes with --image");
+  if (signature != NULL && image == NULL)
+    return gl_cli_usage ("create", "--signature goes with --image");
   if (sha256 != NULL && !gl_checksum_is_sha256 (sha256))
     return gl_cli_usage ("create", "--sha256 takes 64 hexadecimal digits (sha256sum FILE prints them)");
 
@@ -232,6 +282,8 @@ gl_cmd_create (int argc, char **argv)
   data.options.id = name;
   data.options.image = image;
   data.options.sha256 = sha256;
+  data.options.signature = signature;
+  data.options.release = release;
   data.options.progress = gl_cli_progress_update;
   data.options.progress_data = data.progress;
   data.options.status = print_status;
@@ -254,6 +306,8 @@ gl_cmd_create (int argc, char **argv)
   g_free (name);
   g_free (image);
   g_free (sha256);
+  g_free (signature);
+  g_free (release);
 
   if (data.id == NULL)
     {
@@ -376,6 +430,13 @@ gl_cmd_info (int argc, char **argv)
   g_print ("Name:         %s\n", s->name);
   g_print ("Profile:      %s\n", s->profile);
   g_print ("Family:       %s\n", s->family ? s->family : "-");
+  if (s->release != NULL && s->follows != NULL)
+    g_print ("Release:      %s (follows “%s”, which was %s when it was created; it moves on "
+             "at the distribution's next release)\n", s->release, s->follows, s->release);
+  else if (s->follows != NULL)
+    g_print ("Release:      follows “%s”\n", s->follows);
+  else if (s->release != NULL)
+    g_print ("Release:      %s\n", s->release);
   g_print ("Base:         %s\n", g_str_equal (s->base, GL_BASE_HOST) ? "the host (read-only)" : rootfs);
   g_print ("Path:         %s\n", s->path);
   g_print ("Size:         %s\n", size);

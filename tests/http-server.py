@@ -8,7 +8,8 @@
 # first line on stdout.  Exits when stdin is closed (its parent is gone).
 #
 # Supports: GET and HEAD, single byte ranges (206 with Content-Range, 416),
-# ETag/If-None-Match and Last-Modified/If-Modified-Since (304), redirects.
+# ETag/If-None-Match and Last-Modified/If-Modified-Since (304), If-Range,
+# redirects.
 # Fault injection by query string:
 #   ?cut=N       send N bytes of the body, then close the connection
 #                (once per path; later requests are served normally)
@@ -140,6 +141,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         start, end = 0, size - 1
         status = 200
         range_header = self.headers.get("Range")
+        # If-Range (RFC 9110 13.1.5): the range only if the file is still
+        # the one the validator names; otherwise the whole of it, with 200.
+        if_range = self.headers.get("If-Range")
+        if range_header and if_range is not None and if_range.strip() not in (etag, last_modified):
+            range_header = None
         if range_header and not query.get("norange"):
             spec = range_header.strip()
             ok = spec.startswith("bytes=") and "," not in spec

@@ -24,6 +24,7 @@ chmod 0755 "$work"
 server_pid=
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+  [ -d "$work/gnupg" ] && GNUPGHOME=$work/gnupg gpgconf --kill gpg-agent 2>/dev/null
   mountpoint -q "$work/small" && umount "$work/small"
   rm -rf "$work"
 }
@@ -66,7 +67,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..28"
+echo "1..42"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -94,7 +95,7 @@ id=$("$GLIMPSE" create bb 2>"$work/err"); rc=$?
 check "tarball profile over HTTP creates a sandbox" [ $rc -eq 0 -a "$id" = bb ]
 check "the rootfs is unpacked, root-owned" \
   test -x "$GLIMPSE_SANDBOX_DIR/bb/rootfs/bin/busybox" -a -L "$GLIMPSE_SANDBOX_DIR/bb/rootfs/bin/sh"
-check "the verified download is cached" test -f "$GLIMPSE_CACHE_DIR/bb/rootfs.tar.gz"
+check "the verified download is cached" eval test -f "$GLIMPSE_CACHE_DIR"/bb/*/rootfs.tar.gz
 before=$(requests /rootfs.tar.gz)
 id=$("$GLIMPSE" create bb 2>/dev/null)
 after=$(requests /rootfs.tar.gz)
@@ -113,7 +114,7 @@ check "…and leaves no sandbox, no temporary tree, no download" \
 profile cut "$base/big.tar.gz?cut=1000000" "ChecksumUrl=$base/SHA256SUMS"
 "$GLIMPSE" create cut >/dev/null 2>"$work/err"; rc=$?
 check "a cut transfer fails the create and keeps the partial download" \
-  [ $rc -ne 0 -a -s "$GLIMPSE_CACHE_DIR/cut/big.tar.gz.part" -a ! -e "$GLIMPSE_SANDBOX_DIR/cut" ]
+  [ $rc -ne 0 -a -s "$(echo "$GLIMPSE_CACHE_DIR"/cut/*/big.tar.gz.part)" -a ! -e "$GLIMPSE_SANDBOX_DIR/cut" ]
 id=$("$GLIMPSE" create cut 2>/dev/null); rc=$?
 ranges=$(curl -s "$base/__stats?path=/big.tar.gz" | grep -c 'bytes=1000000-' || true)
 check "the next create resumes with a Range request and succeeds" [ $rc -eq 0 -a "$id" = cut -a "$ranges" -ge 1 ]
@@ -123,7 +124,7 @@ profile stall "$base/big.tar.gz?stall=200000" "ChecksumUrl=$base/SHA256SUMS"
 snap=$(store_entries)
 "$GLIMPSE" create stall >/dev/null 2>"$work/err" &
 pid=$!
-for _ in $(seq 100); do [ -s "$GLIMPSE_CACHE_DIR/stall/big.tar.gz.part" ] && break; sleep 0.1; done
+for _ in $(seq 100); do [ -s "$(echo "$GLIMPSE_CACHE_DIR"/stall/*/big.tar.gz.part)" ] && break; sleep 0.1; done
 kill -INT $pid; wait $pid; rc=$?
 check "SIGINT stops create with status 130 and leaves no sandbox" [ $rc -eq 130 -a "$(store_entries)" = "$snap" ]
 
@@ -162,6 +163,124 @@ else
   nok "no user nobody to run as"
 fi
 
+# --- a tree whose resolv.conf holds only comments (Arch's filesystem package)
+# gets the host's resolver configuration, written in place, not through a link
+mkdir -p "$work/archlike"
+cp -a "$tree/." "$work/archlike/"
+printf '# Resolver configuration file.\n# See resolv.conf(5) for details.\n' > "$work/archlike/etc/resolv.conf"
+ln -s /etc/hostname "$work/archlike/etc/hosts-link"
+tar -C "$work/archlike" -czf "$work/served/archlike.tar.gz" .
+(cd "$work/served" && sha256sum archlike.tar.gz > SHA256SUMS-archlike)
+profile archlike "$base/archlike.tar.gz" "ChecksumUrl=$base/SHA256SUMS-archlike"
+id=$("$GLIMPSE" create archlike 2>"$work/err"); rc=$?
+check "a comment-only resolv.conf is replaced by the host's resolver configuration" \
+  eval '[ $rc -eq 0 -a -f "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf" ] && ! [ -L "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf" ] && cmp -s /etc/resolv.conf "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf"'
+
+# --- signatures: a key made here signs the checksum list or the image
+export GNUPGHOME=$work/gnupg
+mkdir -m 0700 "$GNUPGHOME"
+gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+  --quick-gen-key "Glimpse Test <good@glimpse.invalid>" ed25519 sign never </dev/null 2>/dev/null
+gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
+  --quick-gen-key "Someone Else <other@glimpse.invalid>" ed25519 sign never </dev/null 2>/dev/null
+good_fpr=$(gpg --with-colons --list-keys good@glimpse.invalid | awk -F: '/^fpr/ { print $10; exit }')
+gpg --export good@glimpse.invalid > "$work/good.gpg"
+gpg --armor --export good@glimpse.invalid other@glimpse.invalid > "$work/both.asc"
+sign() { gpg --batch --yes --quiet --pinentry-mode loopback --passphrase '' --local-user "$1" --detach-sign --output "$3" "$2" </dev/null; }
+mkdir -p "$work/served/signed" "$work/served/tampered" "$work/served/wrongkey"
+for d in signed tampered wrongkey; do
+  cp "$work/served/rootfs.tar.gz" "$work/served/$d/"
+  (cd "$work/served/$d" && sha256sum rootfs.tar.gz > SHA256SUMS)
+done
+sign good@glimpse.invalid "$work/served/signed/SHA256SUMS" "$work/served/signed/SHA256SUMS.gpg"
+sign good@glimpse.invalid "$work/served/tampered/SHA256SUMS" "$work/served/tampered/SHA256SUMS.gpg"
+echo "$(printf '1%.0s' $(seq 64))  other.tar.gz" >> "$work/served/tampered/SHA256SUMS"
+sign other@glimpse.invalid "$work/served/wrongkey/SHA256SUMS" "$work/served/wrongkey/SHA256SUMS.gpg"
+sign good@glimpse.invalid "$work/served/signed/rootfs.tar.gz" "$work/served/signed/rootfs.tar.gz.sig"
+signed_profile() { # name dir keyring [SignatureUrl]
+  profile "$1" "$base/$2/rootfs.tar.gz" "ChecksumUrl=$base/$2/SHA256SUMS" "Signature=checksums" \
+    "SignatureUrl=${4:-{checksum_url\}.gpg}" "SignedBy=$good_fpr" "Keyring=$3"
+}
+signed_profile sig-good signed "$work/good.gpg"
+id=$("$GLIMPSE" create sig-good 2>"$work/err"); rc=$?
+check "a checksum list signed by the profile's key is accepted" [ $rc -eq 0 -a "$id" = sig-good ]
+signed_profile sig-bad tampered "$work/good.gpg"
+"$GLIMPSE" create sig-bad >/dev/null 2>"$work/err"; rc=$?
+check "a tampered checksum list is refused, naming the file" \
+  eval '[ $rc -ne 0 -a ! -e "$GLIMPSE_SANDBOX_DIR/sig-bad" ] && grep -q "signature of $base/tampered/SHA256SUMS does not verify" "$work/err"'
+signed_profile sig-missing signed "$work/good.gpg" "$base/signed/nonexistent.gpg"
+"$GLIMPSE" create sig-missing >/dev/null 2>"$work/err"; rc=$?
+check "a missing signature is refused" \
+  eval '[ $rc -ne 0 -a ! -e "$GLIMPSE_SANDBOX_DIR/sig-missing" ] && grep -q "signature of $base/signed/SHA256SUMS" "$work/err"'
+signed_profile sig-wrong wrongkey "$work/both.asc"
+"$GLIMPSE" create sig-wrong >/dev/null 2>"$work/err"; rc=$?
+check "a list signed by another key of the keyring is refused, naming the key" \
+  eval '[ $rc -ne 0 -a ! -e "$GLIMPSE_SANDBOX_DIR/sig-wrong" ] && grep -q "not by the key the profile names (SignedBy=$good_fpr)" "$work/err"'
+signed_profile sig-nokeyring signed "$work/no-such-keyring.gpg"
+"$GLIMPSE" create sig-nokeyring >/dev/null 2>"$work/err"; rc=$?
+check "no keyring installed: refused, naming the keyring tried" \
+  eval '[ $rc -ne 0 ] && grep -q "none of its keyrings exists ($work/no-such-keyring.gpg)" "$work/err"'
+profile sig-file "$base/signed/rootfs.tar.gz" "ChecksumUrl=$base/signed/SHA256SUMS" "Signature=file" \
+  "SignatureUrl={url}.sig" "SignedBy=$good_fpr" "Keyring=$work/good.gpg"
+id=$("$GLIMPSE" create sig-file 2>"$work/err"); rc=$?
+check "an image with a good detached signature is accepted" [ $rc -eq 0 -a "$id" = sig-file ]
+profile sig-file-bad "$base/tampered/rootfs.tar.gz" "ChecksumUrl=$base/tampered/SHA256SUMS" "Signature=file" \
+  "SignatureUrl=$base/signed/SHA256SUMS.gpg" "SignedBy=$good_fpr" "Keyring=$work/good.gpg"
+"$GLIMPSE" create sig-file-bad >/dev/null 2>"$work/err"; rc=$?
+check "an image whose signature does not match is refused" \
+  eval '[ $rc -ne 0 -a ! -e "$GLIMPSE_SANDBOX_DIR/sig-file-bad" ] && grep -q "does not verify" "$work/err"'
+id=$("$GLIMPSE" create sig-file --name sig-local --image "$work/served/signed/rootfs.tar.gz" \
+       --signature "$work/served/signed/rootfs.tar.gz.sig" 2>"$work/err"); rc=$?
+check "--image with --signature checks it against the profile's keyring" [ $rc -eq 0 -a "$id" = sig-local ]
+
+# --- channels: Alpine's latest-releases.yaml, Ubuntu's distro-info
+arch=$(uname -m)
+for branch in latest-stable v3.99; do
+  version=$([ $branch = v3.99 ] && echo 3.99.1 || echo 3.100.2)
+  d=$work/served/alpine/$branch/releases/$arch
+  mkdir -p "$d"
+  cp "$work/served/rootfs.tar.gz" "$d/alpine-minirootfs-$version-$arch.tar.gz"
+  printf -- '---\n-\n  title: "Standard"\n  flavor: alpine-standard\n  file: alpine-standard-%s-%s.iso\n  version: %s\n  sha256: %s\n-\n  title: "Mini root filesystem"\n  flavor: alpine-minirootfs\n  file: alpine-minirootfs-%s-%s.tar.gz\n  version: %s\n  sha256: %s\n' \
+    "$version" "$arch" "$version" "$(printf '2%.0s' $(seq 64))" "$version" "$arch" "$version" \
+    "$(sha256sum < "$d/alpine-minirootfs-$version-$arch.tar.gz" | cut -d' ' -f1)" > "$d/latest-releases.yaml"
+done
+{
+  printf '[Profile]\nName=Test alpine\nFamily=apk\n\n[Base]\nType=tarball\nChannel=alpine\n'
+  printf 'ChannelUrl=%s/alpine/{branch}/releases/{arch}/latest-releases.yaml\nUrl=%s/alpine/{branch}/releases/{arch}/\n' "$base" "$base"
+  printf '\n[Packages]\nRefresh=true\nUpgrade=true\nInstall=true\nListUpgradable=true\n'
+} > "$work/profiles/chan-alpine.profile"
+id=$("$GLIMPSE" create chan-alpine 2>"$work/err"); rc=$?; [ $rc -eq 0 ] || sed "s/^/# /" "$work/err"
+check "the alpine channel resolves latest-stable from latest-releases.yaml, and info shows it" \
+  eval '[ $rc -eq 0 ] && "$GLIMPSE" info chan-alpine | grep -q "^Release: *3.100.2"'
+id=$("$GLIMPSE" create chan-alpine --name chan-pinned --release 3.99 2>"$work/err"); rc=$?
+check "--release 3.99 takes the v3.99 branch" \
+  eval '[ $rc -eq 0 ] && "$GLIMPSE" info chan-pinned | grep -q "^Release: *3.99.1"'
+mkdir -p "$work/distro-info" "$work/served/ubuntu/zesty"
+printf 'version,codename,series,created,release,eol,eol-server,eol-esm\n10.04 LTS,Old,oldie,2009-10-01,2010-04-29,2013-05-09\n10.10,Mid,middle,2010-04-29,2010-10-10,2012-04-10\n12.04 LTS,Zesty,zesty,2011-10-13,2012-04-26,2017-04-28\n99.04 LTS,Future,future,2998-10-01,2999-04-20,2999-04-20\n' \
+  > "$work/distro-info/ubuntu.csv"
+cp "$work/served/rootfs.tar.gz" "$work/served/ubuntu/zesty/"
+(cd "$work/served/ubuntu/zesty" && sha256sum rootfs.tar.gz > SHA256SUMS)
+profile chan-ubuntu "$base/ubuntu/{release}/rootfs.tar.gz" "ChecksumUrl=$base/ubuntu/{release}/SHA256SUMS" "Channel=ubuntu-lts"
+id=$(GLIMPSE_DISTRO_INFO_DIR=$work/distro-info "$GLIMPSE" create chan-ubuntu 2>"$work/err"); rc=$?
+check "the ubuntu-lts channel takes the newest LTS released by today from ubuntu.csv" \
+  eval '[ $rc -eq 0 ] && "$GLIMPSE" info chan-ubuntu | grep -q "^Release: *zesty"'
+out=$(GLIMPSE_DISTRO_INFO_DIR=$work/distro-info "$GLIMPSE" profiles --verbose chan-ubuntu 2>&1)
+check "profiles --verbose shows what it resolves to" grep -q "Resolves to: zesty (12.04)" <<<"$out"
+
+# --- a moving name: yesterday's half download is not resumed onto today's file
+tar -C "$tree" -czf "$work/served/moving.tar.gz" .
+(cd "$work/served" && sha256sum moving.tar.gz > SHA256SUMS-moving)
+profile moving "$base/moving.tar.gz?cut=100000" "ChecksumUrl=$base/SHA256SUMS-moving"
+"$GLIMPSE" create moving >/dev/null 2>&1
+echo changed > "$tree/changed-today"
+tar -C "$tree" -czf "$work/served/moving.tar.gz" .
+(cd "$work/served" && sha256sum moving.tar.gz > SHA256SUMS-moving)
+id=$("$GLIMPSE" create moving 2>"$work/err"); rc=$?
+resumes=$(curl -s "$base/__stats?path=/moving.tar.gz" | grep -c 'bytes=' || true)
+check "a moving name that now means another file is fetched anew, not resumed" \
+  eval '[ $rc -eq 0 -a "$id" = moving -a "$resumes" -eq 0 ] && [ -e "$GLIMPSE_SANDBOX_DIR/moving/rootfs/changed-today" ]'
+rm -f "$tree/changed-today"
+
 # --- kill -9 during a slow bootstrap: nothing keeps running, and the
 # half-built tree is removed by the next store operation
 mkdir -p "$work/fakebin"
@@ -196,7 +315,7 @@ check "…its half-built tree stays until the next store operation" \
 check "…which removes it" eval '! store_entries | grep -q "\.creating-"'
 
 # --- remove leaves nothing
-for s in host host-2 bb bb-2 cut offline; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
+for s in host host-2 bb bb-2 cut offline sig-good sig-file sig-local archlike chan-alpine chan-pinned chan-ubuntu moving; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
 check "remove leaves an empty store" [ -z "$(store_entries)" ]
 
 [ $failed -eq 0 ]

@@ -192,9 +192,50 @@ test_bundled (void)
         {
           g_assert_cmpint (p->base_type, ==, GL_PROFILE_BASE_TARBALL);
           g_assert_true (g_str_has_prefix (p->url, "https://"));
-          g_assert_nonnull (p->checksum_url);
+          /* verified: a checksum list, or Alpine's index that carries the sum */
+          g_assert_true (p->checksum_url != NULL || g_strcmp0 (p->channel, "alpine") == 0);
+          /* no pinned release that goes stale, but a channel or a dated name */
+          g_assert_true (p->channel != NULL || p->file_pattern != NULL);
         }
     }
+}
+
+/* Each family's name for each machine, as its download trees spell it. */
+static void
+test_family_arch (void)
+{
+  static const struct { const char *family, *machine, *name; } table[] = {
+    { "apt", "x86_64", "amd64" }, { "apt", "aarch64", "arm64" }, { "apt", "armv7l", "armhf" },
+    { "apt", "i686", "i386" }, { "apt", "ppc64le", "ppc64el" },
+    { "apk", "x86_64", "x86_64" }, { "apk", "aarch64", "aarch64" }, { "apk", "armv7l", "armv7" },
+    { "apk", "i686", "x86" }, { "apk", "armv6l", "armhf" },
+    { "dnf", "x86_64", "x86_64" }, { "dnf", "aarch64", "aarch64" }, { "dnf", "i686", NULL },
+    { "dnf", "armv7l", NULL },
+    { "pacman", "x86_64", "x86_64" }, { "pacman", "aarch64", NULL }, { "pacman", "i686", NULL },
+    { "apt", "mips", NULL },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlProfile) p = NULL;
+  g_autofree char *url = NULL;
+  const char *text =
+    "[Profile]\nName=T\nFamily=apk\nArchitectures=x86_64;aarch64\n"
+    "[Base]\nType=tarball\nUrl=https://example.invalid/{arch}/{uname_arch}/{release}/{file}\n"
+    "Checksum=sha256:" "0000000000000000000000000000000000000000000000000000000000000000\n"
+    "[Packages]\nRefresh=a\nUpgrade=b\nInstall=c\nListUpgradable=d\n";
+
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    g_assert_cmpstr (gl_profile_family_arch (table[i].family, table[i].machine), ==, table[i].name);
+
+  p = gl_profile_load_from_data ("t", "/x/t.profile", text, -1, &error);
+  g_assert_no_error (error);
+  url = gl_profile_expand_full (p, p->url, "armv7l", "3.22", (const char *[]) { "file", "f.tar", NULL });
+  g_assert_cmpstr (url, ==, "https://example.invalid/armv7/armv7l/3.22/f.tar");
+  g_assert_true (gl_profile_check_machine (p, "aarch64", &error));
+  g_assert_false (gl_profile_check_machine (p, "armv7l", &error));
+  g_assert_error (error, GL_PROFILE_ERROR, GL_PROFILE_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "x86_64, aarch64"));
+  g_clear_error (&error);
+  g_assert_false (gl_profile_check_machine (p, "mips", &error));
 }
 
 int
@@ -210,5 +251,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/profile/list-and-override", test_list_and_override);
   g_test_add_func ("/profile/bundled", test_bundled);
+  g_test_add_func ("/profile/family-arch", test_family_arch);
   return g_test_run ();
 }
