@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -118,6 +119,80 @@ read_blob (const char *layout, const char *digest, GError **error)
   return text;
 }
 
+/* The Go architecture names OCI configs use, for the kernel's machine names. */
+static const char *
+oci_arch (const char *machine)
+{
+  static const struct { const char *machine, *go; } map[] = {
+    { "x86_64", "amd64" }, { "aarch64", "arm64" }, { "armv7l", "arm" }, { "armv6l", "arm" },
+    { "i686", "386" }, { "i386", "386" }, { "ppc64le", "ppc64le" }, { "s390x", "s390x" },
+    { "riscv64", "riscv64" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (map); i++)
+    if (g_str_equal (machine, map[i].machine))
+      return map[i].go;
+  return machine;
+}
+
+/* The first string value of "key" after @from in a flat JSON document. */
+static char *
+json_string_after (const char *json, const char *from, const char *key)
+{
+  g_autofree char *pattern = g_strdup_printf ("\"%s\"\\s*:\\s*\"([^\"]*)\"", key);
+  g_autoptr(GRegex) regex = g_regex_new (pattern, 0, 0, NULL);
+  g_autoptr(GMatchInfo) match = NULL;
+  const char *start = from != NULL ? strstr (json, from) : json;
+
+  if (start == NULL || !g_regex_match (regex, start, 0, &match))
+    return NULL;
+  return g_match_info_fetch (match, 1);
+}
+
+/* What this version unpacks: tar layers, plain or compressed, and an
+ * image for this machine. */
+static gboolean
+check_oci_image (const char *archive, const char *layout, const char *manifest, GError **error)
+{
+  static const char * const layer_types[] = {
+    "application/vnd.oci.image.layer.v1.tar",
+    "application/vnd.oci.image.layer.v1.tar+gzip",
+    "application/vnd.oci.image.layer.v1.tar+zstd",
+    "application/vnd.docker.image.rootfs.diff.tar.gzip",
+    NULL
+  };
+  g_autofree char *layer_type = json_string_after (manifest, "\"layers\"", "mediaType");
+  g_auto(GStrv) config = oci_digests (manifest, "config");
+  g_autofree char *config_text = NULL;
+  g_autofree char *arch = NULL;
+  struct utsname u;
+  const char *want;
+
+  if (layer_type == NULL || !g_strv_contains (layer_types, layer_type))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s: its layer is of media type “%s”; only tar layers (plain, gzip or "
+                   "zstd) can be unpacked", archive, layer_type ? layer_type : "(none)");
+      return FALSE;
+    }
+  if (config[0] == NULL || (config_text = read_blob (layout, config[0], NULL)) == NULL ||
+      (arch = json_string_after (config_text, NULL, "architecture")) == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s: its image configuration (with the architecture it is for) is missing", archive);
+      return FALSE;
+    }
+  want = oci_arch (uname (&u) == 0 ? u.machine : "x86_64");
+  if (!g_str_equal (arch, want))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "%s is an image for %s; this machine needs %s (check the profile's {arch})",
+                   archive, arch, want);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 unpack_oci (const char *archive, const char *rootfs, GCancellable *cancellable, GError **error)
 {
@@ -146,6 +221,8 @@ unpack_oci (const char *archive, const char *rootfs, GCancellable *cancellable, 
                    "(index.json or the manifest is missing or empty)", archive);
       ok = FALSE;
     }
+  else if (!check_oci_image (archive, layout, manifest, error))
+    ok = FALSE;
   for (guint i = 0; ok && layers[i] != NULL; i++)
     {
       g_autofree char *blob = g_build_filename (layout, "blobs", "sha256", layers[i], NULL);

@@ -67,7 +67,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..42"
+echo "1..45"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -175,6 +175,37 @@ profile archlike "$base/archlike.tar.gz" "ChecksumUrl=$base/SHA256SUMS-archlike"
 id=$("$GLIMPSE" create archlike 2>"$work/err"); rc=$?
 check "a comment-only resolv.conf is replaced by the host's resolver configuration" \
   eval '[ $rc -eq 0 -a -f "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf" ] && ! [ -L "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf" ] && cmp -s /etc/resolv.conf "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf"'
+
+# --- OCI images: the layer's media type and the config's architecture are checked
+oci() { # name architecture layer-media-type
+  local d=$work/oci-$1 l c m
+  mkdir -p "$d/blobs/sha256"
+  l=$(sha256sum < "$work/served/rootfs.tar.gz" | cut -c1-64)
+  cp "$work/served/rootfs.tar.gz" "$d/blobs/sha256/$l"
+  printf '{"architecture":"%s","os":"linux","rootfs":{"type":"layers","diff_ids":[]}}' "$2" > "$d/c"
+  c=$(sha256sum < "$d/c" | cut -c1-64); mv "$d/c" "$d/blobs/sha256/$c"
+  printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":1},"layers":[{"mediaType":"%s","digest":"sha256:%s","size":1}]}' \
+    "$c" "$3" "$l" > "$d/m"
+  m=$(sha256sum < "$d/m" | cut -c1-64); mv "$d/m" "$d/blobs/sha256/$m"
+  printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":1}]}' "$m" > "$d/index.json"
+  echo '{"imageLayoutVersion":"1.0.0"}' > "$d/oci-layout"
+  tar -C "$d" -cf "$work/served/$1.tar" .
+  (cd "$work/served" && sha256sum "$1.tar" > "SHA256SUMS-$1")
+  profile "$1" "$base/$1.tar" "ChecksumUrl=$base/SHA256SUMS-$1" "Format=oci"
+}
+case $(uname -m) in x86_64) goarch=amd64 ;; aarch64) goarch=arm64 ;; *) goarch=$(uname -m) ;; esac
+oci oci-good "$goarch" application/vnd.oci.image.layer.v1.tar+gzip
+oci oci-arch mips64le application/vnd.oci.image.layer.v1.tar+gzip
+oci oci-type "$goarch" application/vnd.oci.image.layer.v1.tar+foo
+id=$("$GLIMPSE" create oci-good 2>"$work/err"); rc=$?
+check "an OCI image for this machine with a tar+gzip layer is unpacked" \
+  eval '[ $rc -eq 0 ] && [ -x "$GLIMPSE_SANDBOX_DIR/oci-good/rootfs/bin/busybox" ]'
+"$GLIMPSE" create oci-arch >/dev/null 2>"$work/err"; rc=$?
+check "an OCI image for another architecture is refused, saying so" \
+  eval '[ $rc -ne 0 -a ! -e "$GLIMPSE_SANDBOX_DIR/oci-arch" ] && grep -q "is an image for mips64le" "$work/err"'
+"$GLIMPSE" create oci-type >/dev/null 2>"$work/err"; rc=$?
+check "an OCI layer of an unknown media type is refused, saying so" \
+  eval '[ $rc -ne 0 -a ! -e "$GLIMPSE_SANDBOX_DIR/oci-type" ] && grep -q "media type .application/vnd.oci.image.layer.v1.tar+foo" "$work/err"'
 
 # --- signatures: a key made here signs the checksum list or the image
 export GNUPGHOME=$work/gnupg
@@ -315,7 +346,7 @@ check "…its half-built tree stays until the next store operation" \
 check "…which removes it" eval '! store_entries | grep -q "\.creating-"'
 
 # --- remove leaves nothing
-for s in host host-2 bb bb-2 cut offline sig-good sig-file sig-local archlike chan-alpine chan-pinned chan-ubuntu moving; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
+for s in host host-2 bb bb-2 cut offline sig-good sig-file sig-local archlike oci-good chan-alpine chan-pinned chan-ubuntu moving; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
 check "remove leaves an empty store" [ -z "$(store_entries)" ]
 
 [ $failed -eq 0 ]
