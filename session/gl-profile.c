@@ -561,5 +561,8 @@ gl_profile_expand_full (GlProfile *profile, const char *template_str, const char
 char *
 gl_profile_expand (GlProfile *profile, const char *template_str)
 {
-  return gl_profile_expand_full (profile, template_str, this_machine (), profile->release, NULL);
+  /* a release its channel resolves at creation stays a {release} here */
+  return gl_profile_expand_full (profile, template_str, this_machine (),
+                                 profile->release != NULL || profile->channel == NULL
+                                 ? profile->release : "{release}", NULL);
 }

@@ -86,7 +86,7 @@ const char *gl_profile_base_type_to_string (GlProfileBaseType type);
 
 /* Replaces {arch} (the family's name for this machine, e.g. amd64 for apt,
  * x86_64 for dnf, armv7 for apk), {uname_arch} (the kernel's, x86_64) and
- * {release} in @template. */
+ * {release} (left as it is when a channel resolves it) in @template. */
 char *gl_profile_expand (GlProfile *profile, const char *template_str);
 
 /* The same for machine @machine (uname -m), with @release, and the

@@ -77,8 +77,10 @@ print_profile_verbose (GlProfile *p, gboolean resolve)
                  p->channel_url ? p->channel_url : "");
       if (p->checksum)
         g_print ("  Checksum:    %s\n", p->checksum);
-      else
+      else if (checksum_url != NULL)
         g_print ("  Checksums:   %s\n", checksum_url);
+      else
+        g_print ("  Checksums:   the sha256 the channel's index names\n");
       if (p->signature)
         {
           g_autofree char *keyrings = g_strjoinv (" ", p->keyrings);
