@@ -120,6 +120,12 @@ check_sh "installing an unknown package fails, names it, and changes nothing" \
 out=$("$GLIMPSE" install "$id" -- '--force-yes' 2>&1); rc=$?
 check_sh "an option as package name is refused" '[ $rc -ne 0 ] && [ "$(gl_tree "$id")" = "$tree" ]'
 
+# --- an ordinary user: no package operation, no helper, nothing written
+as_user "$GL_USER_A" "$GLIMPSE" install "$id" glimpse-hostile >/dev/null 2>&1; rc=$?
+check_sh "an ordinary user cannot install (exit 4)" '[ $rc -eq 4 ] && [ "$(gl_tree "$id")" = "$tree" ]'
+out=$(as_user "$GL_USER_A" "$GLIMPSE_PKGNS" --ids 1:1 --base / --op /tmp -- /bin/true 2>&1); rc=$?
+check_sh "nor run the namespace helper (it is not setuid and says so)" '[ $rc -eq 125 ] && grep -q "run as root" <<<"$out"'
+
 # --- case 29: the hostile maintainer script
 echo "secret-$$" > /root/glimpse-pkg-secret; chmod 600 /root/glimpse-pkg-secret
 before_mounts=$(gl_mounts)
