@@ -234,17 +234,21 @@ check_sh "14: kill 0 inside reaches neither the caller nor its process group" \
   'grep -q SLEEP-ALIVE <<< "$out" && ! grep -q CALLER-SIGNALLED <<< "$out"'
 
 # 15. socket directories in /tmp made by another user are not passed in
-if [ ! -e /tmp/.ICE-unix ]; then
-  GL_CLEANUPS+=("rm -rf /tmp/.ICE-unix")
-  as_user $GL_USER_B sh -c 'mkdir -m 1777 /tmp/.ICE-unix'
-  as_user $GL_USER_B python3 -c '
-import socket; s = socket.socket(socket.AF_UNIX); s.bind("/tmp/.ICE-unix/gl-planted")'
-  out=$(as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'grep -c ICE-unix /proc/self/mountinfo' 2>"$WORK/err")
-  check_sh "15: user B's /tmp/.ICE-unix is not bound into A's sandbox (with a warning)" \
-    '[ "$out" = 0 ] && grep -q "not passing the sockets of /tmp/.ICE-unix" "$WORK/err"'
-  rm -rf /tmp/.ICE-unix
-else
-  skip_case "15: another user's /tmp/.ICE-unix" "/tmp/.ICE-unix already exists (a desktop session?)"
+# (an /tmp/.ICE-unix already there - left by a desktop session or another
+# run - is moved aside for the case and put back afterwards)
+ice_saved=
+if [ -e /tmp/.ICE-unix ] || [ -L /tmp/.ICE-unix ]; then
+  ice_saved=/tmp/.ICE-unix.gl-saved-$$
+  mv /tmp/.ICE-unix "$ice_saved"
 fi
+GL_CLEANUPS+=("rm -rf /tmp/.ICE-unix; [ -z '$ice_saved' ] || mv '$ice_saved' /tmp/.ICE-unix")
+as_user $GL_USER_B sh -c 'mkdir -m 1777 /tmp/.ICE-unix'
+as_user $GL_USER_B python3 -c '
+import socket; s = socket.socket(socket.AF_UNIX); s.bind("/tmp/.ICE-unix/gl-planted")'
+out=$(as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'grep -c ICE-unix /proc/self/mountinfo' 2>"$WORK/err")
+check_sh "15: user B's /tmp/.ICE-unix is not bound into A's sandbox (with a warning)" \
+  '[ "$out" = 0 ] && grep -q "not passing the sockets of /tmp/.ICE-unix" "$WORK/err"'
+eval "${GL_CLEANUPS[-1]}"
+unset 'GL_CLEANUPS[-1]'
 
 finish
