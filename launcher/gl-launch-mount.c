@@ -35,6 +35,8 @@ gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
   int rc;
 
   out->paths = NULL;
+  out->fstypes = NULL;
+  out->fsopts = NULL;
   out->n = 0;
   *error = NULL;
   if (tb == NULL || it == NULL)
@@ -55,13 +57,19 @@ gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
   while (mnt_table_next_fs (tb, it, &fs) == 0)
     {
       const char *target = mnt_fs_get_target (fs);
+      const char *type = mnt_fs_get_fstype (fs);
+      const char *opts = mnt_fs_get_fs_options (fs);
       if (target == NULL || target[0] != '/')
         continue;
       if (out->n == cap)
         {
           cap = cap ? 2 * cap : 64;
           out->paths = xrealloc (out->paths, cap * sizeof (char *));
+          out->fstypes = xrealloc (out->fstypes, cap * sizeof (char *));
+          out->fsopts = xrealloc (out->fsopts, cap * sizeof (char *));
         }
+      out->fstypes[out->n] = xstrdup (type ? type : "");
+      out->fsopts[out->n] = xstrdup (opts ? opts : "");
       out->paths[out->n++] = xstrdup (target);
     }
   mnt_free_iter (it);
@@ -88,9 +96,15 @@ void
 gl_launch_mount_table_clear (GlLaunchMountTable *t)
 {
   for (size_t i = 0; i < t->n; i++)
-    free (t->paths[i]);
+    {
+      free (t->paths[i]);
+      free (t->fstypes[i]);
+      free (t->fsopts[i]);
+    }
   free (t->paths);
-  t->paths = NULL;
+  free (t->fstypes);
+  free (t->fsopts);
+  t->paths = t->fstypes = t->fsopts = NULL;
   t->n = 0;
 }
 
@@ -263,7 +277,7 @@ gl_launch_mount_attach (int mnt, int target, const char *path)
 int
 gl_launch_mount_clone_tree (const char *path, unsigned attrs, bool missing_ok)
 {
-  struct mount_attr attr = { .attr_set = attrs };
+  struct mount_attr attr = { .attr_set = attrs, .propagation = MS_PRIVATE };
   int fd = open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE
                       | AT_NO_AUTOMOUNT | AT_SYMLINK_NOFOLLOW);
   if (fd < 0 && missing_ok && (errno == ENOENT || errno == EACCES || errno == ENOTDIR))
@@ -297,6 +311,32 @@ gl_launch_mount_reopen_same (int dirfd, const char *name, int same, const char *
       || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
     die ("sandbox not usable: %s changed while starting; try again", what);
   return fd;
+}
+
+bool
+gl_launch_mount_bind_socket (int root, int dirfd, const char *name, const char *view_path,
+                             const struct stat *same)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                             | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC,
+                             .propagation = MS_PRIVATE };
+  cleanup_fd int src = open_tree (dirfd, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                                  | AT_SYMLINK_NOFOLLOW);
+  const char *rel = view_path + strspn (view_path, "/");
+  cleanup_fd int target = (int) gl_launch_mount_openat2 (root, rel, O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                                         RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS
+                                                         | RESOLVE_NO_MAGICLINKS);
+  struct stat tst, sst;
+  if (src < 0 || target < 0 || fstat (target, &tst) != 0 || !S_ISSOCK (tst.st_mode)
+      || fstat (src, &sst) != 0 || !S_ISSOCK (sst.st_mode))
+    return false;       /* gone, replaced, or deleted in your layer: nothing to pass */
+  if (same != NULL && (sst.st_dev != same->st_dev || sst.st_ino != same->st_ino))
+    return false;       /* not the socket checked */
+  if (mount_setattr (src, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+    die_with_error ("cannot restrict the socket %s", view_path);
+  if (move_mount (src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    die_with_error ("cannot pass the socket %s into the sandbox", view_path);
+  return true;
 }
 
 /* Unix sockets cannot be connected through an overlay (the socket is found
@@ -341,19 +381,6 @@ gl_launch_mount_bind_sockets (int root, int dir, const char *view_path, int dept
         }
       else if (S_ISSOCK (type))
         {
-          struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
-                                     | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
-          cleanup_fd int src = open_tree (dirfd (d), e->d_name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
-                                          | AT_SYMLINK_NOFOLLOW);
-          const char *rel = vp + strspn (vp, "/");
-          cleanup_fd int target = (int) gl_launch_mount_openat2 (root, rel,
-                                                                 O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                                                                 RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS
-                                                                 | RESOLVE_NO_MAGICLINKS);
-          struct stat tst, sst;
-          if (src < 0 || target < 0 || fstat (target, &tst) != 0 || !S_ISSOCK (tst.st_mode)
-              || fstat (src, &sst) != 0 || !S_ISSOCK (sst.st_mode))
-            continue;   /* gone, replaced, or deleted in your layer: nothing to pass */
           if (*budget == SIZE_MAX)
             break;      /* exhausted, and said so */
           if (*budget == 0)
@@ -363,11 +390,8 @@ gl_launch_mount_bind_sockets (int root, int dir, const char *view_path, int dept
                        "the rest are not passed\n", GL_LAUNCH_MAX_SOCKETS, view_path);
               break;
             }
-          (*budget)--;
-          if (mount_setattr (src, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
-            die_with_error ("cannot restrict the socket %s", vp);
-          if (move_mount (src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
-            die_with_error ("cannot pass the socket %s into the sandbox", vp);
+          if (gl_launch_mount_bind_socket (root, dirfd (d), e->d_name, vp, NULL))
+            (*budget)--;
         }
     }
   closedir (d);

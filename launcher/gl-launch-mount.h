@@ -8,11 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* The mount points of a mount table, in table order. */
 typedef struct {
   char **paths;
+  char **fstypes;       /* the filesystem type of each */
+  char **fsopts;        /* its superblock options ("" when none) */
   size_t n;
 } GlLaunchMountTable;
 
@@ -59,6 +62,11 @@ void gl_launch_mount_skel_mkdir_p (int skelfd, const char *path);
 /* Makes (0700) and opens directory NAME below PARENT; it must be UID's. */
 int gl_launch_mount_open_user_dir (int parent, const char *name, const char *what, uid_t uid);
 
+/* Binds socket NAME of directory DIRFD (SAME, when not NULL: it must be
+ * that very socket) over its entry VIEW_PATH in the view under ROOT,
+ * read-only and private.  False when there is nothing to pass. */
+bool gl_launch_mount_bind_socket (int root, int dirfd, const char *name, const char *view_path,
+                                  const struct stat *same);
 /* Binds every socket in directory DIR (a host directory shown at VIEW_PATH
  * in the view under ROOT) down to DEPTH levels over its own entry in the
  * view, read-only; at most *BUDGET of them. */

@@ -61,6 +61,8 @@
 
 extern char **environ;
 
+#define GL_MAX_PASSED 64
+
 /* In users/<uid>/: root's record of the running view, and the lock that
  * serialises finding, building and joining it. */
 #define GL_VIEW_RECORD "view"
@@ -97,6 +99,11 @@ typedef struct {
   /* /tmp/.X11-unix and /tmp/.ICE-unix as checked on the host (root's or
    * yours, sticky): st_ino 0 when not to be passed */
   struct stat sockdir[2];
+  /* single sockets to pass, checked on the host (path = path in the view):
+   * yours or root's in the X11/ICE directories (for X11 only $DISPLAY's),
+   * and your session bus wherever it lives */
+  struct { char *path; struct stat st; } socks[GL_MAX_PASSED];
+  size_t n_socks;
   Overlaid ov[8];
   size_t n_ov;
 } Launch;
@@ -311,9 +318,46 @@ report_error (const char *message)
  * are root's (or yours) and sticky, as a desktop makes them: anyone can
  * create them when they are missing, and fill them. */
 static void
+pass_socket (const char *path, uid_t owner_ok)
+{
+  struct stat st;
+  if (L.n_socks == GL_MAX_PASSED || lstat (path, &st) != 0 || !S_ISSOCK (st.st_mode)
+      || (st.st_uid != L.uid && st.st_uid != owner_ok))
+    return;
+  L.socks[L.n_socks].path = xstrdup (path);
+  L.socks[L.n_socks++].st = st;
+}
+
+/* The X11 display number $DISPLAY names for a local socket, or -1. */
+static long
+display_number (void)
+{
+  const char *d = gl_launch_env_get (L.app_env, "DISPLAY");
+  char *end;
+  long n;
+  if (d == NULL)
+    return -1;
+  if (strncmp (d, "unix:", 5) == 0)
+    d += 4;
+  if (d[0] != ':' || d[1] < '0' || d[1] > '9')
+    return -1;
+  n = strtol (d + 1, &end, 10);
+  return (*end == '\0' || *end == '.') && n < 100000 ? n : -1;
+}
+
+/* The X11 and ICE socket directories in /tmp are passed in only when they
+ * are root's (or yours) and sticky, as a desktop makes them: anyone can
+ * create them when they are missing, and fill them.  Of their sockets only
+ * root's and yours are passed (another user's thousands cannot crowd yours
+ * out), and of X11's only the one $DISPLAY names (its abstract twin is in
+ * the network namespace, which the view shares).  Your session bus is
+ * passed wherever its socket lives, when it is yours. */
+static void
 check_socket_dirs (void)
 {
   static const char *const paths[] = { "/tmp/.X11-unix", "/tmp/.ICE-unix" };
+  long display = display_number ();
+  const char *bus = gl_launch_env_get (L.app_env, "DBUS_SESSION_BUS_ADDRESS");
 
   for (size_t k = 0; k < 2; k++)
     {
@@ -329,7 +373,48 @@ check_socket_dirs (void)
           continue;
         }
       L.sockdir[k] = st;
+      if (k == 0 && display >= 0)
+        {
+          cleanup_free char *p = xasprintf ("%s/X%ld", paths[k], display);
+          pass_socket (p, 0);
+        }
+      else if (k == 1)
+        {
+          DIR *d = opendir (paths[k]);
+          struct dirent *e;
+          while (d != NULL && (e = readdir (d)) != NULL)
+            if (e->d_type == DT_SOCK || e->d_type == DT_UNKNOWN)
+              {
+                cleanup_free char *p = xasprintf ("%s/%s", paths[k], e->d_name);
+                pass_socket (p, 0);
+              }
+          if (d != NULL)
+            closedir (d);
+        }
     }
+
+  /* unix:path=/some/where[,guid=...][;next address] */
+  if (bus != NULL && strncmp (bus, "unix:", 5) == 0)
+    {
+      const char *p = strstr (bus, "path=");
+      if (p != NULL && (p == bus + 5 || p[-1] == ','))
+        {
+          cleanup_free char *path = xstrdup (p + 5);
+          path[strcspn (path, ",;")] = '\0';
+          if (gl_launch_path_is_canonical (path))
+            pass_socket (path, L.uid);
+        }
+    }
+}
+
+/* Copies are private before use: no mount of the view stays in a peer
+ * group with the host (nothing propagates either way). */
+static void
+make_private (int fd, const char *what)
+{
+  struct mount_attr attr = { .propagation = MS_PRIVATE };
+  if (mount_setattr (fd, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+    die_with_error ("cannot make the copy of %s private", what);
 }
 
 /* The host directories the view is made of, as detached non-recursive
@@ -349,6 +434,7 @@ make_copies (void)
       L.sandbox_copy = open_tree (L.sb.sandbox_fd, "", copy_flags | AT_EMPTY_PATH);
       if (L.sandbox_copy < 0)
         die_with_error ("cannot copy the mount of sandbox \"%s\"", L.id);
+      make_private (L.sandbox_copy, "the sandbox");
       setfsgid (L.gid);
       setfsuid (L.uid);
       if ((uid_t) setfsuid ((uid_t) -1) != L.uid || (gid_t) setfsgid ((gid_t) -1) != L.gid)
@@ -358,6 +444,7 @@ make_copies (void)
           L.base_copy = open_tree (AT_FDCWD, "/", copy_flags);
           if (L.base_copy < 0)
             die_with_error ("cannot copy the host's / for the sandbox base");
+          make_private (L.base_copy, "/");
         }
     }
 
@@ -390,6 +477,7 @@ make_copies (void)
             continue;
           if (fd < 0)
             die_with_error ("cannot copy the host directory %s", path);
+          make_private (fd, path);
         }
       L.ov[L.n_ov++] = (Overlaid) { dirs[i].layer, steal_pointer (&path), fd };
     }
@@ -408,7 +496,7 @@ make_copies (void)
 /* ---------------------------------------------------------------------- */
 /* Inside the namespaces: building the view, as the user                   */
 
-typedef enum { OP_PROC, OP_BIND, OP_OVERLAY, OP_MERGE } OpKind;
+typedef enum { OP_PROC, OP_DEV, OP_BIND, OP_OVERLAY, OP_MERGE } OpKind;
 
 typedef struct {
   char *path;           /* absolute path in the view */
@@ -588,6 +676,37 @@ view_unprivileged_sources (const GlLaunchMountTable *mt)
     }
 }
 
+/* A mount below an overlaid directory (/tmp, /var/tmp, /dev/shm: anyone
+ * can mount there with fusermount3) is shown only when it is a directory
+ * and, for FUSE, yours: another user's mount never decides whether your
+ * launch starts.  One warning line for all that are skipped. */
+static bool
+submount_is_yours (const GlLaunchMountTable *mt, size_t i, bool *warned)
+{
+  struct stat st;
+  const char *why = NULL;
+  char mine[32];
+  snprintf (mine, sizeof mine, "user_id=%u", (unsigned) L.uid);
+  if (lstat (mt->paths[i], &st) != 0)
+    return true;        /* unreachable: the copy skips it */
+  if (!S_ISDIR (st.st_mode))
+    why = "not a directory";
+  else if (strncmp (mt->fstypes[i], "fuse", 4) == 0)
+    {
+      const char *o = strstr (mt->fsopts[i], mine);
+      if (o == NULL || (o != mt->fsopts[i] && o[-1] != ',')
+          || (o[strlen (mine)] != '\0' && o[strlen (mine)] != ','))
+        why = "another user's";
+    }
+  if (why == NULL)
+    return true;
+  if (!*warned)
+    fprintf (stderr, "glimpse-launch: warning: not showing the mount on %s (%s) or others "
+             "like it inside the sandbox\n", mt->paths[i], why);
+  *warned = true;
+  return false;
+}
+
 /* Plan: the list of mounts of the view, outermost first. */
 static void
 view_plan (View *v)
@@ -599,14 +718,14 @@ view_plan (View *v)
   size_t n_ov = L.n_ov;
   OpList *ops = &v->ops;
   const GlLaunchMountTable *mt = &v->mt;
+  bool warned = false;
 
-  /* Fresh /proc, the host's /sys (read-only) and /dev (nosuid). */
+  /* Fresh /proc, the host's /sys (read-only), a minimal /dev. */
   ops_add (ops, "/proc", OP_PROC, -1, NULL);
   ops_add (ops, "/sys", OP_BIND, gl_launch_mount_clone_tree ("/sys", MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
                                               | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, false),
            NULL);
-  ops_add (ops, "/dev", OP_BIND, gl_launch_mount_clone_tree ("/dev", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-                                              false), NULL);
+  ops_add (ops, "/dev", OP_DEV, -1, NULL);
   for (size_t i = 0; i < n_ov; i++)
     ops_add (ops, ov[i].path, OP_OVERLAY, ov[i].host_fd, ov[i].layer);
 
@@ -644,6 +763,8 @@ view_plan (View *v)
           outer = false;
         }
       if (!outer)
+        continue;
+      if (own != NULL && !submount_is_yours (mt, i, &warned))
         continue;
       fd = gl_launch_mount_clone_tree (mp, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, true);
       if (fd >= 0)
@@ -776,6 +897,102 @@ view_root (View *v)
   }
 }
 
+/* Binds the host's device node PATH (of this namespace's copy of the
+ * host) on a new empty file NAME below DIR; false when it is not there. */
+static bool
+bind_node (int dir, const char *name, const char *path, unsigned attrs)
+{
+  struct mount_attr attr = { .attr_set = attrs | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+                             .propagation = MS_PRIVATE };
+  cleanup_fd int src = open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC
+                                  | AT_SYMLINK_NOFOLLOW);
+  cleanup_fd int target = -1;
+  struct stat st;
+  if (src < 0 || fstat (src, &st) != 0 || !S_ISCHR (st.st_mode))
+    return false;
+  target = openat (dir, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (target < 0)
+    die_with_error ("cannot create /dev/%s in the sandbox", name);
+  if (mount_setattr (src, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0
+      || move_mount (src, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+    die_with_error ("cannot pass %s into the sandbox", path);
+  return true;
+}
+
+/* A minimal /dev (DEV: the new tmpfs, attached): the standard nodes bound
+ * from the host read-only (device nodes stay writable), a new devpts, the
+ * usual links, a directory for the /dev/shm overlay, and the GPU, sound
+ * and video nodes read-write, as nodes only.  Nothing the app writes under
+ * /dev reaches the host's devtmpfs. */
+static void
+populate_dev (int dev)
+{
+  static const char *const std_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };
+  static const char *const links[][2] = {
+    { "fd", "/proc/self/fd" }, { "stdin", "/proc/self/fd/0" }, { "stdout", "/proc/self/fd/1" },
+    { "stderr", "/proc/self/fd/2" }, { "ptmx", "pts/ptmx" },
+  };
+  static const char *const subdirs[] = { "dri", "snd" };
+  cleanup_fd int pts = -1;
+  DIR *d;
+  struct dirent *e;
+
+  for (size_t i = 0; i < sizeof std_nodes / sizeof std_nodes[0]; i++)
+    {
+      cleanup_free char *path = xasprintf ("/dev/%s", std_nodes[i]);
+      (void) bind_node (dev, std_nodes[i], path, MOUNT_ATTR_RDONLY);
+    }
+  for (size_t i = 0; i < sizeof links / sizeof links[0]; i++)
+    if (symlinkat (links[i][1], dev, links[i][0]) != 0)
+      die_with_error ("cannot create /dev/%s in the sandbox", links[i][0]);
+  if (mkdirat (dev, "shm", 01777) != 0 || mkdirat (dev, "pts", 0755) != 0)
+    die_with_error ("cannot create /dev/shm or /dev/pts in the sandbox");
+  {
+    cleanup_fd int fs = fsopen ("devpts", FSOPEN_CLOEXEC);
+    int m;
+    if (fs < 0 || fsconfig (fs, FSCONFIG_SET_STRING, "ptmxmode", "0666", 0) != 0
+        || fsconfig (fs, FSCONFIG_SET_STRING, "mode", "0620", 0) != 0)
+      gl_launch_mount_die_fs (fs, "cannot create the sandbox's /dev/pts");
+    if (fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0
+        || (m = fsmount (fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)) < 0)
+      gl_launch_mount_die_fs (fs, "cannot create the sandbox's /dev/pts");
+    pts = openat (dev, "pts", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (pts < 0)
+      die_with_error ("cannot open /dev/pts in the sandbox");
+    gl_launch_mount_attach (m, pts, "/dev/pts");
+    close (m);
+  }
+  /* GPU, sound and video: nodes only, read-write. */
+  for (size_t k = 0; k < sizeof subdirs / sizeof subdirs[0]; k++)
+    {
+      cleanup_free char *host = xasprintf ("/dev/%s", subdirs[k]);
+      cleanup_fd int sub = -1;
+      d = opendir (host);
+      if (d == NULL)
+        continue;
+      if (mkdirat (dev, subdirs[k], 0755) != 0
+          || (sub = openat (dev, subdirs[k], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        die_with_error ("cannot create /dev/%s in the sandbox", subdirs[k]);
+      while ((e = readdir (d)) != NULL)
+        if (e->d_type == DT_CHR)
+          {
+            cleanup_free char *p = xasprintf ("%s/%s", host, e->d_name);
+            (void) bind_node (sub, e->d_name, p, 0);
+          }
+      closedir (d);
+    }
+  d = opendir ("/dev");
+  while (d != NULL && (e = readdir (d)) != NULL)
+    if (e->d_type == DT_CHR && (strncmp (e->d_name, "video", 5) == 0
+                                || strncmp (e->d_name, "nvidia", 6) == 0))
+      {
+        cleanup_free char *p = xasprintf ("/dev/%s", e->d_name);
+        (void) bind_node (dev, e->d_name, p, 0);
+      }
+  if (d != NULL)
+    closedir (d);
+}
+
 /* Attach: every planned mount at its place in the view. */
 static void
 view_attach (View *v)
@@ -793,6 +1010,14 @@ view_attach (View *v)
         case OP_PROC:
           mnt = gl_launch_mount_proc ();
           break;
+        case OP_DEV:
+          mnt = gl_launch_mount_tmpfs ("0755", "64k", MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+                                       "cannot create the sandbox's /dev");
+          gl_launch_mount_attach (mnt, target, op->path);
+          populate_dev (mnt);
+          close (mnt);
+          close (target);
+          continue;
         case OP_BIND:
           mnt = op->src_fd;
           break;
@@ -829,26 +1054,17 @@ view_sockets (View *v)
           size_t budget = GL_LAUNCH_MAX_SOCKETS;
           gl_launch_mount_bind_sockets (v->root, ov->host_fd, ov->path, 3, &budget);
         }
-      else if (strcmp (ov->layer, "tmp") == 0)
-        {
-          static const char *const sockdirs[] = { ".X11-unix", ".ICE-unix" };
-          for (size_t k = 0; k < 2; k++)
-            {
-              cleanup_fd int sd = -1;
-              cleanup_free char *vp = xasprintf ("/tmp/%s", sockdirs[k]);
-              struct stat st;
-              if (L.sockdir[k].st_ino == 0)
-                continue;
-              sd = openat (ov->host_fd, sockdirs[k], O_PATH | O_NOFOLLOW | O_DIRECTORY
-                           | O_CLOEXEC);
-              if (sd >= 0 && fstat (sd, &st) == 0 && st.st_dev == L.sockdir[k].st_dev
-                  && st.st_ino == L.sockdir[k].st_ino)
-                {
-                  size_t budget = GL_LAUNCH_MAX_SOCKETS;
-                  gl_launch_mount_bind_sockets (v->root, sd, vp, 1, &budget);
-                }
-            }
-        }
+    }
+  /* The single sockets checked on the host: the deepest overlaid
+   * directory holding each gives the copy to take it from. */
+  for (size_t k = 0; k < L.n_socks; k++)
+    {
+      const Overlaid *own = owner_of (L.ov, L.n_ov, L.socks[k].path);
+      if (own == NULL || strcmp (own->layer, "run-user") == 0)
+        continue;       /* not reachable, or passed with the runtime directory */
+      (void) gl_launch_mount_bind_socket (v->root, own->host_fd,
+                                          L.socks[k].path + strlen (own->path) + 1,
+                                          L.socks[k].path, &L.socks[k].st);
     }
 }
 
@@ -907,6 +1123,9 @@ build_view (void)
     die_with_error ("cannot pivot into the sandbox root");
   if (umount2 (".", MNT_DETACH) != 0)
     die_with_error ("cannot detach the host root");
+  /* No mount of the view in a peer group with anything outside. */
+  if (mount (NULL, "/", NULL, MS_PRIVATE | MS_REC, NULL) != 0)
+    die_with_error ("cannot make the sandbox's mounts private");
   if (chdir ("/") != 0)
     die_with_error ("cannot enter the sandbox root");
   return view_lock;
@@ -1211,12 +1430,12 @@ open_proc_ns (pid_t pid, ViewNs *ns, unsigned long long id[8])
   return true;
 }
 
-#define GL_VIEW_RECORD_FMT "glimpse-view 1 uid %u pid %d start %llu user %llu:%llu " \
+#define GL_VIEW_RECORD_FMT "glimpse-view 1 sandbox %64s uid %u pid %d start %llu user %llu:%llu " \
   "mnt %llu:%llu pid %llu:%llu ipc %llu:%llu\n"
 
 /* Finds the running view of this user through root's record
  * users/<uid>/view and checks it as SECURITY.md says: the record is a
- * regular file of root's; the recorded process is alive (pidfd), started
+ * regular file of root's, for this sandbox and user; the recorded process is alive (pidfd), started
  * at the recorded time, and its user, mount, PID and IPC namespaces are the
  * recorded ones; the user namespace is the caller's.  Its PID 1, with NS
  * open; 0 (with a reason in *WHY) when there is no usable view. */
@@ -1231,6 +1450,7 @@ view_find (ViewNs *ns, const char **why)
   unsigned uid;
   int pid, used = 0;
   unsigned long long start, rec[8], id[8];
+  char sandbox[GL_LAUNCH_ID_MAX + 1];
 
   *why = "no record";
   fd = openat (L.sb.userdir_fd, GL_VIEW_RECORD, O_RDONLY | O_NOFOLLOW | O_NONBLOCK
@@ -1246,9 +1466,9 @@ view_find (ViewNs *ns, const char **why)
   if (len <= 0)
     return 0;
   buf[len] = '\0';
-  if (sscanf (buf, GL_VIEW_RECORD_FMT "%n", &uid, &pid, &start, &rec[0], &rec[1], &rec[2],
-              &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 11
-      || used != len || uid != L.uid || pid <= 1)
+  if (sscanf (buf, GL_VIEW_RECORD_FMT "%n", sandbox, &uid, &pid, &start, &rec[0], &rec[1],
+              &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 12
+      || used != len || strcmp (sandbox, L.id) != 0 || uid != L.uid || pid <= 1)
     return 0;
   *why = "the recorded view is gone";
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
@@ -1295,7 +1515,7 @@ view_record (pid_t pid, const unsigned long long id[8])
 
   if (start == 0)
     die ("the sandbox's first process went away while starting");
-  len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, (unsigned) L.uid, (int) pid, start,
+  len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, L.id, (unsigned) L.uid, (int) pid, start,
                   id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
   (void) unlinkat (L.sb.userdir_fd, ".view.new", 0);
   fd = openat (L.sb.userdir_fd, ".view.new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW

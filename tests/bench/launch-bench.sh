@@ -1,6 +1,11 @@
 #!/bin/bash
 # Launch overhead: glimpse-launch (setuid copy, as an ordinary user) vs bwrap
 # doing a comparable set of mounts into the same tree vs a bare chroot.
+# glimpse-launch twice: warm (a view of that user and sandbox is up, the
+# launch joins it: setns + fork + exec; target <= 0.5 x bwrap) and cold (no
+# view: the launch builds one, and the view ends with the app; target
+# <= 1.0 x bwrap).  Interleaved; with hyperfine installed it also prints
+# hyperfine's own (sequential) summary of the same commands.
 # All three are started the same way: through `setpriv` (the user switch a
 # caller's session would already have done) and end with /bin/true running as
 # the ordinary user; chroot switches with --userspec after setpriv keeps root.
@@ -15,9 +20,14 @@ TEST_NAME=launch-bench
 . "$(dirname "$0")/../launcher/libtest.sh"
 set +u
 gl_make_sandbox bench-bb rootfs
+gl_make_sandbox bench-warm rootfs
 gl_install_setuid
 TREE=$GL_STORE/bench-bb/rootfs
 as_user $GL_USER_A "$LAUNCH" bench-bb -- /bin/true   # first launch creates the layers
+# The warm sandbox's view is kept up by a long-running app.
+as_user $GL_USER_A "$LAUNCH" bench-warm -- /bin/sleep 100000 &
+warm_holder=$!
+GL_CLEANUPS+=("kill $warm_holder 2>/dev/null; wait $warm_holder 2>/dev/null")
 
 median () { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # time_interleaved N COMMAND...: runs each COMMAND once per round, N rounds
@@ -41,6 +51,7 @@ time_interleaved () {
 uid=$UID_A
 as_a () { setpriv --reuid=$GL_USER_A --regid=$GL_USER_A --init-groups "$@"; }
 run_glimpse () { as_a "$LAUNCH" bench-bb -- /bin/true; }
+run_warm () { as_a "$LAUNCH" bench-warm -- /bin/true; }
 bwrap_mode="bind mounts (bwrap $(bwrap --version | cut -d' ' -f2) has no --overlay)"
 bwrap_args=(--ro-bind "$TREE" / --proc /proc --dev /dev --ro-bind /sys /sys
             --tmpfs /home --bind "$HOME_A" "$HOME_A" --bind /tmp /tmp --bind /var/tmp /var/tmp
@@ -56,19 +67,27 @@ run_setpriv () { as_a /bin/true; }
 run_chroot_root () { chroot "$TREE" /bin/true; }   # the old, unfair comparison
 
 run_glimpse || { echo "glimpse-launch failed"; exit 1; }
+run_warm || { echo "glimpse-launch (warm) failed"; exit 1; }
 run_bwrap || { echo "bwrap failed: $(run_bwrap 2>&1)"; exit 1; }
 run_chroot || { echo "chroot failed: $(run_chroot 2>&1)"; exit 1; }
 # warm up
-for _ in 1 2 3; do run_glimpse; run_bwrap; run_chroot; done >/dev/null 2>&1
+for _ in 1 2 3; do run_glimpse; run_warm; run_bwrap; run_chroot; done >/dev/null 2>&1
 
-time_interleaved "$N" run_glimpse run_bwrap run_chroot run_setpriv run_chroot_root
+time_interleaved "$N" run_glimpse run_bwrap run_chroot run_setpriv run_chroot_root run_warm
 g=$(printf %s "${times[0]}" | median); b=$(printf %s "${times[1]}" | median)
 c=$(printf %s "${times[2]}" | median); s=$(printf %s "${times[3]}" | median)
-r=$(printf %s "${times[4]}" | median)
+r=$(printf %s "${times[4]}" | median); w=$(printf %s "${times[5]}" | median)
 echo "launch of /bin/true in a busybox tree, median of $N interleaved runs (microseconds):"
-printf '  %-52s %8s us\n' "glimpse-launch (setuid, as $GL_USER_A, overlays)" "$g"
+printf '  %-52s %8s us\n' "glimpse-launch warm (view up: joins it)" "$w"
+printf '  %-52s %8s us\n' "glimpse-launch cold (setuid, as $GL_USER_A, builds the view)" "$g"
 printf '  %-52s %8s us\n' "bwrap (unprivileged userns, $bwrap_mode)" "$b"
 printf '  %-52s %8s us\n' "chroot (setpriv, then chroot --userspec)" "$c"
 printf '  %-52s %8s us\n' "(reference: setpriv alone running /bin/true)" "$s"
 printf '  %-52s %8s us\n' "(reference: chroot as root, no setpriv: unfair)" "$r"
-awk -v g="$g" -v b="$b" -v c="$c" 'BEGIN { printf "  ratio glimpse/bwrap  = %.2f   (target <= 1)\n  ratio glimpse/chroot = %.2f   (target <= 2)\n", g / b, g / c }'
+awk -v g="$g" -v b="$b" -v c="$c" -v w="$w" 'BEGIN { printf "  ratio warm/bwrap    = %.2f   (target <= 0.5)\n  ratio cold/bwrap    = %.2f   (target <= 1)\n  ratio cold/chroot   = %.2f\n", w / b, g / b, g / c }'
+if command -v hyperfine >/dev/null; then
+  export -f as_a run_warm run_glimpse; export LAUNCH GL_USER_A
+  hyperfine -N --warmup 3 --runs "$N" "bash -c run_warm" "bash -c run_glimpse" 2>&1 | sed 's/^/  hyperfine: /'
+else
+  echo "  (hyperfine not installed: only the interleaved measurement above)"
+fi

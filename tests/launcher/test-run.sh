@@ -88,10 +88,12 @@ s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)
 open(sys.argv[2], "w").close()
 c, _ = s.accept(); c.sendall(b"hello-from-host"); c.close(); os.unlink(p)' "$1" "$2" &
   }
-  for sp in "/tmp/.X11-unix/X-gltest$$" "/run/user/$UID_A/gl-test-bus$$"; do
+  # (of /tmp/.X11-unix only the socket $DISPLAY names is passed)
+  xdisp=$((7300 + $$ % 1000))
+  for sp in "/tmp/.X11-unix/X$xdisp" "/run/user/$UID_A/gl-test-bus$$"; do
     rm -f "$WORK/ready"; sock_srv "$sp" "$WORK/ready"; spid=$!
     for _ in $(seq 100); do [ -e "$WORK/ready" ] && break; sleep 0.05; done
-    got=$(as_user $GL_USER_A timeout 10 "$LAUNCH" t-run-host -- python3 -c '
+    got=$(GL_EXTRA_ENV="DISPLAY=:$xdisp" as_user $GL_USER_A timeout 10 "$LAUNCH" t-run-host -- python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100).decode())' "$sp" 2>&1)
     check "host socket $sp connectable from inside" [ "$got" = hello-from-host ]

@@ -13,7 +13,7 @@ gl_install_setuid
 UDIR=$GL_STORE/t-view/users/$UID_A
 A () { as_user $GL_USER_A "$LAUNCH" t-view -- "$@"; }
 B () { as_user $GL_USER_B "$LAUNCH" t-view -- "$@"; }
-view_pid () { awk '{ print $5 }' "$UDIR/view" 2>/dev/null; }
+view_pid () { awk '{ print $7 }' "$UDIR/view" 2>/dev/null; }
 # wait_for NAME: until the app made /tmp/NAME inside the view (seen in the
 # layer; at most 10 s).  Host files an app waits on are made before it
 # starts and changed in place (a name new in an overlay's lower layer may
@@ -124,7 +124,7 @@ sleep 0.2
 slpid=$(pgrep -u $GL_USER_A -x sleep | head -1)
 start=$(awk '{ sub(/.*\) /, ""); print $20 }' /proc/$slpid/stat)
 ino () { stat -L -c '%d:%i' /proc/$slpid/ns/$1; }
-forged="glimpse-view 1 uid $UID_A pid $slpid start $start user $(ino user) mnt $(ino mnt) pid $(ino pid) ipc $(ino ipc)"
+forged="glimpse-view 1 sandbox t-view uid $UID_A pid $slpid start $start user $(ino user) mnt $(ino mnt) pid $(ino pid) ipc $(ino ipc)"
 rm -f "$UDIR/view"
 as_user $GL_USER_A sh -c "echo '$forged' > '$UDIR/view'"
 got=$(A readlink /proc/self/ns/mnt)
@@ -151,6 +151,20 @@ check "21: a FIFO as the record does not hang the launch" timeout 10 setpriv --r
 rm -f "$UDIR/view"; ln -s "$WORK/good-record" "$UDIR/view"
 check "21: a symlink as the record is not followed" A true
 rm -f "$UDIR/view"
+# a record of another sandbox of the same user (moved by the user) is not followed
+gl_make_sandbox t-view2 rootfs
+A2 () { as_user $GL_USER_A "$LAUNCH" t-view2 -- "$@"; }
+A2 true
+go_reset
+A /bin/sh -c "touch /tmp/gl-view-started9; $WAIT_GO" &
+bg=$!
+wait_for gl-view-started9
+other_mnt=$(readlink /proc/"$(view_pid)"/ns/mnt)
+mv "$UDIR/view" "$GL_STORE/t-view2/users/$UID_A/view"
+got=$(A2 readlink /proc/self/ns/mnt)
+check_sh "21: another sandbox's record (moved by the user) is not followed" '[ -n "$got" ] && [ "$got" != "$other_mnt" ]'
+echo go > "$WORK/go"
+wait $bg
 
 # PID 1 killed while an app runs: the app dies with the view; the next
 # launch builds a new one
