@@ -333,9 +333,10 @@ is_armored (GBytes *key)
 /* ------------------------------------------------------------ ppa: */
 
 /* $ENV when set, else [Packages] KEY= of /etc/glimpse/glimpse.conf, else
- * NULL (no address is compiled in). */
+ * @fallback: Launchpad's own public addresses (tests and mirrors of
+ * Launchpad set the others). */
 static char *
-setting (const char *env, const char *key)
+setting (const char *env, const char *key, const char *fallback)
 {
   const char *v = g_getenv (env);
   g_autoptr(GKeyFile) kf = g_key_file_new ();
@@ -346,20 +347,20 @@ setting (const char *env, const char *key)
   if (g_key_file_load_from_file (kf, "/etc/glimpse/glimpse.conf", G_KEY_FILE_NONE, NULL)
       && (conf = g_key_file_get_string (kf, "Packages", key, NULL)) != NULL)
     return conf;
-  return NULL;
+  return g_strdup (fallback);
 }
 
 char *
 gl_repo_launchpad_api (void)
 {
-  return setting ("GLIMPSE_LAUNCHPAD_API", "LaunchpadAPI");
+  return setting ("GLIMPSE_LAUNCHPAD_API", "LaunchpadAPI", "https://api.launchpad.net/devel");
 }
 
 /* Where PPAs' archives are: GLIMPSE_PPA_ARCHIVE, PPAArchive= */
 static char *
 ppa_archive_base (void)
 {
-  return setting ("GLIMPSE_PPA_ARCHIVE", "PPAArchive");
+  return setting ("GLIMPSE_PPA_ARCHIVE", "PPAArchive", "https://ppa.launchpadcontent.net");
 }
 
 /* The value of a top-level JSON string field, unescaped (the answers are
@@ -483,14 +484,6 @@ resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **
   if (g_strv_length (parts) != 2 || !gl_repo_name_validate (parts[0], NULL)
       || !gl_repo_name_validate (parts[1], NULL))
     return invalid (error, "“%s” is not a PPA (“ppa:OWNER/NAME”, lower-case)", spec);
-  if (api == NULL || archive == NULL)
-    {
-      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
-                   "ppa: needs the Launchpad API's address and the PPA archive's: set "
-                   "LaunchpadAPI= and PPAArchive= in the [Packages] group of "
-                   "/etc/glimpse/glimpse.conf");
-      return FALSE;
-    }
   url = g_strdup_printf ("%s/~%s/+archive/ubuntu/%s", api, parts[0], parts[1]);
   json = gl_download_to_string (url, NULL, cancellable, error);
   if (json == NULL)

@@ -49,7 +49,8 @@ GStrv gl_repo_key_fingerprints (GBytes *key, GError **error);
 
 /* Where the Launchpad API lives (ppa:): $GLIMPSE_LAUNCHPAD_API, else
  * the [Packages] LaunchpadAPI= of /etc/glimpse/glimpse.conf (its "devel"
- * API root), else NULL.  The archives: $GLIMPSE_PPA_ARCHIVE or PPAArchive=. */
+ * API root), else Launchpad's own.  The archives: $GLIMPSE_PPA_ARCHIVE,
+ * PPAArchive=, else Launchpad's own. */
 char *gl_repo_launchpad_api (void);
 
 /* glimpse add-repo.  @spec: "deb …", deb822 text, a file holding either,
