@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -53,6 +54,19 @@ is_whiteout (const struct stat *st)
   return S_ISCHR (st->st_mode) && st->st_rdev == makedev (0, 0);
 }
 
+/* An opaque directory of an upper layer hides the lower layers' one
+ * (overlayfs marks it with trusted.overlay.opaque, or user.overlay.opaque
+ * in a user namespace; the trusted one is readable only with
+ * CAP_SYS_ADMIN — without it, we see through, as the best we can). */
+static gboolean
+is_opaque_dir (const char *path)
+{
+  char v[2];
+
+  return lgetxattr (path, "user.overlay.opaque", v, sizeof v) == 1 && v[0] == 'y' ? TRUE
+       : lgetxattr (path, "trusted.overlay.opaque", v, sizeof v) == 1 && v[0] == 'y';
+}
+
 /* The host path of rel (relative to the view's root) in the top layer
  * that has it, following symbolic links inside the view (an absolute
  * target is taken from the view's root, never the host's).  NULL when it
@@ -67,11 +81,13 @@ restart:
   {
     g_auto(GStrv) parts = g_strsplit (path, "/", -1);
     g_autoptr(GString) done = g_string_new (NULL);
+    guint n_layers = g_strv_length ((char **) layers);
 
     for (guint i = 0; parts[i] != NULL; i++)
       {
         const char *c = parts[i];
         char *found = NULL;
+        guint found_layer = 0;
         struct stat st;
 
         if (c[0] == '\0' || strcmp (c, ".") == 0)
@@ -85,7 +101,7 @@ restart:
           }
         g_string_append_c (done, '/');
         g_string_append (done, c);
-        for (guint l = 0; layers[l] != NULL; l++)
+        for (guint l = 0; l < n_layers; l++)
           {
             g_autofree char *p = g_build_filename (layers[l], done->str, NULL);
 
@@ -94,14 +110,19 @@ restart:
                 if (is_whiteout (&st))
                   break;
                 found = g_steal_pointer (&p);
+                found_layer = l;
                 break;
               }
           }
         if (found == NULL)
           return NULL;
+        /* below an opaque directory, the lower layers are not there */
+        if (S_ISDIR (st.st_mode) && is_opaque_dir (found))
+          n_layers = found_layer + 1;
         if (S_ISLNK (st.st_mode))
           {
             char target[4096];
+            /* a link's target is looked up afresh from the view's root */
             ssize_t n = readlink (found, target, sizeof target - 1);
             g_autoptr(GString) rest = g_string_new (NULL);
 
@@ -169,9 +190,15 @@ view_list (const char * const *layers, const char *rel)
       g_autofree char *d = g_build_filename (layers[l], rel, NULL);
       g_autoptr(GDir) dir = g_dir_open (d, 0, NULL);
       const char *name;
+      struct stat dst;
 
       if (dir == NULL)
-        continue;
+        {
+          /* a whiteout of the directory hides it in the layers below */
+          if (lstat (d, &dst) == 0 && is_whiteout (&dst))
+            break;
+          continue;
+        }
       while ((name = g_dir_read_name (dir)) != NULL)
         {
           g_autofree char *p = g_build_filename (d, name, NULL);
@@ -184,6 +211,8 @@ view_list (const char * const *layers, const char *rel)
             continue;
           g_ptr_array_add (names, g_strdup (name));
         }
+      if (is_opaque_dir (d))
+        break;
     }
   g_ptr_array_sort (names, compare_strp);
   return names;

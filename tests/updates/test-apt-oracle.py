@@ -154,6 +154,16 @@ with open(os.path.join(tree, "etc/apt/sources.list.d/extra.sources"), "w") as f:
 # a source in the base that the system generation deleted (a whiteout)
 with open(os.path.join(base, "etc/apt/sources.list.d/gone.list"), "w") as f:
     f.write("deb [signed-by=/usr/share/keyrings/glimpse-test.gpg] %s disabled main\n" % base_url)
+# a source in the base under a directory the system generation made
+# opaque (overlayfs: user.overlay.opaque=y): hidden too
+with open(os.path.join(base, "etc/apt/sources.list.d/opaque-hidden.list"), "w") as f:
+    f.write("deb [signed-by=/usr/share/keyrings/glimpse-test.gpg] %s disabled main\n" % base_url)
+try:
+    os.setxattr(os.path.join(tree, "etc/apt/sources.list.d"), "user.overlay.opaque", b"y")
+    opaque = True
+except OSError:
+    opaque = False
+    os.unlink(os.path.join(base, "etc/apt/sources.list.d/opaque-hidden.list"))
 whiteouts = os.geteuid() == 0
 if whiteouts:
     os.mknod(os.path.join(tree, "etc/apt/sources.list.d/gone.list"), 0o600 | 0o020000, os.makedev(0, 0))
@@ -217,6 +227,17 @@ def merged_root():
             if (st.st_mode & 0o170000) == 0o020000 and st.st_rdev == 0:
                 continue  # whiteout
             shutil.copy2(src, dst, follow_symlinks=False)
+    # opaque directories of the upper layer hide the base's entries
+    for dirpath, dirnames, filenames in os.walk(tree):
+        try:
+            is_opaque = os.getxattr(dirpath, "user.overlay.opaque") == b"y"
+        except OSError:
+            is_opaque = False
+        if is_opaque:
+            rel = os.path.relpath(dirpath, tree)
+            for name in os.listdir(os.path.join(root, rel)):
+                if not os.path.lexists(os.path.join(dirpath, name)):
+                    os.unlink(os.path.join(root, rel, name))
     # apt resolves Signed-By paths on the host, not under Dir: point it
     # at the merged tree's copies
     for fn in ("etc/apt/sources.list", "etc/apt/sources.list.d/extra.sources"):
@@ -265,7 +286,8 @@ expected = {("hello", NATIVE): ("2.10-3", "2.10-2"), ("tilde", NATIVE): ("1.0-1"
             ("multi", NATIVE): ("1.1-1", "1.0-1"), ("multi", FOREIGN): ("1.1-1", "1.0-1"),
             ("only386", FOREIGN): ("0.9-1", "0.8-1"), ("contribpkg", NATIVE): ("0.2-1", "0.1-1"),
             ("hidden", NATIVE): ("3.0-1", "1.0-1"), ("phased", NATIVE): ("1.1-1", "1.0-1")}
-ok(ours == expected, "the case list is the one designed (pins, NotAutomatic, multi-arch, whiteout)",
+ok(ours == expected, "the case list is the one designed (pins, NotAutomatic, multi-arch, whiteout%s)"
+   % (", opaque directory" if opaque else ""),
    "got %s" % sorted(ours.items()))
 ok(flags.get("held") == ("held", "-", "unstable") and flags.get("phased") == ("-", "phased", "unstable")
    and flags.get("hello") == ("-", "-", "unstable") and flags.get("exp-only") == ("-", "-", "experimental"),
