@@ -118,7 +118,12 @@ gl_cmd_status (int argc, char **argv)
               !g_str_equal (key, "apps") && !g_str_equal (key, "synced") && !g_str_equal (key, "error"))
             {
               g_autofree char *text = g_variant_is_of_type (v, G_VARIANT_TYPE_STRING)
-                ? g_variant_dup_string (v, NULL) : g_variant_print (v, FALSE);
+                ? g_variant_dup_string (v, NULL)
+                : g_str_equal (key, "updates") && g_variant_is_container (v)
+                ? g_strdup_printf ("%zu (glimpse updates %s lists them)", g_variant_n_children (v), id)
+                : g_str_equal (key, "update-checked") && g_variant_is_of_type (v, G_VARIANT_TYPE_INT64)
+                ? format_time (g_variant_get_int64 (v))
+                : g_variant_print (v, FALSE);
               g_print ("  %s: %s\n", key, text);
             }
         }

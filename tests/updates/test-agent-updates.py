@@ -166,7 +166,7 @@ try:
                              stderr=open(os.path.join(tmp, "agent.log"), "w"))
     procs.append(agent)
 
-    print("1..13")
+    print("1..14")
     # shortly after start: one check, one notification
     ok(wait_for(lambda: len(notifies()) >= 1), "the agent checks after it starts and notifies",
        open(os.path.join(tmp, "agent.log")).read()[-3000:])
@@ -183,6 +183,10 @@ try:
     ok(out.returncode == 0 and "hello:amd64 1.0-1 → 1.0-2 (unstable)" in out.stdout
        and "tool:amd64 1.0-1 → 2.0-1" in out.stdout and "same" not in out.stdout,
        "glimpse updates shows what the agent found", out.stdout + out.stderr)
+
+    out = glimpse("status")
+    ok(out.returncode == 0 and "updates: 2 (glimpse updates sid lists them)" in out.stdout
+       and "update-state: updates" in out.stdout, "glimpse status sums the updates up", out.stdout + out.stderr)
 
     http("__reset")
     out = glimpse("updates", "--check", "sid")
