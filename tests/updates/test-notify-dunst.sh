@@ -1,0 +1,45 @@
+#!/bin/bash
+# test-notify-dunst.sh: an updates notification in a real notification
+# daemon — dunst under Xvfb on a private session bus: it arrives, a second
+# one for the same sandbox replaces it (one shown, not two), and dunst's
+# "actions" capability keeps the command out of the body.  TAP.
+# Env: NOTIFY_UPDATES (the built tests/updates/notify-updates).
+# SPDX-License-Identifier: LGPL-2.1-or-later
+set -u
+for tool in Xvfb dunst dunstctl dbus-daemon; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "1..0 # SKIP $tool is not installed (apt-get install xvfb dunst dbus)"
+    exit 0
+  fi
+done
+work=$(mktemp -d)
+pids=()
+cleanup () { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+display=:$((50 + RANDOM % 200))
+Xvfb "$display" -screen 0 800x600x24 -nolisten tcp >/dev/null 2>&1 & pids+=($!)
+dbus-daemon --session --nofork --print-address=1 > "$work/bus" 2>/dev/null & pids+=($!)
+for _ in $(seq 100); do [ -s "$work/bus" ] && [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.05; done
+export DISPLAY=$display DBUS_SESSION_BUS_ADDRESS=$(head -n1 "$work/bus") HOME=$work XDG_CONFIG_HOME=$work
+mkdir -p "$work/dunst"
+printf '[global]\n    monitor = 0\n    follow = none\n' > "$work/dunst/dunstrc"
+dunst -config "$work/dunst/dunstrc" >/dev/null 2>&1 & pids+=($!)
+for _ in $(seq 100); do dunstctl is-paused >/dev/null 2>&1 && break; sleep 0.05; done
+
+echo "1..3"
+n=0
+check () { n=$((n + 1)); if eval "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; sed 's/^/# /' "$work/out" 2>/dev/null; fi; }
+
+"$NOTIFY_UPDATES" sid "Debian unstable" > "$work/out" 2>&1
+dunstctl history > "$work/history" 2>&1
+for _ in $(seq 40); do [ "$(dunstctl count displayed 2>/dev/null)" = 1 ] && break; sleep 0.05; done
+check "dunst shows one notification for the sandbox (the second replaced the first)" \
+  '[ "$(dunstctl count displayed)" = 1 ] && [ "$(dunstctl count history)" = 0 ]'
+dunstctl close-all
+for _ in $(seq 40); do dunstctl history > "$work/history"; grep -q "updates for Debian unstable" "$work/history" && break; sleep 0.05; done
+cp "$work/history" "$work/out"
+check "it is the replacement: 2 updates for Debian unstable" \
+  'grep -q "2 updates for Debian unstable" "$work/history" && ! grep -q "3 updates" "$work/history"'
+check "dunst has actions, so the body names no command" \
+  'grep -q "pkg1 1.0-1 → 1.0-2" "$work/history" && ! grep -q "sudo glimpse update" "$work/history"'
