@@ -660,17 +660,16 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
   sandbox->id = g_strdup (id);
   sandbox->path = g_strdup (tmp);
   sandbox->profile = g_strdup (profile->name);
-  sandbox->name = g_strdup (id);
-  if (!g_str_equal (id, profile->name))
-    {
-      g_free (sandbox->name);
-      sandbox->name = g_strdup_printf ("%s [%s]", profile->display_name, id);
-    }
+  /* a name a person would write: theirs, else the id for a sandbox of the
+   * host ("Mousepad — dk-host" in the menu), else the profile's */
+  if (options->display_name != NULL)
+    sandbox->name = g_strdup (options->display_name);
+  else if (profile->base_type == GL_PROFILE_BASE_HOST)
+    sandbox->name = g_strdup (id);
+  else if (!g_str_equal (id, profile->name))
+    sandbox->name = g_strdup_printf ("%s [%s]", profile->display_name, id);
   else
-    {
-      g_free (sandbox->name);
-      sandbox->name = g_strdup (profile->display_name);
-    }
+    sandbox->name = g_strdup (profile->display_name);
   sandbox->base = g_strdup (profile->base_type == GL_PROFILE_BASE_HOST ? GL_BASE_HOST : GL_BASE_ROOTFS);
   sandbox->family = g_strdup (profile->family);
   sandbox->release = release != NULL ? g_steal_pointer (&release) : g_strdup (profile->release);

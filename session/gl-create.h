@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 
 typedef struct {
   const char *id;          /* NULL: <profile>, <profile>-2, … */
+  const char *display_name; /* NULL: the id for a sandbox of the host, else the profile's name */
   const char *image;       /* a local copy of the base tarball, or NULL */
   const char *sha256;      /* the sum the user vouches for, for image, or NULL */
   const char *signature;   /* a detached signature of image, checked with the profile's keyrings, or NULL */

@@ -56,6 +56,29 @@ gl_sandbox_id_is_valid (const char *id)
 }
 
 gboolean
+gl_sandbox_name_validate (const char *name, GError **error)
+{
+  glong len = name != NULL && g_utf8_validate (name, -1, NULL) ? g_utf8_strlen (name, -1) : -1;
+
+  if (len < 1 || len > 128)
+    {
+      g_set_error_literal (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
+                           len < 0 ? "The display name is not valid UTF-8; give it in your terminal's encoding"
+                                   : "The display name must be 1 to 128 characters long");
+      return FALSE;
+    }
+  for (const char *p = name; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      {
+        g_set_error_literal (error, GL_STORE_ERROR, GL_STORE_ERROR_INVALID_ID,
+                             "The display name holds a control character (a tab or line break); "
+                             "give it on one line");
+        return FALSE;
+      }
+  return TRUE;
+}
+
+gboolean
 gl_sandbox_id_validate (const char *id, GError **error)
 {
   if (gl_sandbox_id_is_valid (id))

@@ -36,6 +36,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlSandbox, gl_sandbox_free)
 gboolean    gl_sandbox_id_is_valid (const char *id);
 /* Checks the id and says why it is not valid (GL_STORE_ERROR_INVALID_ID). */
 gboolean    gl_sandbox_id_validate (const char *id, GError **error);
+/* A display name: 1 to 128 characters of valid UTF-8 without control
+ * characters (it ends up in menus and file-manager labels). */
+gboolean    gl_sandbox_name_validate (const char *name, GError **error);
 
 /* Loads <store_dir>/<id>/sandbox.conf (GL_STORE_ERROR_NOT_FOUND, _MALFORMED). */
 GlSandbox  *gl_sandbox_load (const char *store_dir, const char *id, GError **error);

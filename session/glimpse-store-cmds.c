@@ -238,8 +238,10 @@ int
 gl_cmd_create (int argc, char **argv)
 {
   char *name = NULL, *image = NULL, *sha256 = NULL, *signature = NULL, *release = NULL;
+  char *display_name = NULL;
   GOptionEntry entries[] = {
     { "name", 'n', 0, G_OPTION_ARG_STRING, &name, "The new sandbox's id (default: PROFILE, PROFILE-2, …)", "ID" },
+    { "display-name", 0, 0, G_OPTION_ARG_STRING, &display_name, "The name menus show (default: the id for a sandbox of the host, else the profile's)", "NAME" },
     { "image", 0, 0, G_OPTION_ARG_FILENAME, &image, "Use this local copy of the base image instead of downloading", "FILE" },
     { "sha256", 0, 0, G_OPTION_ARG_STRING, &sha256, "The SHA-256 the --image must have (default: the profile's)", "SUM" },
     { "signature", 0, 0, G_OPTION_ARG_FILENAME, &signature, "A detached signature of the --image, checked with the profile's keyring", "FILE" },
@@ -265,6 +267,8 @@ gl_cmd_create (int argc, char **argv)
     return gl_cli_usage ("create", "give one profile name (“glimpse profiles” lists them)");
   if (name != NULL && !gl_sandbox_id_validate (name, &error))
     return gl_cli_fail (error);
+  if (display_name != NULL && !gl_sandbox_name_validate (display_name, &error))
+    return gl_cli_fail (error);
   if (sha256 != NULL && image == NULL)
     return gl_cli_usage ("create", "--sha256 goes with --image");
   if (signature != NULL && image == NULL)
@@ -282,6 +286,7 @@ gl_cmd_create (int argc, char **argv)
   data.store = store;
   data.progress = gl_cli_progress_new (profile->name, isatty (STDERR_FILENO));
   data.options.id = name;
+  data.options.display_name = display_name;
   data.options.image = image;
   data.options.sha256 = sha256;
   data.options.signature = signature;
@@ -310,6 +315,7 @@ gl_cmd_create (int argc, char **argv)
   g_free (sha256);
   g_free (signature);
   g_free (release);
+  g_free (display_name);
 
   if (data.id == NULL)
     {
@@ -540,4 +546,32 @@ gl_cmd_remove (int argc, char **argv)
   if (removed > 0)
     resync_sudo_user_exports ();
   return status;
+}
+
+int
+gl_cmd_rename (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = gl_cli_context_new ("ID NAME",
+    "Change the name menus show for a sandbox (needs root; menus follow on each user's next sync).");
+  g_autoptr(GlStore) store = gl_store_new_default ();
+  g_autoptr(GlSandbox) sandbox = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = GL_EXIT_OK;
+
+  if (!gl_cli_parse (context, &argc, &argv, &status))
+    return status;
+  if (argc != 3)
+    return gl_cli_usage ("rename", "give the sandbox ID and its new display name");
+  if (!gl_sandbox_name_validate (argv[2], &error))
+    return gl_cli_fail (error);
+  sandbox = gl_store_load (store, argv[1], &error);
+  if (sandbox == NULL)
+    return gl_cli_fail (error);
+  if (!gl_cli_require_root ("Renaming a sandbox"))
+    return GL_EXIT_PERMISSION;
+  g_free (sandbox->name);
+  sandbox->name = g_strdup (argv[2]);
+  if (!gl_sandbox_save (sandbox, &error))
+    return gl_cli_fail (error);
+  return GL_EXIT_OK;
 }

@@ -11,3 +11,4 @@ int gl_cmd_create (int argc, char **argv);
 int gl_cmd_list (int argc, char **argv);
 int gl_cmd_info (int argc, char **argv);
 int gl_cmd_remove (int argc, char **argv);
+int gl_cmd_rename (int argc, char **argv);

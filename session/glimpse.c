@@ -28,10 +28,11 @@ static int cmd_notify_error (int argc, char **argv);
 
 static const GlCommand commands[] = {
   { "profiles", "[--verbose] [NAME…]", "List the distribution profiles", gl_cmd_profiles, FALSE },
-  { "create", "PROFILE [--name ID] [--image FILE [--sha256 SUM]]", "Create a sandbox (root)", gl_cmd_create, FALSE },
+  { "create", "PROFILE [--name ID] [--display-name NAME] [--image FILE [--sha256 SUM]]", "Create a sandbox (root)", gl_cmd_create, FALSE },
   { "list", "[--ids]", "List the sandboxes", gl_cmd_list, FALSE },
   { "info", "ID", "Show a sandbox", gl_cmd_info, FALSE },
   { "remove", "ID… [--force]", "Remove sandboxes (root)", gl_cmd_remove, FALSE },
+  { "rename", "ID NAME", "Change a sandbox's display name (root)", gl_cmd_rename, FALSE },
   { "run", "ID [--] COMMAND [ARG…]", "Run a command in a sandbox, as you", gl_cmd_run, FALSE },
   { "changes", "ID [PATH] [--json]", "Show what apps changed in your files", gl_cmd_changes, FALSE },
   { "purge", "ID [PATH] [--yes]", "Drop those changes", gl_cmd_purge, FALSE },

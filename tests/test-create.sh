@@ -67,7 +67,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..45"
+echo "1..49"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -88,6 +88,16 @@ check "an invalid --name is refused (exit 2) and creates nothing" [ $rc -eq 2 -a
 "$GLIMPSE" create host --name host >/dev/null 2>"$work/err"; rc=$?
 check "an existing --name is refused, saying so, and the sandbox is kept" \
   eval '[ $rc -ne 0 ] && grep -q "exists already" "$work/err" && [ -f "$GLIMPSE_SANDBOX_DIR/host/sandbox.conf" ]'
+# display names (issue 11): the id for a sandbox of the host, --display-name, rename
+conf_name() { sed -n 's/^Name=//p' "$GLIMPSE_SANDBOX_DIR/$1/sandbox.conf"; }
+check "a sandbox of the host is named by its id" [ "$(conf_name host-2)" = host-2 ]
+"$GLIMPSE" create host --name named --display-name "My host — test" >/dev/null 2>&1
+check "create --display-name sets the name menus show" [ "$(conf_name named)" = "My host — test" ]
+"$GLIMPSE" rename named "Other name" >/dev/null 2>&1; rc=$?
+check "rename changes it" [ $rc -eq 0 -a "$(conf_name named)" = "Other name" ]
+"$GLIMPSE" rename named "$(printf 'two\nlines')" >/dev/null 2>"$work/err"; rc=$?
+check "rename refuses a line break, saying so, and keeps the name" \
+  eval '[ $rc -ne 0 ] && grep -q "control character" "$work/err" && [ "$(conf_name named)" = "Other name" ]'
 
 # --- tarball over HTTP, cached for the second instance
 profile bb "$base/rootfs.tar.gz" "ChecksumUrl=$base/SHA256SUMS"
@@ -346,7 +356,7 @@ check "…its half-built tree stays until the next store operation" \
 check "…which removes it" eval '! store_entries | grep -q "\.creating-"'
 
 # --- remove leaves nothing
-for s in host host-2 bb bb-2 cut offline sig-good sig-file sig-local archlike oci-good chan-alpine chan-pinned chan-ubuntu moving; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
+for s in host host-2 named bb bb-2 cut offline sig-good sig-file sig-local archlike oci-good chan-alpine chan-pinned chan-ubuntu moving; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
 check "remove leaves an empty store" [ -z "$(store_entries)" ]
 
 [ $failed -eq 0 ]

@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -744,6 +745,94 @@ test_default_handler (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (list, G_FILE_TEST_EXISTS));
 }
 
+/* Issue 11 (4): the exported StartupWMClass is what a real GTK app's window
+ * says it is (WM_CLASS instance, read with xprop under Xvfb). */
+static void
+test_wm_class (Fixture *f, gconstpointer data)
+{
+  static const char entry[] =
+    "[Desktop Entry]\nType=Application\nName=Zen\nExec=zenity --info --title=glimpse-wmclass --text=hi\n";
+  g_autofree char *xvfb = g_find_program_in_path ("Xvfb");
+  g_autofree char *zenity = g_find_program_in_path ("zenity");
+  g_autofree char *xprop = g_find_program_in_path ("xprop");
+  g_autoptr(GKeyFile) in = g_key_file_new ();
+  g_autoptr(GKeyFile) out = NULL;
+  g_autofree char *wmclass = NULL;
+  g_autofree char *display = NULL;
+  g_autofree char *want = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid xvfb_pid = 0, app_pid = 0;
+  int fds[2];
+  char buf[32] = { 0 };
+  gboolean found = FALSE;
+
+  if (xvfb == NULL || zenity == NULL || xprop == NULL)
+    {
+      gl_test_skip ("needs Xvfb, zenity and xprop (apt install xvfb zenity x11-utils)");
+      return;
+    }
+  g_assert_true (g_key_file_load_from_data (in, entry, -1, G_KEY_FILE_NONE, NULL));
+  out = gl_export_rewrite_entry (in, "org.example.Zen.desktop", "deb", "Deb", "/l", NULL, &error);
+  g_assert_no_error (error);
+  wmclass = g_key_file_get_string (out, G_KEY_FILE_DESKTOP_GROUP, "StartupWMClass", NULL);
+  g_assert_cmpstr (wmclass, ==, "zenity");
+
+  /* a private X server; it writes its display number to the pipe */
+  g_assert_cmpint (pipe (fds), ==, 0);
+  {
+    g_autofree char *fd_arg = g_strdup_printf ("%d", fds[1]);
+    const char *argv[] = { xvfb, "-displayfd", fd_arg, "-nolisten", "tcp", "-screen", "0", "640x480x24", NULL };
+    g_assert_true (g_spawn_async (NULL, (char **) argv, NULL,
+                                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_LEAVE_DESCRIPTORS_OPEN |
+                                  G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                  NULL, NULL, &xvfb_pid, &error));
+    g_assert_no_error (error);
+  }
+  close (fds[1]);
+  g_assert_cmpint (read (fds[0], buf, sizeof buf - 1), >, 0);
+  close (fds[0]);
+  display = g_strdup_printf (":%d", atoi (buf));
+  {
+    const char *argv[] = { zenity, "--info", "--title=glimpse-wmclass", "--text=hi", NULL };
+    g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "DISPLAY", display, TRUE);
+    envp = g_environ_unsetenv (envp, "WAYLAND_DISPLAY");
+    envp = g_environ_unsetenv (envp, "G_DEBUG");   /* the tests' fatal-criticals is not the app's */
+    /* GTK needs the real MIME database and pixbuf loaders */
+    envp = g_environ_setenv (envp, "XDG_DATA_DIRS", "/usr/local/share:/usr/share", TRUE);
+    envp = g_environ_setenv (envp, "NO_AT_BRIDGE", "1", TRUE);
+    g_assert_true (g_spawn_async (NULL, (char **) argv, envp,
+                                  G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                  NULL, NULL, &app_pid, &error));
+    g_assert_no_error (error);
+  }
+  want = g_strdup_printf ("WM_CLASS(STRING) = \"%s\", ", wmclass);
+  for (int i = 0; i < 200 && !found; i++)
+    {
+      g_autofree char *prop = NULL;
+      g_autofree char *disp_env = g_strdup_printf ("DISPLAY=%s", display);
+      const char *argv[] = { xprop, "-name", "glimpse-wmclass", "WM_CLASS", NULL };
+      const char *env[] = { disp_env, NULL };
+      int status;
+
+      tu_run_env (argv, env, &prop, &status);
+      if (status == 0 && prop != NULL && strstr (prop, "WM_CLASS") != NULL)
+        {
+          g_test_message ("%s", prop);
+          g_assert_true (g_str_has_prefix (prop, want));
+          found = TRUE;
+        }
+      else
+        g_usleep (100000);
+    }
+  kill (app_pid, SIGTERM);
+  kill (xvfb_pid, SIGTERM);
+  waitpid (app_pid, NULL, 0);
+  waitpid (xvfb_pid, NULL, 0);
+  g_spawn_close_pid (app_pid);
+  g_spawn_close_pid (xvfb_pid);
+  g_assert_true (found);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -761,5 +850,6 @@ main (int argc, char **argv)
   ADD ("/integration/cli", test_cli);
   ADD ("/integration/file-manager-actions", test_fm_actions);
   ADD ("/integration/default-handler", test_default_handler);
+  ADD ("/integration/wm-class", test_wm_class);
   return g_test_run ();
 }
