@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-create.h"
+#include "gl-pkg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -656,6 +657,14 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
 
   if (!run_hooks (profile, options, tmp, rootfs, id, cancellable, error))
     return FALSE;
+  /* The tree lies in the store where every host user can reach it: an
+   * image's setuid binaries (su, mount, an old pkexec) must not give root
+   * there.  Inside a view all is nosuid anyway. */
+  if (rootfs != NULL && !gl_pkg_tree_defang (rootfs, error))
+    {
+      g_prefix_error (error, "Cannot clear set-id bits of the new tree: ");
+      return FALSE;
+    }
 
   sandbox->id = g_strdup (id);
   sandbox->path = g_strdup (tmp);

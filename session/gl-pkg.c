@@ -419,6 +419,14 @@ defang_at (int dfd, const char *name, const char *shown, guint *n_files, GError 
   return TRUE;
 }
 
+gboolean
+gl_pkg_tree_defang (const char *path, GError **error)
+{
+  guint n_files = 0;
+
+  return defang_at (AT_FDCWD, path, path, &n_files, error);
+}
+
 static gboolean
 merge_at (int upper, int dst, const char *base, const char *rel, const char *shown,
           guint *n_files, GCancellable *cancellable, GError **error)

@@ -49,6 +49,12 @@ guint    gl_pkg_current_generation (const char *sandbox_path);
 /* <sandbox>/system/<current>/tree, or NULL. */
 char    *gl_pkg_current_tree (GlSandbox *sandbox);
 
+/* Defangs the whole tree at @path as a merge does what it moves in: no
+ * set-id bits, no file capabilities, nothing writable by group or others.
+ * A base tree lies in the store, reachable by every host user: a setuid
+ * binary of an image must not run as root outside a view. */
+gboolean gl_pkg_tree_defang (const char *path, GError **error);
+
 /* Flattening: @dst (a new directory) becomes a hard-link copy of @src. */
 gboolean gl_pkg_tree_link_copy (const char *src, const char *dst, GCancellable *cancellable,
                                 GError **error);

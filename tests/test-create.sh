@@ -40,6 +40,9 @@ mkdir -p "$tree/bin" "$tree/etc" "$tree/tmp" "$tree/home" "$tree/proc" "$tree/de
 cp "$(command -v busybox)" "$tree/bin/busybox"
 "$tree/bin/busybox" --list | while read -r a; do [ "$a" = busybox ] || ln -s busybox "$tree/bin/$a"; done
 echo "ID=glimpse-test" > "$tree/etc/os-release"
+# an image's setuid-root and group-writable files (a hostile or old image)
+printf '#!/bin/sh\n' > "$tree/bin/su-like"; chmod 4755 "$tree/bin/su-like"
+printf 'x\n' > "$tree/etc/shared"; chmod 0666 "$tree/etc/shared"
 tar -C "$tree" -czf "$work/served/rootfs.tar.gz" .
 # big enough that a cut transfer is visibly partial
 head -c 3000000 /dev/urandom > "$tree/padding"
@@ -67,7 +70,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..49"
+echo "1..50"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -105,6 +108,8 @@ id=$("$GLIMPSE" create bb 2>"$work/err"); rc=$?
 check "tarball profile over HTTP creates a sandbox" [ $rc -eq 0 -a "$id" = bb ]
 check "the rootfs is unpacked, root-owned" \
   test -x "$GLIMPSE_SANDBOX_DIR/bb/rootfs/bin/busybox" -a -L "$GLIMPSE_SANDBOX_DIR/bb/rootfs/bin/sh"
+check "no set-id bit nor group/other write survives in the store's tree" \
+  eval '[ "$(stat -c %a "$GLIMPSE_SANDBOX_DIR/bb/rootfs/bin/su-like")" = 755 ] && [ "$(stat -c %a "$GLIMPSE_SANDBOX_DIR/bb/rootfs/etc/shared")" = 644 ]'
 check "the verified download is cached" eval test -f "$GLIMPSE_CACHE_DIR"/bb/*/rootfs.tar.gz
 before=$(requests /rootfs.tar.gz)
 id=$("$GLIMPSE" create bb 2>/dev/null)
