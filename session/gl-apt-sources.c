@@ -24,9 +24,8 @@ gl_apt_source_free (GlAptSource *source)
   g_free (source);
 }
 
-/* The non-empty words of @s split at any of @seps. */
-static char **
-split_words (const char *s, const char *seps)
+char **
+gl_apt_split_words (const char *s, const char *seps)
 {
   g_auto(GStrv) v = g_strsplit_set (s, seps, -1);
   g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
@@ -61,7 +60,7 @@ set_signed_by (GlAptSource *s, const char *value)
       s->inline_key = g_strdup (value);
       return;
     }
-  words = split_words (value, ", \t\n");
+  words = gl_apt_split_words (value, ", \t\n");
   for (guint i = 0; words[i] != NULL; i++)
     g_strv_builder_add (is_fingerprint (words[i]) ? fprs : paths, words[i]);
   g_strfreev (s->signed_by);
@@ -128,10 +127,10 @@ parse_line (const char *file, guint n, char *line, GError **error)
           return NULL;
         }
       *close = '\0';
-      opts = split_words (rest + 1, " \t");
+      opts = gl_apt_split_words (rest + 1, " \t");
       rest = close + 1;
     }
-  words = split_words (rest, " \t");
+  words = gl_apt_split_words (rest, " \t");
   if (g_strv_length (words) < 2)
     {
       malformed (error, file, n, "a “%s” line needs a URI and a suite", s->deb_src ? "deb-src" : "deb");
@@ -162,7 +161,7 @@ parse_line (const char *file, guint n, char *line, GError **error)
         {
           /* the last of repeated options wins (it leaked, found by fuzz-apt-sources) */
           g_strfreev (s->archs);
-          s->archs = split_words (eq + 1, ",");
+          s->archs = gl_apt_split_words (eq + 1, ",");
         }
       else if (g_str_equal (key, "signed-by"))
         set_signed_by (s, eq + 1);
@@ -212,9 +211,9 @@ add_stanza (const char *file, guint line, GHashTable *fields, GPtrArray *out, GE
   if (types == NULL || uris == NULL || suites == NULL)
     return malformed (error, file, line, "the entry lacks %s",
                       types == NULL ? "Types" : uris == NULL ? "URIs" : "Suites");
-  typev = split_words (types, " \t\n");
-  uriv = split_words (uris, " \t\n");
-  suitev = split_words (suites, " \t\n");
+  typev = gl_apt_split_words (types, " \t\n");
+  uriv = gl_apt_split_words (uris, " \t\n");
+  suitev = gl_apt_split_words (suites, " \t\n");
   v = g_hash_table_lookup (fields, "components");
   for (guint su = 0; v != NULL && suitev[su] != NULL; su++)
     if (g_str_has_suffix (suitev[su], "/") && strspn (v, " \t\n") != strlen (v))
@@ -238,10 +237,10 @@ add_stanza (const char *file, guint line, GHashTable *fields, GPtrArray *out, GE
             s->uri = g_strdup (uriv[u]);
             s->suite = g_strdup (suitev[su]);
             v = g_hash_table_lookup (fields, "components");
-            s->components = split_words (v ? v : "", " \t\n");
+            s->components = gl_apt_split_words (v ? v : "", " \t\n");
             v = g_hash_table_lookup (fields, "architectures");
             if (v != NULL)
-              s->archs = split_words (v, " \t\n");
+              s->archs = gl_apt_split_words (v, " \t\n");
             v = g_hash_table_lookup (fields, "signed-by");
             if (v != NULL)
               set_signed_by (s, v);

@@ -60,4 +60,7 @@ GPtrArray *gl_apt_sources_read (const char *root, GError **error);
  * and not a security suite.  Files that cannot be parsed are skipped. */
 char *gl_apt_sources_find_debian_mirror (const char *apt_root);
 
+/* The non-empty words of @s split at any of @seps (apt's field lists). */
+char **gl_apt_split_words (const char *s, const char *seps);
+
 G_END_DECLS

@@ -229,18 +229,6 @@ line_is_blank (const char *l)
   return TRUE;
 }
 
-static char **
-split_words (const char *s, const char *seps)
-{
-  g_auto(GStrv) v = g_strsplit_set (s, seps, -1);
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-
-  for (guint i = 0; v[i] != NULL; i++)
-    if (v[i][0] != '\0')
-      g_strv_builder_add (b, v[i]);
-  return g_strv_builder_end (b);
-}
-
 /* The sources the view's apt uses: enabled "deb" ones.  A trusted=yes
  * source cannot be checked (nothing vouches for its indexes): an error. */
 static gboolean
@@ -343,7 +331,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (DpkgState, dpkg_state_clear)
 static gboolean
 status_is_installed (const char *status, gboolean *held)
 {
-  g_auto(GStrv) w = split_words (status, " \t");
+  g_auto(GStrv) w = gl_apt_split_words (status, " \t");
 
   if (g_strv_length (w) != 3)
     return FALSE;
@@ -423,7 +411,7 @@ read_dpkg_state (const char * const *layers, DpkgState *d, GError **error)
     g_strv_builder_add (b, d->native);
     if (view_read (layers, "var/lib/dpkg/arch", &archfile, NULL, NULL))
       {
-        foreign = split_words (archfile, " \t\n");
+        foreign = gl_apt_split_words (archfile, " \t\n");
         for (guint i = 0; foreign[i] != NULL; i++)
           if (strcmp (foreign[i], d->native) != 0)
             g_strv_builder_add (b, foreign[i]);
@@ -503,7 +491,7 @@ parse_preferences (const char *file, const char *text, GPtrArray *pins, GError *
                   return FALSE;
                 }
               p = g_new0 (Pin, 1);
-              p->packages = split_words (package, " \t");
+              p->packages = gl_apt_split_words (package, " \t");
               sp = strpbrk (pin, " \t");
               p->kind = sp ? g_strndup (pin, sp - pin) : g_strdup (pin);
               p->data = g_strdup (sp ? g_strstrip (sp) : "");
