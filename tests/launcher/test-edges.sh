@@ -21,13 +21,20 @@ ns_owner () {
 fd = os.open(sys.argv[1], os.O_RDONLY)
 print(struct.unpack("I", fcntl.ioctl(fd, 0xb704, b"\0" * 4))[0])' "$1"
 }
-A /bin/sh -c 'sleep 1.5' &
+# a sleep no other test runs, found by its arguments (not by timing: a
+# slow machine may take longer than any fixed pause to start the app)
+A /bin/sh -c 'exec sleep 61.22' &
 bg=$!
-sleep 0.7
-app=$(pgrep -u $GL_USER_A -x sleep | head -1)
+app=
+for _ in $(seq 100); do
+  app=$(pgrep -u $GL_USER_A -f '^sleep 61[.]22$' | head -1)
+  [ -n "$app" ] && break
+  sleep 0.1
+done
 owner=$(ns_owner /proc/"$app"/ns/user 2>&1)
 check_sh "22: the view's user namespace is owned by the caller ($owner), so its namespaces count against the caller's limits" \
   '[ "$owner" = "$UID_A" ]'
+[ -n "$app" ] && kill "$app"
 wait $bg
 # and behaviourally: with a limit of 1 user namespace per user, the caller's
 # view counts against the caller's limit, never root's (where the limit can
@@ -35,12 +42,16 @@ wait $bg
 old_max=$(cat /proc/sys/user/max_user_namespaces)
 if ( echo "$old_max" > /proc/sys/user/max_user_namespaces ) 2>/dev/null; then
   GL_CLEANUPS+=("echo $old_max > /proc/sys/user/max_user_namespaces")
-  A /bin/sh -c 'sleep 2' &
+  A /bin/sh -c 'exec sleep 61.33' &
   bg=$!
-  sleep 0.7
+  for _ in $(seq 100); do
+    pgrep -u $GL_USER_A -f '^sleep 61[.]33$' >/dev/null && break
+    sleep 0.1
+  done
   echo 1 > /proc/sys/user/max_user_namespaces
   root_ok=$(unshare -U true 2>&1 && echo root-ok)
   echo "$old_max" > /proc/sys/user/max_user_namespaces
+  pkill -u $GL_USER_A -f '^sleep 61[.]33$'
   wait $bg
   check_sh "22: while the caller holds a view (limit 1 per user), root can still create a user namespace" \
     'grep -q root-ok <<< "$root_ok"'
