@@ -9,7 +9,11 @@
 #
 # Supports: GET and HEAD, single byte ranges (206 with Content-Range, 416),
 # ETag/If-None-Match and Last-Modified/If-Modified-Since (304), If-Range,
-# redirects.
+# redirects, and directory listings as Apache's mod_autoindex writes them
+# (the "Index of" page mirrors serve: a <pre> with sort links, a Parent
+# Directory link, one <a href="NAME/"> per directory and <a href="NAME"> per
+# file, the shown name cut to 23 characters with "..>"; a directory
+# asked for without its trailing '/' is a 301 to it).
 # Fault injection by query string:
 #   ?cut=N       send N bytes of the body, then close the connection
 #                (once per path; later requests are served normally)
@@ -23,12 +27,14 @@
 #   GET /__reset  forget the statistics and the "once" state
 
 import email.utils
+import html
 import http.server
 import json
 import os
 import socket
 import sys
 import threading
+import time
 import urllib.parse
 
 lock = threading.Lock()
@@ -107,7 +113,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
 
         fs_path = os.path.realpath(os.path.join(root, path.lstrip("/")))
-        if not fs_path.startswith(root + os.sep) or not os.path.isfile(fs_path):
+        inside = fs_path == root or fs_path.startswith(root + os.sep)
+        if inside and os.path.isdir(fs_path):
+            if not url.path.endswith("/"):
+                entry["status"] = 301
+                self.send_small(301, "moved\n", extra={"Location": url.path + "/"})
+                return
+            entry["status"] = 200
+            entry["bytes"] = self.send_small(200, autoindex(fs_path, path), "text/html;charset=UTF-8")
+            return
+        if not inside or not os.path.isfile(fs_path):
             entry["status"] = 404
             self.send_small(404, "not found\n")
             return
@@ -228,6 +243,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+
+def autoindex(fs_path, path):
+    """The listing of a directory in the format of Apache's mod_autoindex."""
+    title = html.escape("Index of " + path.rstrip("/"))
+    parent = path.rstrip("/").rsplit("/", 1)[0] + "/"
+    out = ['<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN">\n<html>\n <head>\n'
+           '  <title>%s</title>\n </head>\n <body>\n<h1>%s</h1>\n' % (title, title),
+           '<pre><img src="/icons/blank.gif" alt="Icon "> <a href="?C=N;O=D">Name</a>'
+           '                    <a href="?C=M;O=A">Last modified</a>      '
+           '<a href="?C=S;O=A">Size</a>  <a href="?C=D;O=A">Description</a><hr>'
+           '<img src="/icons/back.gif" alt="[PARENTDIR]"> <a href="%s">Parent Directory</a>'
+           '                             -   \n' % html.escape(urllib.parse.quote(parent), quote=True)]
+    for name in sorted(os.listdir(fs_path)):
+        full = os.path.join(fs_path, name)
+        is_dir = os.path.isdir(full)
+        shown = name + ("/" if is_dir else "")
+        if len(shown) > 23:
+            shown = shown[:20] + "..>"
+        st = os.stat(full)
+        when = time.strftime("%Y-%m-%d %H:%M", time.gmtime(st.st_mtime))
+        out.append('<img src="/icons/%s" alt="[%s]"> <a href="%s">%s</a>%s %s  %s   \n'
+                   % ("folder.gif" if is_dir else "unknown.gif", "DIR" if is_dir else "   ",
+                      html.escape(urllib.parse.quote(name) + ("/" if is_dir else ""), quote=True),
+                      html.escape(shown), " " * (24 - len(shown)), when,
+                      "-" if is_dir else "%5d" % st.st_size))
+    out.append("<hr></pre>\n</body></html>\n")
+    return "".join(out)
 
 
 class Server(http.server.ThreadingHTTPServer):

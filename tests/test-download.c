@@ -7,6 +7,7 @@
 #endif
 
 #include "gl-download.h"
+#include "gl-test-http.h"
 #include "gl-test-skip.h"
 
 #include <errno.h>
@@ -36,9 +37,6 @@ fixture_setup (Fixture *f, gconstpointer data)
   g_autoptr(GError) error = NULL;
   g_autoptr(GByteArray) blob = g_byte_array_sized_new (BLOB_SIZE);
   g_autoptr(GRand) rand = g_rand_new_with_seed (42);
-  g_autoptr(GDataInputStream) out = NULL;
-  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "http-server.py", NULL);
-  g_autofree char *line = NULL;
   gsize i;
 
   f->root = g_build_filename (g_get_user_cache_dir (), "served", NULL);
@@ -61,15 +59,7 @@ fixture_setup (Fixture *f, gconstpointer data)
     g_assert_no_error (error);
   }
 
-  /* stdin is a pipe: the server exits when we go away */
-  f->server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                &error, "python3", script, f->root, NULL);
-  g_assert_no_error (error);
-  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (f->server));
-  line = g_data_input_stream_read_line_utf8 (out, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-  f->base = g_strdup_printf ("http://127.0.0.1:%s", line);
+  f->server = gl_test_http_start (f->root, &f->base);
 }
 
 static void
