@@ -10,13 +10,16 @@ Type=tarball
 Channel=alpine
 ChannelUrl=https://dl-cdn.alpinelinux.org/alpine/{branch}/releases/{arch}/latest-releases.yaml
 Url=https://dl-cdn.alpinelinux.org/alpine/{branch}/releases/{arch}/
-# Not yet: the detached {url}.asc is signed by Natanael Copa's key
-# (0482D84022F52DF1C4E7CD43293ACD0907D9495A), which no Debian package ships;
-# with the key file beside this profile:
+# No signature is verified: the detached {url}.asc is signed by Natanael
+# Copa's key (0482D84022F52DF1C4E7CD43293ACD0907D9495A), which no Debian
+# package ships and Glimpse does not ship either.  The image is checked
+# only by the sha256 in latest-releases.yaml, over HTTPS; glimpse create
+# says so.  With the key at hand (its fingerprint checked), a copy of this
+# profile in /etc/glimpse/profiles/ can add:
 #   Signature=file
 #   SignatureUrl={url}.asc
 #   SignedBy=0482D84022F52DF1C4E7CD43293ACD0907D9495A
-#   Keyring=keys/alpine-ncopa.asc
+#   Keyring=/etc/glimpse/keys/alpine-ncopa.asc
 
 [Packages]
 Refresh=apk update

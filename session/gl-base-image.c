@@ -26,6 +26,7 @@ gl_base_image_free (GlBaseImage *image)
   g_free (image->file_name);
   g_free (image->sha256);
   g_free (image->signature_url);
+  g_free (image->checked);
   g_free (image);
 }
 
@@ -148,6 +149,7 @@ typedef struct {
   char *version;
   char *sha256;
   char *url;
+  char *index_url;   /* the latest-releases.yaml it came from */
 } AlpineEntry;
 
 static void
@@ -157,6 +159,7 @@ alpine_entry_clear (AlpineEntry *e)
   g_clear_pointer (&e->version, g_free);
   g_clear_pointer (&e->sha256, g_free);
   g_clear_pointer (&e->url, g_free);
+  g_clear_pointer (&e->index_url, g_free);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (AlpineEntry, alpine_entry_clear)
 
@@ -249,6 +252,7 @@ resolve_alpine (GlProfile *profile, const char *pin, const char *machine, Alpine
     g_autofree char *dir = url_dir (yaml_url);
     out->url = g_strconcat (dir, out->file, NULL);
   }
+  out->index_url = g_strdup (yaml_url);
   *release = g_strdup (out->version);
   *how = g_strdup_printf ("%s of %s", pin != NULL ? "pinned with --release, the newest" : "the newest",
                           yaml_url);
@@ -515,6 +519,29 @@ fetch_checksum_list (GlProfile *profile, const char *url, const char *machine, c
   }
 }
 
+/* How the image is checked, in words: what the sum comes from and
+ * whether a signature vouches for it.  Without a signature the sum is
+ * only as good as the connection it came over: said plainly. */
+static char *
+describe_checks (GlProfile *profile, GlBaseImage *image, const char *sums_from)
+{
+  g_autofree char *keyrings = g_strjoinv (", ", profile->keyrings);
+  const char *over = sums_from != NULL && g_str_has_prefix (sums_from, "https://") ? "HTTPS" : "plain HTTP";
+
+  if (profile->checksum != NULL && profile->signature == NULL)
+    return g_strdup ("by the SHA-256 written in the profile (Checksum=)");
+  if (profile->signature != NULL && g_str_equal (profile->signature, "file"))
+    return g_strdup_printf ("by its SHA-256 from %s and its signature %s, checked with gpgv against %s",
+                            sums_from ? sums_from : "the profile", image->signature_url, keyrings);
+  if (profile->signature != NULL)
+    return g_strdup_printf ("by its SHA-256 from %s, whose signature gpgv checked against %s",
+                            sums_from ? sums_from : "the profile", keyrings);
+  return g_strdup_printf ("only by its SHA-256 from %s, fetched over %s; no signature is verified "
+                          "(the profile names no signing key), so the image is as trustworthy "
+                          "as that connection and that server",
+                          sums_from, over);
+}
+
 GlBaseImage *
 gl_base_image_resolve (GlProfile *profile, const char *release_pin, const char *machine,
                        GCancellable *cancellable, GError **error)
@@ -606,5 +633,6 @@ gl_base_image_resolve (GlProfile *profile, const char *release_pin, const char *
       image->signature_url = gl_profile_expand_full (profile, profile->signature_url, machine,
                                                      image->release, vars);
     }
+  image->checked = describe_checks (profile, image, alpine.index_url ? alpine.index_url : checksum_url);
   return g_steal_pointer (&image);
 }

@@ -21,6 +21,8 @@ typedef struct {
   char *file_name;       /* its name (the last segment of url) */
   char *sha256;          /* the SHA-256 it must have */
   char *signature_url;   /* Signature=file: its detached signature; else NULL */
+  char *checked;         /* how the image is checked, for people: by what sum, which signature
+                          * (or that none is), over what connection */
 } GlBaseImage;
 
 void gl_base_image_free (GlBaseImage *image);

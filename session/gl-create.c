@@ -342,6 +342,7 @@ build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *r
         return FALSE;
       if (image->release != NULL)
         status (options, "Release %s (%s)", image->release, image->how);
+      status (options, "The image is checked %s", image->checked);
       /* Cached under its SHA-256: a moving name (…/current/, latest) that
        * now means another file never resumes yesterday's half download. */
       cache = g_build_filename (cache_dir, profile->name, image->sha256, NULL);

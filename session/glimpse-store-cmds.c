@@ -44,6 +44,7 @@ print_resolution (GlProfile *p)
   g_print ("  SHA-256:     %s\n", image->sha256);
   if (image->signature_url != NULL)
     g_print ("  Signature:   %s (checked after the download)\n", image->signature_url);
+  g_print ("  Checked:     %s\n", image->checked);
 }
 
 static void
@@ -90,7 +91,8 @@ print_profile_verbose (GlProfile *p, gboolean resolve)
                    keyrings, *signers ? ", by " : "", signers);
         }
       else if (!p->checksum)
-        g_print ("  Signed:      no (the checksum list comes from the same server as the image)\n");
+        g_print ("  Signed:      no: the image is checked only by the SHA-256 its own server publishes; "
+                 "no signature is verified\n");
       if (resolve)
         print_resolution (p);
     }

@@ -237,6 +237,8 @@ test_fedora_newest (Fixture *f, gconstpointer data)
   /* the signed sum, not the forged line before the signed part */
   g_assert_cmpstr (image->sha256, ==, f->sum43);
   g_assert_nonnull (strstr (image->how, "newest release with a container CHECKSUM"));
+  g_assert_true (g_str_has_prefix (image->checked, "by its SHA-256 from "));
+  g_assert_nonnull (strstr (image->checked, "-CHECKSUM, whose signature gpgv checked against "));
   seen44 = requests (f, "/fedora/releases/44/Container/x86_64/images/");
   g_assert_true (g_str_has_prefix (seen44, "GET - 404 "));
 
@@ -326,6 +328,46 @@ test_fedora_no_releases (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "lists no release directories"));
 }
 
+/* Alpine: the minirootfs and its sha256 from latest-releases.yaml, and,
+ * as no signing key is shipped, the plain word that no signature is
+ * verified and over what connection the sum came. */
+static void
+test_alpine_unsigned (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = g_build_filename (g_get_user_cache_dir (), "served", NULL);
+  g_autofree char *yaml = g_build_filename (root, "alpine/latest-stable/releases/x86_64/latest-releases.yaml", NULL);
+  g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, "minirootfs", -1);
+  g_autofree char *text = g_strdup_printf ("---\n-\n  title: \"Mini root filesystem\"\n  flavor: alpine-minirootfs\n"
+                                           "  file: alpine-minirootfs-3.100.2-x86_64.tar.gz\n  version: 3.100.2\n"
+                                           "  sha256: %s\n", sum);
+  g_autofree char *base = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autofree char *data = NULL;
+  g_autofree char *expected = NULL;
+  g_autoptr(GlProfile) p = NULL;
+  g_autoptr(GlBaseImage) image = NULL;
+
+  write_file (yaml, text);
+  server = gl_test_http_start (root, &base);
+  data = g_strdup_printf ("[Profile]\nName=Test Alpine\nFamily=apk\n\n[Base]\nType=tarball\nChannel=alpine\n"
+                          "ChannelUrl=%1$s/alpine/{branch}/releases/{arch}/latest-releases.yaml\n"
+                          "Url=%1$s/alpine/{branch}/releases/{arch}/\n\n"
+                          "[Packages]\nRefresh=true\nUpgrade=true\nInstall=true\nListUpgradable=true\n", base);
+  p = gl_profile_load_from_data ("alpine", "/nonexistent/alpine.profile", data, -1, &error);
+  g_assert_no_error (error);
+  image = gl_base_image_resolve (p, NULL, "x86_64", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (image->release, ==, "3.100.2");
+  g_assert_cmpstr (image->sha256, ==, sum);
+  g_assert_null (image->signature_url);
+  expected = g_strdup_printf ("only by its SHA-256 from %s/alpine/latest-stable/releases/x86_64/latest-releases.yaml, "
+                              "fetched over plain HTTP; no signature is verified", base);
+  g_assert_true (g_str_has_prefix (image->checked, expected));
+  g_subprocess_force_exit (server);
+  g_subprocess_wait (server, NULL, NULL);
+}
+
 static gboolean
 make_keys (void)
 {
@@ -394,6 +436,7 @@ main (int argc, char **argv)
   int status;
 
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/base-image/alpine/unsigned", test_alpine_unsigned);
   if (!make_keys ())
     {
       g_test_add_func ("/base-image/fedora", test_no_gpg);

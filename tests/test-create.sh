@@ -70,7 +70,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..50"
+echo "1..51"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -298,6 +298,8 @@ done
 id=$("$GLIMPSE" create chan-alpine 2>"$work/err"); rc=$?; [ $rc -eq 0 ] || sed "s/^/# /" "$work/err"
 check "the alpine channel resolves latest-stable from latest-releases.yaml, and info shows it" \
   eval '[ $rc -eq 0 ] && "$GLIMPSE" info chan-alpine | grep -q "^Release: *3.100.2"'
+check "…and create says the image is checked only by that sum, over what, with no signature verified" \
+  grep -q "The image is checked only by its SHA-256 from $base/alpine/latest-stable/releases/$arch/latest-releases.yaml, fetched over plain HTTP; no signature is verified" "$work/err"
 id=$("$GLIMPSE" create chan-alpine --name chan-pinned --release 3.99 2>"$work/err"); rc=$?
 check "--release 3.99 takes the v3.99 branch" \
   eval '[ $rc -eq 0 ] && "$GLIMPSE" info chan-pinned | grep -q "^Release: *3.99.1"'
