@@ -8,6 +8,7 @@
 #include "gl-notify.h"
 #include "gl-sandbox.h"
 #include "gl-updates.h"
+#include "gl-updates-family.h"
 
 #include <string.h>
 
@@ -22,6 +23,7 @@ typedef struct {
   GPtrArray *updates;         /* GlUpdate, of the last good check; NULL: none yet */
   char      *announced;       /* key of the set last notified */
   char      *snoozed;         /* key of the set the user said "Later" to */
+  char      *reported;        /* the problem the user must act on, last notified */
   guint      failures;
   gint64     retry_at;        /* monotonic µs, 0: none */
   guint      generation;      /* the system generation the last check saw */
@@ -55,6 +57,7 @@ sandbox_state_free (SandboxState *st)
   g_clear_pointer (&st->updates, g_ptr_array_unref);
   g_free (st->announced);
   g_free (st->snoozed);
+  g_free (st->reported);
   g_free (st);
 }
 
@@ -82,6 +85,7 @@ get_state (GlUpdatesSchedule *self, const char *id)
         {
           st->announced = g_key_file_get_string (kf, "Updates", "Announced", NULL);
           st->snoozed = g_key_file_get_string (kf, "Updates", "Snoozed", NULL);
+          st->reported = g_key_file_get_string (kf, "Updates", "Reported", NULL);
         }
       g_hash_table_insert (self->states, st->id, st);
     }
@@ -100,6 +104,8 @@ save_state (GlUpdatesSchedule *self, SandboxState *st)
     g_key_file_set_string (kf, "Updates", "Announced", st->announced);
   if (st->snoozed)
     g_key_file_set_string (kf, "Updates", "Snoozed", st->snoozed);
+  if (st->reported)
+    g_key_file_set_string (kf, "Updates", "Reported", st->reported);
   if (g_mkdir_with_parents (dir, 0700) != 0 || !g_key_file_save_to_file (kf, path, &error))
     g_debug ("Cannot save %s: %s", path, error ? error->message : "cannot create its directory");
 }
@@ -211,7 +217,13 @@ check_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancell
   gl_sandbox_get_system_generation (sb, &j->generation, NULL);
   if (g_strcmp0 (sb->family, "apt") != 0)
     {
-      j->unsupported = TRUE;
+      if (!gl_updates_family_supported (sb->family))
+        j->unsupported = TRUE;
+      else if ((j->updates = gl_updates_family_check (j->id, sb->family, cancellable, &error)) == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
       g_task_return_boolean (task, TRUE);
       return;
     }
@@ -291,6 +303,25 @@ on_checked (GObject *source, GAsyncResult *res, gpointer user_data)
           return;
         }
       st = get_state (self, j->id);
+      if (g_error_matches (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_NO_TOOL))
+        {
+          /* the user must act: said once (not at every check), and not
+           * retried before the next scheduled check or a change of the
+           * sandbox (installing the tool is one) */
+          publish (self, j->id, "error", NULL, error->message);
+          if (g_strcmp0 (st->reported, error->message) != 0)
+            {
+              g_autofree char *summary = g_strdup_printf ("Cannot check %s for updates",
+                                                          display_name (self, j->id));
+
+              gl_notify_message (self->notify, j->id, "dialog-warning", summary, error->message, NULL);
+              g_free (st->reported);
+              st->reported = g_strdup (error->message);
+              save_state (self, st);
+            }
+          check_one (self, round_task);
+          return;
+        }
       st->failures++;
       st->retry_at = g_get_monotonic_time () +
                      (gint64) MIN ((guint64) RETRY_FIRST_S << MIN (st->failures - 1, 10), self->interval_s) * G_USEC_PER_SEC;
@@ -305,6 +336,11 @@ on_checked (GObject *source, GAsyncResult *res, gpointer user_data)
     {
       st = get_state (self, j->id);
       st->failures = 0;
+      if (st->reported != NULL)
+        {
+          g_clear_pointer (&st->reported, g_free);
+          save_state (self, st);
+        }
       st->retry_at = 0;
       st->generation = j->generation;
       g_clear_pointer (&st->updates, g_ptr_array_unref);

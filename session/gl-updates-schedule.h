@@ -10,7 +10,7 @@
  * with "Later") before notifies once per sandbox.  Results are published
  * as the agent's sandbox properties:
  *   "update-state" s    "checking", "up-to-date", "updates", "error",
- *                       "unsupported" (not an apt sandbox)
+ *                       "unsupported" (no apt, dnf, pacman or apk sandbox)
  *   "updates" a(sssssbb) name, arch, installed, candidate, suites, held, phased
  *   "update-error" s    the last failure
  *   "update-checked" x  when the last check finished (µs since the epoch)

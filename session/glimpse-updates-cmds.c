@@ -47,7 +47,7 @@ print_sandbox (const char *id, GVariant *props)
     }
   if (g_str_equal (state, "unsupported"))
     {
-      g_print ("%s (%s): update checks cover apt sandboxes only\n", id, name);
+      g_print ("%s (%s): update checks cover apt, dnf, pacman and apk sandboxes only\n", id, name);
       return TRUE;
     }
   if (updates != NULL)
@@ -73,7 +73,10 @@ print_sandbox (const char *id, GVariant *props)
 
       g_variant_get_child (updates, i, "(&s&s&s&s&sbb)", &pkg, &arch, &installed, &candidate, &suites,
                            &held, &phased);
-      g_print ("  %s:%s %s → %s (%s)%s\n", pkg, arch, installed, candidate, suites,
+      /* dnf, pacman and apk checks may not know the architecture, the
+       * installed version or the repository */
+      g_print ("  %s%s%s %s → %s%s%s%s%s\n", pkg, arch[0] ? ":" : "", arch, installed[0] ? installed : "?",
+               candidate, suites[0] ? " (" : "", suites, suites[0] ? ")" : "",
                held ? " [held]" : phased ? " [phased]" : "");
     }
   if (regular > 0)

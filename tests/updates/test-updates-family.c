@@ -1,0 +1,153 @@
+/* test-updates-family.c: the parsers of dnf check-update, checkupdates
+ * and apk list --upgradable output (the tools' own formats; the dnf check
+ * itself runs for real in test-family-updates.sh)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-updates.h"
+#include "gl-updates-family.h"
+
+static char *
+dump (GPtrArray *updates)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < updates->len; i++)
+    {
+      const GlUpdate *u = updates->pdata[i];
+
+      g_string_append_printf (s, "%s|%s|%s|%s|%s\n", u->name, u->arch, u->installed, u->candidate, u->suites);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static void
+test_dnf (void)
+{
+  /* dnf 4's layout: a blank line, one package a line; a name too long
+   * for its column pushes the rest onto the next line; obsoletes after */
+  const char *out =
+    "\n"
+    "glibc.x86_64                           2.39-22.fc40                 updates\n"
+    "kernel-core.x86_64                     6.11.5-200.fc40              updates\n"
+    "python3-some-really-long-package-name-for-wrapping.noarch\n"
+    "                                       1:3.2-1.fc40                 updates-testing\n"
+    "Obsoleting Packages\n"
+    "grub2-tools.x86_64                     1:2.06-1.fc40                updates\n"
+    "    grub2-tools-efi.x86_64             1:2.02-1.fc40                @fedora\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) u = gl_updates_family_parse_dnf (out, &error);
+  g_autofree char *d = NULL;
+
+  g_assert_no_error (error);
+  d = dump (u);
+  g_assert_cmpstr (d, ==,
+                   "glibc|x86_64||2.39-22.fc40|updates\n"
+                   "kernel-core|x86_64||6.11.5-200.fc40|updates\n"
+                   "python3-some-really-long-package-name-for-wrapping|noarch||1:3.2-1.fc40|updates-testing\n");
+}
+
+static void
+test_dnf_bad (void)
+{
+  const char *bad[] = {
+    "glibc.x86_64 2.39-22.fc40 updates extra\n",   /* four fields */
+    "glibc 2.39-22.fc40 updates\n",                /* no arch */
+    "glibc.x86_64 2.39 updates\n",                 /* no release */
+    "glibc.x86_64 2.39-1\n",                       /* cut short */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) u = gl_updates_family_parse_dnf (bad[i], &error);
+
+      g_assert_null (u);
+      g_assert_error (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_FAILED);
+      g_assert_nonnull (strstr (error->message, "dnf check-update"));
+    }
+}
+
+static void
+test_checkupdates (void)
+{
+  const char *out =
+    "linux 6.11.4.arch1-1 -> 6.11.5.arch1-1\n"
+    "python-pip 24.2-1 -> 24.3.1-1\n"
+    "\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) u = gl_updates_family_parse_checkupdates (out, &error);
+  g_autofree char *d = NULL;
+
+  g_assert_no_error (error);
+  d = dump (u);
+  g_assert_cmpstr (d, ==, "linux||6.11.4.arch1-1|6.11.5.arch1-1|\npython-pip||24.2-1|24.3.1-1|\n");
+
+  g_clear_pointer (&u, g_ptr_array_unref);
+  u = gl_updates_family_parse_checkupdates ("==> ERROR: Cannot fetch updates\n", &error);
+  g_assert_null (u);
+  g_assert_error (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_FAILED);
+}
+
+static void
+test_apk (void)
+{
+  const char *out =
+    "busybox-1.36.1-r29 x86_64 {busybox} (GPL-2.0-only) [upgradable from: busybox-1.36.1-r28]\n"
+    "py3-3to2-1.1.1-r9 noarch {py3-3to2} (Apache-2.0) [upgradable from: py3-3to2-1.1.1-r8]\n"
+    "libcrypto3-3.3.2-r1 aarch64 {openssl} (Apache-2.0) [upgradable from: libcrypto3-3.3.1-r3]\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) u = gl_updates_family_parse_apk (out, &error);
+  g_autofree char *d = NULL;
+
+  g_assert_no_error (error);
+  d = dump (u);
+  g_assert_cmpstr (d, ==,
+                   "busybox|x86_64|1.36.1-r28|1.36.1-r29|\n"
+                   "py3-3to2|noarch|1.1.1-r8|1.1.1-r9|\n"
+                   "libcrypto3|aarch64|3.3.1-r3|3.3.2-r1|\n");
+}
+
+static void
+test_apk_bad (void)
+{
+  const char *bad[] = {
+    "busybox-1.36.1-r29 x86_64 {busybox} (GPL-2.0-only) [installed]\n",           /* not an upgrade */
+    "busybox x86_64 {busybox} (GPL-2.0-only) [upgradable from: busybox-1.36.1-r28]\n", /* no version */
+    "busybox-1.36.1-r29 x86_64 {busybox} (GPL-2.0-only) [upgradable from: toybox-1.0-r0]\n",
+    "WARNING: fetching https://example.invalid/main: temporary error (try again later)\n",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) u = gl_updates_family_parse_apk (bad[i], &error);
+
+      g_assert_null (u);
+      g_assert_error (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_FAILED);
+    }
+}
+
+static void
+test_supported (void)
+{
+  g_assert_true (gl_updates_family_supported ("dnf"));
+  g_assert_true (gl_updates_family_supported ("pacman"));
+  g_assert_true (gl_updates_family_supported ("apk"));
+  g_assert_false (gl_updates_family_supported ("apt"));   /* checked in C: gl-updates.h */
+  g_assert_false (gl_updates_family_supported ("zypper"));
+  g_assert_false (gl_updates_family_supported (NULL));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/updates-family/dnf", test_dnf);
+  g_test_add_func ("/updates-family/dnf-bad", test_dnf_bad);
+  g_test_add_func ("/updates-family/checkupdates", test_checkupdates);
+  g_test_add_func ("/updates-family/apk", test_apk);
+  g_test_add_func ("/updates-family/apk-bad", test_apk_bad);
+  g_test_add_func ("/updates-family/supported", test_supported);
+  return g_test_run ();
+}
