@@ -606,13 +606,49 @@ write_lock (const char *path, GError **error)
   return g_file_set_contents_full (path, "", 0, G_FILE_SET_CONTENTS_NONE, 0600, error);
 }
 
+gboolean
+gl_create_build_base (GlProfile *profile, const GlCreateOptions *options, const char *sandbox_path,
+                      const char *id, const char *rootfs, char **release,
+                      GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (profile->base_type != GL_PROFILE_BASE_HOST, FALSE);
+
+  if (!gl_mkdir (rootfs, 0755, error))
+    return FALSE;
+  if (profile->base_type == GL_PROFILE_BASE_TARBALL &&
+      !build_tarball (profile, options, rootfs, release, cancellable, error))
+    return FALSE;
+  if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP &&
+      !build_bootstrap (profile, options, rootfs, release, cancellable, error))
+    return FALSE;
+  if (!ensure_resolv_conf (rootfs, error))
+    return FALSE;
+  /* whatever the archive said, the tree's top is root's and not writable by others */
+  if (chown (rootfs, 0, 0) != 0 || chmod (rootfs, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot set owner and mode of %s: %s", rootfs, g_strerror (saved));
+      return FALSE;
+    }
+  if (!run_hooks (profile, options, sandbox_path, rootfs, id, cancellable, error))
+    return FALSE;
+  /* The tree lies in the store where every host user can reach it: an
+   * image's setuid binaries (su, mount, an old pkexec) must not give root
+   * there.  Inside a view all is nosuid anyway. */
+  if (!gl_pkg_tree_defang (rootfs, error))
+    {
+      g_prefix_error (error, "Cannot clear set-id bits of the new tree: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 build_tree (const char *tmp, const char *id, GlProfile *profile,
             const GlCreateOptions *options, GCancellable *cancellable, GError **error)
 {
   g_autofree char *system = g_build_filename (tmp, "system", NULL);
-  g_autofree char *upper = g_build_filename (tmp, "system", "upper", NULL);
-  g_autofree char *work = g_build_filename (tmp, "system", "work", NULL);
   g_autofree char *users = g_build_filename (tmp, "users", NULL);
   g_autofree char *lock = g_build_filename (tmp, "lock", NULL);
   g_autofree char *rootfs = NULL;
@@ -622,32 +658,17 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
 
   if (!gl_profile_check_machine (profile, NULL, error))
     return FALSE;
-  if (!gl_mkdir (system, 0755, error) || !gl_mkdir (upper, 0755, error) ||
-      !gl_mkdir (work, 0755, error) || !gl_mkdir (users, 0755, error) ||
+  /* system/ without `current`: no system layer yet, the base only (the
+   * first package operation writes generation 1) */
+  if (!gl_mkdir (system, 0755, error) || !gl_mkdir (users, 0755, error) ||
       !write_lock (lock, error))
     return FALSE;
 
   if (profile->base_type != GL_PROFILE_BASE_HOST)
     {
       rootfs = g_build_filename (tmp, "rootfs", NULL);
-      if (!gl_mkdir (rootfs, 0755, error))
+      if (!gl_create_build_base (profile, options, tmp, id, rootfs, &release, cancellable, error))
         return FALSE;
-      if (profile->base_type == GL_PROFILE_BASE_TARBALL &&
-          !build_tarball (profile, options, rootfs, &release, cancellable, error))
-        return FALSE;
-      if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP &&
-          !build_bootstrap (profile, options, rootfs, &release, cancellable, error))
-        return FALSE;
-      if (!ensure_resolv_conf (rootfs, error))
-        return FALSE;
-      /* whatever the archive said, the tree's top is root's and not writable by others */
-      if (chown (rootfs, 0, 0) != 0 || chmod (rootfs, 0755) != 0)
-        {
-          int saved = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "Cannot set owner and mode of %s: %s", rootfs, g_strerror (saved));
-          return FALSE;
-        }
     }
   else if (options->image != NULL)
     {
@@ -655,17 +676,8 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
                    "Profile “%s” uses the host as its base and takes no --image", profile->name);
       return FALSE;
     }
-
-  if (!run_hooks (profile, options, tmp, rootfs, id, cancellable, error))
+  else if (!run_hooks (profile, options, tmp, NULL, id, cancellable, error))
     return FALSE;
-  /* The tree lies in the store where every host user can reach it: an
-   * image's setuid binaries (su, mount, an old pkexec) must not give root
-   * there.  Inside a view all is nosuid anyway. */
-  if (rootfs != NULL && !gl_pkg_tree_defang (rootfs, error))
-    {
-      g_prefix_error (error, "Cannot clear set-id bits of the new tree: ");
-      return FALSE;
-    }
 
   sandbox->id = g_strdup (id);
   sandbox->path = g_strdup (tmp);

@@ -35,4 +35,13 @@ typedef struct {
 char *gl_create_sandbox (GlStore *store, GlProfile *profile, const GlCreateOptions *options,
                          GCancellable *cancellable, GError **error);
 
+/* Builds the profile's base (not the host) at @rootfs (a new directory):
+ * downloaded and verified, or bootstrapped; given a resolver
+ * configuration, root's and 0755 at the top, the profile's post-create
+ * hooks run (with @sandbox_path and @id), set-id bits cleared.  @release
+ * receives the release it is, when known.  Used by create and rebase. */
+gboolean gl_create_build_base (GlProfile *profile, const GlCreateOptions *options,
+                               const char *sandbox_path, const char *id, const char *rootfs,
+                               char **release, GCancellable *cancellable, GError **error);
+
 G_END_DECLS

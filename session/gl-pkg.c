@@ -532,6 +532,7 @@ struct _GlPkgOp {
   char *system;                /* <sandbox>/system */
   char *dir;                   /* system/.op-XXXXXX */
   char *input;                 /* dir/input */
+  char *new_base;              /* a rebase: the new base tree (in dir), or NULL */
   gboolean ran;
 };
 
@@ -787,6 +788,27 @@ gl_pkg_op_get_input_dir (GlPkgOp *op)
   return op->input;
 }
 
+const char *
+gl_pkg_op_get_dir (GlPkgOp *op)
+{
+  return op->dir;
+}
+
+void
+gl_pkg_op_set_progress (GlPkgOp *op, GlPkgProgress progress, gpointer user_data)
+{
+  op->progress = progress;
+  op->user_data = user_data;
+}
+
+void
+gl_pkg_op_set_new_base (GlPkgOp *op, const char *base)
+{
+  g_return_if_fail (!op->ran);
+  g_free (op->new_base);
+  op->new_base = g_strdup (base);
+}
+
 void
 gl_pkg_op_free (GlPkgOp *op)
 {
@@ -803,6 +825,7 @@ gl_pkg_op_free (GlPkgOp *op)
   g_free (op->system);
   g_free (op->dir);
   g_free (op->input);
+  g_free (op->new_base);
   g_free (op);
 }
 
@@ -850,12 +873,13 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
   g_ptr_array_add (argv, g_strdup ("--ids"));
   g_ptr_array_add (argv, g_strdup (ids));
   g_ptr_array_add (argv, g_strdup ("--base"));
-  g_ptr_array_add (argv, g_strdup (rootfs ? rootfs : "/"));
-  if (rootfs == NULL)
+  g_ptr_array_add (argv, g_strdup (op->new_base ? op->new_base : rootfs ? rootfs : "/"));
+  if (rootfs == NULL && op->new_base == NULL)
     g_ptr_array_add (argv, g_strdup ("--host"));
   g_ptr_array_add (argv, g_strdup ("--op"));
   g_ptr_array_add (argv, g_strdup (op->dir));
-  if (op->current > 0)
+  /* (a rebase starts from the new base alone) */
+  if (op->current > 0 && op->new_base == NULL)
     {
       g_autofree char *num = g_strdup_printf ("%u", op->current);
       tree = g_build_filename (op->system, num, "tree", NULL);
@@ -921,6 +945,126 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
   return FALSE;
 }
 
+/* Every entry of @old (the sandbox's first base, rootfs/, which stays
+ * beneath every generation) that @new lacks gets a whiteout in @new, so
+ * that the generation made of @new shows exactly @new over it.  Runs as
+ * the host's root on trees of the store. */
+static gboolean
+hide_old_at (int new_fd, int old_fd, guint32 uid, guint32 gid, const char *shown, GError **error)
+{
+  DIR *d;
+  struct dirent *de;
+  int fd = dup (old_fd);
+  gboolean ok = TRUE;
+
+  if (fd < 0 || (d = fdopendir (fd)) == NULL)
+    return errno_error (error, errno, "Cannot read", shown);
+  while (ok && (de = readdir (d)) != NULL)
+    {
+      struct stat ost, nst;
+      g_autofree char *child = NULL;
+      if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
+        continue;
+      child = g_build_filename (shown, de->d_name, NULL);
+      if (fstatat (new_fd, de->d_name, &nst, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          if (errno != ENOENT)
+            ok = errno_error (error, errno, "Cannot inspect", child);
+          else if (mknodat (new_fd, de->d_name, S_IFCHR | 0, makedev (0, 0)) != 0
+                   || fchownat (new_fd, de->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) != 0)
+            ok = errno_error (error, errno, "Cannot hide the old base's", child);
+        }
+      else if (S_ISDIR (nst.st_mode) && fstatat (dirfd (d), de->d_name, &ost, AT_SYMLINK_NOFOLLOW) == 0
+               && S_ISDIR (ost.st_mode))
+        {
+          int n = open_dir_at (new_fd, de->d_name), o = open_dir_at (dirfd (d), de->d_name);
+          if (n < 0 || o < 0)
+            ok = errno_error (error, errno, "Cannot open", child);
+          else
+            ok = hide_old_at (n, o, uid, gid, child, error);
+          if (n >= 0)
+            close (n);
+          if (o >= 0)
+            close (o);
+        }
+    }
+  closedir (d);
+  return ok;
+}
+
+static gboolean
+hide_old_base (const char *new_tree, const char *old, guint32 uid, guint32 gid, GError **error)
+{
+  int n = open_dir_at (AT_FDCWD, new_tree), o;
+  gboolean ok;
+  if (n < 0)
+    return errno_error (error, errno, "Cannot open", new_tree);
+  o = open_dir_at (AT_FDCWD, old);
+  if (o < 0)
+    {
+      close (n);
+      return errno_error (error, errno, "Cannot open", old);
+    }
+  ok = hide_old_at (n, o, uid, gid, old, error);
+  close (n);
+  close (o);
+  return ok;
+}
+
+/* A rebase's tree: the new base, shifted into the range (package
+ * operations see it as root's), hiding what of rootfs/ it lacks, moved to
+ * @tree; a copy of it (hard links) waits in the scratch as the next
+ * system/base, for reset. */
+static gboolean
+rebase_tree (GlPkgOp *op, const char *tree, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *rootfs = gl_sandbox_get_rootfs (op->sandbox);
+  g_autofree char *saved = g_build_filename (op->dir, "saved-base", NULL);
+  g_autofree char *saved_tree = g_build_filename (saved, "tree", NULL);
+
+  if (rootfs == NULL)
+    return g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+                        "“%s” has the host as its base, which cannot be rebased", op->sandbox->id), FALSE;
+  if (!shift_tree (AT_FDCWD, op->new_base, op->uid, op->gid, op->new_base, error)
+      || !hide_old_base (op->new_base, rootfs, op->uid, op->gid, error)
+      || !gl_mkdir (saved, 0755, error) || !gl_mkdir (saved_tree, 0755, error)
+      || !gl_pkg_tree_link_copy (op->new_base, saved_tree, cancellable, error))
+    return FALSE;
+  if (rename (op->new_base, tree) != 0)
+    return errno_error (error, errno, "Cannot move the new base to", tree);
+  return TRUE;
+}
+
+/* system/base (what reset returns to after a rebase) becomes the one the
+ * scratch holds; the one it replaces goes with the scratch. */
+static gboolean
+switch_saved_base (GlPkgOp *op, GError **error)
+{
+  g_autofree char *saved = g_build_filename (op->dir, "saved-base", NULL);
+  g_autofree char *keep = g_build_filename (op->system, "base", NULL);
+  struct stat st;
+
+  if (lstat (keep, &st) == 0)
+    {
+      if (renameat2 (AT_FDCWD, saved, AT_FDCWD, keep, RENAME_EXCHANGE) != 0)
+        return errno_error (error, errno, "Cannot replace", keep);
+    }
+  else if (rename (saved, keep) != 0)
+    return errno_error (error, errno, "Cannot create", keep);
+  return TRUE;
+}
+
+char *
+gl_pkg_base_tree (GlSandbox *sandbox)
+{
+  g_autofree char *saved = g_build_filename (sandbox->path, "system", "base", "tree", NULL);
+  struct stat st;
+
+  if (lstat (saved, &st) == 0 && S_ISDIR (st.st_mode))
+    return g_steal_pointer (&saved);
+  return gl_sandbox_get_rootfs (sandbox);
+}
+
 gboolean
 gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
 {
@@ -935,20 +1079,31 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
   int fd;
 
   g_return_val_if_fail (op->ran, FALSE);
-  if (!gl_rm_rf (gen, cancellable, error) || !gl_mkdir (gen, 0755, error)
-      || !gl_mkdir (tree, 0755, error))
+  if (!gl_rm_rf (gen, cancellable, error) || !gl_mkdir (gen, 0755, error))
     return FALSE;
-  if (chown (tree, op->uid, op->gid) != 0)
+  if (op->new_base != NULL)
+    {
+      if (!rebase_tree (op, tree, cancellable, error))
+        return FALSE;
+      n_files = FSYNC_BUDGET + 1;   /* a whole tree: sync the file system once */
+    }
+  else if (!gl_mkdir (tree, 0755, error))
+    return FALSE;
+  else if (chown (tree, op->uid, op->gid) != 0)
     return errno_error (error, errno, "Cannot hand over", tree);
-  if (op->current > 0)
+  else if (op->current > 0)
     {
       g_autofree char *cur = g_strdup_printf ("%u", op->current);
       g_autofree char *old = g_build_filename (op->system, cur, "tree", NULL);
       if (!gl_pkg_tree_link_copy (old, tree, cancellable, error))
         return FALSE;
     }
-  if (!gl_pkg_tree_merge_upper (upper, tree, rootfs ? rootfs : "/", &n_files, cancellable, error))
-    return FALSE;
+  {
+    guint merged = 0;
+    if (!gl_pkg_tree_merge_upper (upper, tree, rootfs ? rootfs : "/", &merged, cancellable, error))
+      return FALSE;
+    n_files = MAX (n_files, merged);
+  }
   if (chmod (tree, 0755) != 0)
     return errno_error (error, errno, "Cannot set the mode of", tree);
   if (!make_lock_file (lock, error))
@@ -966,6 +1121,8 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
       return errno_error (error, errsv, "Cannot write", tree);
     }
   close (fd);
+  if (op->new_base != NULL && !switch_saved_base (op, error))
+    return FALSE;
   if (!write_current (op->system, next, error))
     return FALSE;
   op->current = next;
@@ -1142,6 +1299,37 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
   if (op == NULL)
     return FALSE;
   current = g_build_filename (op->system, "current", NULL);
+  {
+    /* After a rebase, the base is the one it moved to: a generation of it alone */
+    g_autofree char *saved = g_build_filename (op->system, "base", "tree", NULL);
+    struct stat st;
+    if (lstat (saved, &st) == 0)
+      {
+        guint next = op->current + 1;
+        g_autofree char *num = g_strdup_printf ("%u", next);
+        g_autofree char *gen = g_build_filename (op->system, num, NULL);
+        g_autofree char *tree = g_build_filename (gen, "tree", NULL);
+        g_autofree char *lock = g_build_filename (gen, "lock", NULL);
+        int fd;
+        if (!gl_rm_rf (gen, NULL, error) || !gl_mkdir (gen, 0755, error) || !gl_mkdir (tree, 0755, error)
+            || !gl_pkg_tree_link_copy (saved, tree, NULL, error) || !make_lock_file (lock, error))
+          return FALSE;
+        fd = open (op->system, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || syncfs (fd) != 0)
+          {
+            int errsv = errno;
+            if (fd >= 0)
+              close (fd);
+            return errno_error (error, errsv, "Cannot write", tree);
+          }
+        close (fd);
+        if (!write_current (op->system, next, error))
+          return FALSE;
+        delete_old_generations (op->system, next);
+        g_clear_pointer (&sandbox->repositories, g_strfreev);
+        return gl_sandbox_save (sandbox, error);
+      }
+  }
   if (unlink (current) != 0 && errno != ENOENT)
     return errno_error (error, errno, "Cannot remove", current);
   {

@@ -9,6 +9,8 @@
  *   <sandbox>/system/<N>/tree      the flattened system layer over the base
  *   <sandbox>/system/<N>/lock      views hold a shared flock on it
  *   <sandbox>/system/op.lock       package operations on one sandbox, one at a time
+ *   <sandbox>/system/base/tree     after a rebase: the bare new base (hard links),
+ *                                  which reset returns to
  *   <sandbox>/system/.op-XXXXXX    one operation's scratch (upper, work, …);
  *                                  left by a killed operation, removed by the next
  *
@@ -76,6 +78,20 @@ GlPkgOp *gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer u
 /* A directory shown read-only at /run/glimpse-input inside; files put there
  * before gl_pkg_op_run are the operation's input. */
 const char *gl_pkg_op_get_input_dir (GlPkgOp *op);
+/* Where the operation's lines go from now on. */
+void        gl_pkg_op_set_progress (GlPkgOp *op, GlPkgProgress progress, gpointer user_data);
+/* The scratch directory (on the sandbox's file system). */
+const char *gl_pkg_op_get_dir (GlPkgOp *op);
+/* A rebase: the operation runs over @base (a new, root-owned base tree
+ * inside the scratch) alone, without the old base and generations; the
+ * commit makes a generation of the whole new base (ids shifted into the
+ * range, whiteouts over what of rootfs/ it lacks) with the operation's
+ * result merged in, and keeps a copy of the bare new base as system/base
+ * for reset.  rootfs/ itself never changes under a running view. */
+void        gl_pkg_op_set_new_base (GlPkgOp *op, const char *base);
+/* The tree the sandbox's packages lie over: system/base/tree after a
+ * rebase, else rootfs/ (NULL for a sandbox of the host). */
+char       *gl_pkg_base_tree (GlSandbox *sandbox);
 /* Runs /bin/sh -c @script with @args as $1… inside the namespace; its
  * output goes to the progress callback.  @what names the operation in
  * errors ("installing foo"). */
@@ -98,7 +114,8 @@ gboolean gl_pkg_uninstall (GlSandbox *sandbox, const char * const *packages,
 /* Refreshes the indexes and upgrades everything; records Updated=. */
 gboolean gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
                         GCancellable *cancellable, GError **error);
-/* Drops every generation: back to the base. */
+/* Drops every package change: back to the base (after a rebase, the
+ * base it moved to, as a new generation). */
 gboolean gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
                        GError **error);
 

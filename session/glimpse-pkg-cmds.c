@@ -1,5 +1,5 @@
 /* glimpse-pkg-cmds.c: install, uninstall, update, repos, add-repo,
- * remove-repo, reset — option parsing and printing; the work is in gl-pkg
+ * remove-repo, reset, rebase — option parsing and printing; the work is in gl-pkg
  * and gl-repo.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -9,6 +9,7 @@
 
 #include "gl-pkg.h"
 #include "gl-paths.h"
+#include "gl-rebase.h"
 #include "gl-repo.h"
 #include "gl-store.h"
 #include "glimpse-cli.h"
@@ -223,5 +224,46 @@ gl_cmd_reset (int argc, char **argv)
   if (!gl_pkg_reset (s, print_progress, NULL, &error))
     return pkg_fail (error);
   g_printerr ("“%s” is back to its base; running apps keep what they had until they exit.\n", s->id);
+  return GL_EXIT_OK;
+}
+
+static void
+print_line (const char *line, gpointer user_data)
+{
+  g_printerr ("%s\n", line);
+}
+
+int
+gl_cmd_rebase (int argc, char **argv)
+{
+  int status = GL_EXIT_OK;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) failed = NULL;
+  GlCreateOptions options = { .status = print_line, .output = print_line };
+  g_autoptr(GlSandbox) s = prepare ("rebase", "ID",
+                                    "Move a sandbox onto its profile's current base (needs root): the "
+                                    "base is built again (downloaded and verified, or bootstrapped), "
+                                    "the repositories glimpse added and the packages installed by hand "
+                                    "are put back on it, and the result becomes the sandbox's next "
+                                    "system generation. Users' own files stay; running apps keep the "
+                                    "old one until they exit. Packages that cannot be installed on the "
+                                    "new base are named.",
+                                    NULL, 1, &argc, &argv, &status);
+  if (s == NULL)
+    return status;
+  if (argc > 2)
+    return gl_cli_usage ("rebase", "give one sandbox id");
+  if (!gl_rebase_sandbox (s, &options, print_progress, NULL, &failed, NULL, &error))
+    return pkg_fail (error);
+  if (failed != NULL && failed[0] != NULL)
+    {
+      g_autofree char *list = g_strjoinv (" ", failed);
+      g_printerr ("Rebased “%s” onto %s, but these packages could not be installed on the new base: "
+                  "%s. Try “glimpse install %s PACKAGE” later, or “glimpse update %s”.\n",
+                  s->id, s->release ? s->release : "its profile's current base", list, s->id, s->id);
+      return GL_EXIT_FAILED;
+    }
+  g_printerr ("Rebased “%s” onto %s; running apps keep the old base until they exit.\n", s->id,
+              s->release ? s->release : "its profile's current base");
   return GL_EXIT_OK;
 }

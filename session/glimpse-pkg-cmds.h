@@ -11,3 +11,4 @@ int gl_cmd_repos (int argc, char **argv);
 int gl_cmd_add_repo (int argc, char **argv);
 int gl_cmd_remove_repo (int argc, char **argv);
 int gl_cmd_reset (int argc, char **argv);
+int gl_cmd_rebase (int argc, char **argv);

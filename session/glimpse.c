@@ -48,6 +48,7 @@ static const GlCommand commands[] = {
   { "add-repo", "ID SPEC [--key FILE|URL] [--name NAME]", "Add a repository (root)", gl_cmd_add_repo, FALSE },
   { "remove-repo", "ID NAME", "Remove a repository (root)", gl_cmd_remove_repo, FALSE },
   { "reset", "ID [--yes]", "Drop every package change (root)", gl_cmd_reset, FALSE },
+  { "rebase", "ID", "Move a sandbox onto its profile's current base, keeping packages (root)", gl_cmd_rebase, FALSE },
   { "open", "ID [--app DESKTOP-ID] [FILE|URL…]", "Open files with a sandbox's application", gl_cmd_open, FALSE },
   { "status", "", "Show what the session agent keeps in the menu", gl_cmd_status, FALSE },
   { "updates", "[--check] [ID…]", "Show pending package updates (--check: check now)", gl_cmd_updates, FALSE },

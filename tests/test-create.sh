@@ -76,7 +76,8 @@ echo "1..51"
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
 check "create host twice gives host and host-2" [ "$id1" = host -a "$id2" = host-2 ]
 check "both instances exist with the layout" \
-  test -f "$GLIMPSE_SANDBOX_DIR/host/sandbox.conf" -a -d "$GLIMPSE_SANDBOX_DIR/host-2/system/upper" \
+  test -f "$GLIMPSE_SANDBOX_DIR/host/sandbox.conf" -a -d "$GLIMPSE_SANDBOX_DIR/host-2/system" \
+       -a ! -e "$GLIMPSE_SANDBOX_DIR/host-2/system/upper" -a ! -e "$GLIMPSE_SANDBOX_DIR/host-2/system/current" \
        -a -f "$GLIMPSE_SANDBOX_DIR/host-2/lock" -a ! -e "$GLIMPSE_SANDBOX_DIR/host/rootfs"
 check "store entries are root-owned 0755, their lock 0600 (no user can hold it)" \
   [ "$(stat -c %U:%a "$GLIMPSE_SANDBOX_DIR/host-2") $(stat -c %U:%a "$GLIMPSE_SANDBOX_DIR/host-2/lock")" = "root:755 root:600" ]

@@ -62,3 +62,14 @@ gl_serve () {
 # The generation `current` of sandbox ID names ("none" without one)
 gl_current () { cat "$GL_STORE/$1/system/current" 2>/dev/null || echo none; }
 gl_tree () { echo "$GL_STORE/$1/system/$(gl_current "$1")/tree"; }
+
+# gl_need_mirror: mmdebstrap and $mirror, the Debian mirror of the host's
+# apt configuration as glimpse reads it (the only network the slow tests
+# use), or a skip saying why
+gl_need_mirror () {
+  command -v mmdebstrap >/dev/null || skip "mmdebstrap is not installed (.ci/install-deps installs it)"
+  mirror=$("$GLIMPSE" profiles --verbose debian-stable | sed -n 's/^ *Mirror: *//p')
+  [ -n "$mirror" ] || skip "the host's apt configuration names no Debian mirror"
+  curl -fsS -o /dev/null --max-time 20 "$mirror/dists/stable/Release" 2>"$WORK/curl.err" ||
+    skip "the mirror $mirror cannot be reached ($(head -n1 "$WORK/curl.err"))"
+}

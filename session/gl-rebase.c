@@ -1,0 +1,360 @@
+/* gl-rebase.c: moving a sandbox onto its profile's current base (see gl-rebase.h)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "gl-rebase.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+
+#include "gl-fsutil.h"
+#include "gl-paths.h"
+#include "gl-profile.h"
+
+#define FAILED_PREFIX "glimpse-rebase: cannot reinstall "
+
+/* The file @rel as the view over @roots (top first) shows it: the first
+ * root that has it decides; a whiteout (or any non-file) there means none. */
+static char *
+view_file (char **roots, gsize n_roots, const char *rel)
+{
+  for (gsize i = 0; i < n_roots; i++)
+    {
+      g_autofree char *path = NULL;
+      struct stat st;
+      char *text = NULL;
+      if (roots[i] == NULL)
+        continue;
+      path = g_build_filename (roots[i], rel, NULL);
+      if (lstat (path, &st) != 0)
+        continue;
+      if (S_ISREG (st.st_mode) && g_file_get_contents (path, &text, NULL, NULL))
+        return text;
+      return NULL;
+    }
+  return NULL;
+}
+
+/* deb822 paragraphs (dpkg's status, apt's extended_states): calls @func
+ * with each paragraph's fields (name → value, first line only). */
+static void
+for_each_paragraph (const char *text, void (*func) (GHashTable *fields, gpointer data), gpointer data)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  g_autoptr(GHashTable) fields = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (char **l = lines;; l++)
+    {
+      if (*l == NULL || **l == '\0')
+        {
+          if (g_hash_table_size (fields) > 0)
+            func (fields, data);
+          g_hash_table_remove_all (fields);
+          if (*l == NULL)
+            break;
+          continue;
+        }
+      if (**l == ' ' || **l == '\t')
+        continue;
+      {
+        const char *colon = strchr (*l, ':');
+        if (colon != NULL)
+          g_hash_table_insert (fields, g_strndup (*l, colon - *l), g_strstrip (g_strdup (colon + 1)));
+      }
+    }
+}
+
+static void
+add_installed (GHashTable *fields, gpointer data)
+{
+  const char *pkg = g_hash_table_lookup (fields, "Package");
+  const char *status = g_hash_table_lookup (fields, "Status");
+  g_auto(GStrv) words = status ? g_strsplit (status, " ", -1) : NULL;
+
+  if (pkg != NULL && words != NULL && g_strv_length (words) == 3 && g_str_equal (words[2], "installed"))
+    g_hash_table_add (data, g_strdup (pkg));
+}
+
+static void
+add_auto (GHashTable *fields, gpointer data)
+{
+  const char *pkg = g_hash_table_lookup (fields, "Package");
+  if (pkg != NULL && g_strcmp0 (g_hash_table_lookup (fields, "Auto-Installed"), "1") == 0)
+    g_hash_table_add (data, g_strdup (pkg));
+}
+
+static GHashTable *
+installed_set (char **roots, gsize n_roots)
+{
+  g_autofree char *status = view_file (roots, n_roots, "var/lib/dpkg/status");
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for_each_paragraph (status, add_installed, set);
+  return set;
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GStrv
+gl_rebase_kept_packages (GlSandbox *sandbox, GError **error)
+{
+  g_autofree char *tree = gl_pkg_current_tree (sandbox);
+  g_autofree char *base = gl_pkg_base_tree (sandbox);
+  g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
+  char *now_roots[] = { tree, base, rootfs };
+  char *base_roots[] = { base, rootfs };
+  g_autoptr(GHashTable) now = NULL, before = NULL, autos = NULL;
+  g_autofree char *ext = NULL;
+  g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer key;
+
+  if (tree == NULL)
+    return g_new0 (char *, 1);   /* no system layer: nothing was installed */
+  if (g_strcmp0 (sandbox->family, "apt") != 0)
+    {
+      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+                   "Sandbox “%s” has packages installed, and glimpse can tell which to keep "
+                   "only for apt-based sandboxes, not for “%s”; “glimpse reset %s” first drops "
+                   "them (note what you installed), then rebase", sandbox->id,
+                   sandbox->family ? sandbox->family : "(none)", sandbox->id);
+      return NULL;
+    }
+  now = installed_set (now_roots, G_N_ELEMENTS (now_roots));
+  before = installed_set (base_roots, G_N_ELEMENTS (base_roots));
+  autos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  ext = view_file (now_roots, G_N_ELEMENTS (now_roots), "var/lib/apt/extended_states");
+  for_each_paragraph (ext, add_auto, autos);
+  g_hash_table_iter_init (&iter, now);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (!g_hash_table_contains (before, key) && !g_hash_table_contains (autos, key))
+      g_ptr_array_add (kept, g_strdup (key));
+  g_ptr_array_sort (kept, compare_strings);
+  g_ptr_array_add (kept, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&kept), FALSE);
+}
+
+/* The files of the repositories glimpse added (gl-repo: a .sources and its
+ * key under /etc/apt/keyrings), from the current view into @dir. */
+static gboolean
+copy_repositories (GlSandbox *sandbox, const char *dir, guint *n_copied, GError **error)
+{
+  g_autofree char *tree = gl_pkg_current_tree (sandbox);
+  g_autofree char *base = gl_pkg_base_tree (sandbox);
+  char *roots[] = { tree, base };
+
+  *n_copied = 0;
+  if (!gl_mkdir (dir, 0755, error))
+    return FALSE;
+  for (guint i = 0; sandbox->repositories && sandbox->repositories[i]; i++)
+    {
+      const char *name = sandbox->repositories[i];
+      const char *kinds[][2] = { { "etc/apt/sources.list.d/glimpse-", ".sources" },
+                                 { "etc/apt/keyrings/glimpse-", ".asc" },
+                                 { "etc/apt/keyrings/glimpse-", ".gpg" } };
+      for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
+        {
+          g_autofree char *rel = g_strconcat (kinds[k][0], name, kinds[k][1], NULL);
+          g_autofree char *text = NULL;
+          gsize len = 0;
+          g_autofree char *path = NULL;
+          g_autofree char *file = g_path_get_basename (rel);
+          {
+            /* (keys may be binary: read by length) */
+            for (gsize r = 0; r < G_N_ELEMENTS (roots) && text == NULL; r++)
+              {
+                struct stat st;
+                g_autofree char *p = roots[r] ? g_build_filename (roots[r], rel, NULL) : NULL;
+                if (p == NULL || lstat (p, &st) != 0)
+                  continue;
+                if (!S_ISREG (st.st_mode) || !g_file_get_contents (p, &text, &len, NULL))
+                  break;
+              }
+          }
+          if (text == NULL)
+            continue;
+          path = g_build_filename (dir, file, NULL);
+          if (!g_file_set_contents_full (path, text, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+            return FALSE;
+          if (k == 0)
+            ++*n_copied;
+        }
+    }
+  return TRUE;
+}
+
+typedef struct {
+  GlPkgProgress progress;
+  gpointer user_data;
+  GPtrArray *failed;
+} Watch;
+
+static void
+watch_line (const char *line, gpointer data)
+{
+  Watch *w = data;
+  if (g_str_has_prefix (line, FAILED_PREFIX))
+    g_ptr_array_add (w->failed, g_strdup (line + strlen (FAILED_PREFIX)));
+  if (w->progress)
+    w->progress (line, w->user_data);
+}
+
+static void
+say (GlPkgProgress progress, gpointer user_data, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static void
+say (GlPkgProgress progress, gpointer user_data, const char *format, ...)
+{
+  va_list ap;
+  g_autofree char *line = NULL;
+  va_start (ap, format);
+  line = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  if (progress)
+    progress (line, user_data);
+}
+
+static void
+status_line (const char *message, gpointer data)
+{
+  Watch *w = data;
+  if (w->progress)
+    w->progress (message, w->user_data);
+}
+
+/* Inside the namespace, over the new base: the repositories back in
+ * place, then the packages, all at once or, when that fails, one by one,
+ * naming each that cannot be installed.  $1: the install command; the
+ * packages follow. */
+static const char rebase_script[] =
+  "set -e\n"
+  "APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG\n"
+  "install=$1; shift\n"
+  "mkdir -p /etc/apt/keyrings /etc/apt/sources.list.d\n"
+  "for f in /run/glimpse-input/repos/*; do\n"
+  "  case $f in\n"
+  "    *.sources) cp -- \"$f\" /etc/apt/sources.list.d/ ;;\n"
+  "    */glimpse-*) cp -- \"$f\" /etc/apt/keyrings/ ;;\n"
+  "  esac\n"
+  "done\n"
+  "[ $# -gt 0 ] || exit 0\n"
+  "apt-get update || echo 'glimpse-rebase: some package indexes could not be fetched'\n"
+  "if ! $install \"$@\"; then\n"
+  "  echo 'glimpse-rebase: installing all at once failed; one by one:'\n"
+  "  for p in \"$@\"; do $install \"$p\" || echo \"" FAILED_PREFIX "$p\"; done\n"
+  "fi\n";
+
+gboolean
+gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProgress progress,
+                   gpointer user_data, GStrv *failed, GCancellable *cancellable, GError **error)
+{
+  g_auto(GStrv) path = gl_paths_profile_dirs ();
+  g_autoptr(GlProfile) profile = NULL;
+  g_autoptr(GlPkgOp) op = NULL;
+  g_auto(GStrv) kept = NULL;
+  g_autofree char *base = NULL, *repos = NULL, *conf = NULL, *release = NULL, *list = NULL;
+  g_autofree char *what = NULL;
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GPtrArray) failures = g_ptr_array_new_with_free_func (g_free);
+  GlCreateOptions build = *options;
+  Watch watch = { progress, user_data, failures };
+  guint n_repos = 0;
+
+  if (g_strcmp0 (sandbox->base, GL_BASE_HOST) == 0)
+    {
+      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+                   "Sandbox “%s” runs on the host's own system, which it always follows; there is "
+                   "no base of its own to rebase", sandbox->id);
+      return FALSE;
+    }
+  if (sandbox->profile == NULL)
+    {
+      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+                   "Sandbox “%s” names no profile in its sandbox.conf, so its base cannot be built "
+                   "again", sandbox->id);
+      return FALSE;
+    }
+  profile = gl_profile_find ((const char * const *) path, sandbox->profile, error);
+  if (profile == NULL)
+    {
+      g_prefix_error (error, "Cannot rebase “%s”: ", sandbox->id);
+      return FALSE;
+    }
+  if (profile->base_type == GL_PROFILE_BASE_HOST)
+    {
+      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+                   "Profile “%s” of sandbox “%s” now uses the host as its base; a sandbox with a "
+                   "tree of its own cannot move onto it", profile->name, sandbox->id);
+      return FALSE;
+    }
+
+  op = gl_pkg_op_begin (sandbox, progress, user_data, error);
+  if (op == NULL)
+    return FALSE;
+  /* what to keep, read before anything is built */
+  kept = gl_rebase_kept_packages (sandbox, error);
+  if (kept == NULL)
+    return FALSE;
+  repos = g_build_filename (gl_pkg_op_get_input_dir (op), "repos", NULL);
+  if (!copy_repositories (sandbox, repos, &n_repos, error))
+    return FALSE;
+  list = g_strjoinv (" ", kept);
+  say (progress, user_data, "Keeping %u added repositories and %u packages%s%s", n_repos,
+       g_strv_length (kept), kept[0] ? ": " : "", list);
+
+  /* the new base, in the scratch (removed with it on failure, and by the
+   * next operation after kill -9) */
+  base = g_build_filename (gl_pkg_op_get_dir (op), "base", NULL);
+  build.id = sandbox->id;
+  build.image = NULL;
+  build.sha256 = NULL;
+  build.signature = NULL;
+  if (build.status == NULL)
+    {
+      build.status = status_line;
+      build.status_data = &watch;
+    }
+  if (!gl_create_build_base (profile, &build, sandbox->path, sandbox->id, base, &release, cancellable, error))
+    {
+      g_prefix_error (error, "Cannot build the new base of “%s” (it is unchanged): ", sandbox->id);
+      return FALSE;
+    }
+
+  conf = g_build_filename (gl_pkg_op_get_input_dir (op), "apt.conf", NULL);
+  if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+    return FALSE;
+  gl_pkg_op_set_new_base (op, base);
+  g_ptr_array_add (args, profile->cmd_install ? profile->cmd_install : "apt-get install -y");
+  for (guint i = 0; kept[i]; i++)
+    g_ptr_array_add (args, kept[i]);
+  g_ptr_array_add (args, NULL);
+  what = g_strdup_printf ("rebasing “%s”", sandbox->id);
+  /* the package manager's lines, watched for the packages that failed */
+  gl_pkg_op_set_progress (op, watch_line, &watch);
+  if (g_strcmp0 (sandbox->family, "apt") != 0)
+    {
+      if (!gl_pkg_op_run (op, what, "true", NULL, cancellable, error))
+        return FALSE;
+    }
+  else if (!gl_pkg_op_run (op, what, rebase_script, (const char * const *) args->pdata, cancellable, error))
+    return FALSE;
+  if (!gl_pkg_op_commit (op, cancellable, error))
+    return FALSE;
+
+  g_clear_pointer (&sandbox->release, g_free);
+  sandbox->release = release != NULL ? g_steal_pointer (&release) : g_strdup (profile->release);
+  g_clear_pointer (&sandbox->follows, g_free);
+  if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP && g_strcmp0 (profile->suite, sandbox->release) != 0)
+    sandbox->follows = g_strdup (profile->suite);
+  g_clear_pointer (&sandbox->updated, g_date_time_unref);
+  sandbox->updated = g_date_time_new_now_utc ();
+  if (!gl_sandbox_save (sandbox, error))
+    return FALSE;
+  g_ptr_array_add (failures, NULL);
+  if (failed != NULL)
+    *failed = (GStrv) g_ptr_array_free (g_steal_pointer (&failures), FALSE);
+  return TRUE;
+}
