@@ -1,4 +1,4 @@
-# Debian stable, built with mmdebstrap (or debootstrap) from the mirror in
+# Debian stable, built with mmdebstrap (rootless) from the mirror in
 # the host's apt configuration, or the tool's default when there is none.
 [Profile]
 Name=Debian stable

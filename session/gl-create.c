@@ -6,6 +6,7 @@
 #include "gl-pkg.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -483,6 +484,102 @@ ensure_resolv_conf (const char *rootfs, GError **error)
   return g_file_set_contents_full (path, host, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
 }
 
+/* mmdebstrap without the host's root: run as the `glimpse` system user in
+ * its unshare mode, so the bootstrap's maintainer scripts are root only of
+ * a user namespace mapped to that user's subordinate range (the range
+ * package operations use), writing a tarball; unpacked here, its members
+ * carry the tree's own ids (root's files root's), as the store wants.
+ * Its scratch (the tarball, mmdebstrap's temporary tree) lies beside
+ * @rootfs, inside the directory the caller removes on failure. */
+static gboolean
+bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *options,
+                    GCancellable *cancellable, GError **error)
+{
+  g_autofree char *parent = g_path_get_dirname (rootfs);
+  g_autofree char *scratch = g_build_filename (parent, "bootstrap", NULL);
+  g_autofree char *tarball = g_build_filename (scratch, "rootfs.tar", NULL);
+  g_autofree char *home = g_strconcat ("HOME=", scratch, NULL);
+  g_autofree char *tmpdir = g_strconcat ("TMPDIR=", scratch, NULL);
+  g_autofree char *newuidmap = g_find_program_in_path ("newuidmap");
+  g_autofree gid_t *groups = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GError) cleanup_error = NULL;
+  const char *envp[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                         "LANG=C.UTF-8", home, tmpdir, NULL };
+  GlSpawnOptions spawn = {
+    .output = GL_SPAWN_OUTPUT_LINES,
+    .line_func = output_line,
+    .line_data = (gpointer) options,
+    .envp = envp,
+    .cwd = scratch,
+    .as_user = TRUE,
+  };
+  struct passwd *pw;
+  guint32 range_uid, range_gid;
+  gsize n_groups = 0;
+  gboolean ok;
+
+  if (!gl_pkg_ensure_range ("/etc", &range_uid, &range_gid, error))
+    return FALSE;
+  if ((pw = getpwnam ("glimpse")) == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "The system user “glimpse” is missing");
+      return FALSE;
+    }
+  if (newuidmap == NULL && !g_file_test ("/usr/bin/newuidmap", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "Building a tree without the host's root needs newuidmap and newgidmap; "
+                   "install them (apt install uidmap) and try again");
+      return FALSE;
+    }
+  groups = gl_spawn_get_groups ("glimpse", pw->pw_gid, &n_groups, error);
+  if (groups == NULL)
+    return FALSE;
+  spawn.uid = pw->pw_uid;
+  spawn.gid = pw->pw_gid;
+  spawn.groups = groups;
+  spawn.n_groups = n_groups;
+  /* the user must reach its scratch (the parents are root's, 0711 at least) */
+  /* 0711: mmdebstrap hands its temporary tree inside to the namespace's root */
+  if (!gl_mkdir (scratch, 0711, error))
+    return FALSE;
+  if (chown (scratch, pw->pw_uid, pw->pw_gid) != 0 || chmod (parent, 0711) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot hand %s to the user “glimpse”: %s", scratch, g_strerror (saved));
+      return FALSE;
+    }
+  g_ptr_array_insert (argv, 1, g_strdup ("--mode=unshare"));
+  g_ptr_array_insert (argv, 2, g_strdup ("--format=tar"));
+  for (guint i = 3; i < argv->len; i++)
+    if (g_strcmp0 (argv->pdata[i], rootfs) == 0)
+      {
+        g_free (argv->pdata[i]);
+        argv->pdata[i] = g_strdup (tarball);
+      }
+  ok = gl_spawn_run ((const char * const *) argv->pdata, &spawn, NULL, cancellable, &local_error);
+  if (!ok)
+    {
+      if (g_error_matches (local_error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
+        g_set_error (error, local_error->domain, local_error->code,
+                     "%s (run as the user “glimpse”, in a user namespace); see its messages above",
+                     local_error->message);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  status (options, "Unpacking the tree %s built", (const char *) argv->pdata[0]);
+  ok = gl_unpack_archive (tarball, rootfs, cancellable, error);
+  if (!gl_rm_rf (scratch, NULL, &cleanup_error) && ok)
+    {
+      g_propagate_error (error, g_steal_pointer (&cleanup_error));
+      return FALSE;
+    }
+  return ok;
+}
+
 static gboolean
 build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char *rootfs,
                  char **release, GCancellable *cancellable, GError **error)
@@ -493,16 +590,24 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
   g_autofree char *mirror = NULL;
   g_autofree char *include = NULL;
 
-  if (profile->bootstrap_tool != NULL)
-    tool = g_find_program_in_path (profile->bootstrap_tool);
-  else if ((tool = g_find_program_in_path ("mmdebstrap")) == NULL)
-    tool = g_find_program_in_path ("debootstrap");
+  /* Only mmdebstrap builds a tree without the host's root (its unshare
+   * mode); debootstrap would run every maintainer script as the host's
+   * root, which a glimpse bootstrap never does. */
+  if (profile->bootstrap_tool != NULL && !g_str_equal (profile->bootstrap_tool, "mmdebstrap"))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "Profile “%s” asks for %s, which runs the packages' maintainer scripts as the "
+                   "host's root; glimpse builds trees only with mmdebstrap, as root of a user "
+                   "namespace (remove Tool= from the profile, and apt install mmdebstrap uidmap)",
+                   profile->name, profile->bootstrap_tool);
+      return FALSE;
+    }
+  tool = g_find_program_in_path ("mmdebstrap");
   if (tool == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "Profile “%s” needs %s to build its tree; install it (apt install %s) and try again",
-                   profile->name, profile->bootstrap_tool ? profile->bootstrap_tool : "mmdebstrap or debootstrap",
-                   profile->bootstrap_tool ? profile->bootstrap_tool : "mmdebstrap");
+                   "Profile “%s” needs mmdebstrap to build its tree without the host's root; "
+                   "install it (apt install mmdebstrap uidmap) and try again", profile->name);
       return FALSE;
     }
 
@@ -512,65 +617,27 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
   include = g_strv_length (profile->include) > 0 ? g_strjoinv (",", profile->include) : NULL;
 
   g_ptr_array_add (argv, g_strdup (tool));
-  if (g_str_has_suffix (tool, "mmdebstrap"))
-    {
-      g_ptr_array_add (argv, g_strdup ("--mode=root"));
-      g_ptr_array_add (argv, g_strdup ("--variant=apt"));
-    }
-  else
-    g_ptr_array_add (argv, g_strdup ("--variant=minbase"));
+  g_ptr_array_add (argv, g_strdup ("--variant=apt"));
   if (include != NULL)
     g_ptr_array_add (argv, g_strdup_printf ("--include=%s", include));
   g_ptr_array_add (argv, g_strdup (profile->suite));
   g_ptr_array_add (argv, g_strdup (rootfs));
   sources = debian_sources (profile->suite, mirror, options->apt_root ? options->apt_root : "/");
-  if (sources != NULL && g_str_has_suffix (tool, "mmdebstrap"))
-    {
-      /* the full lines: the tree is built with the updates and security
-       * suites too (a given mirror turns mmdebstrap's own off) */
-      for (guint i = 0; sources[i] != NULL; i++)
-        g_ptr_array_add (argv, g_strdup (sources[i]));
-    }
-  else if (mirror != NULL)
-    g_ptr_array_add (argv, g_strdup (mirror));
+  /* the full lines: the tree is built with the updates and security
+   * suites too (a given mirror turns mmdebstrap's own off) */
+  for (guint i = 0; sources != NULL && sources[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (sources[i]));
   g_ptr_array_add (argv, NULL);
 
-  status (options, "Building %s with %s%s%s", profile->suite, tool,
+  status (options, "Building %s with %s%s%s, as root of a user namespace", profile->suite, tool,
           mirror ? " from " : " from its default mirror", mirror ? mirror : "");
-  if (run_command ((const char * const *) argv->pdata, NULL, options, cancellable, error))
-    {
-      /* debootstrap never adds them: write them for the first update */
-      if (sources != NULL && !write_sources_list (rootfs, sources, error))
-        return FALSE;
-      *release = os_release_codename (rootfs);
-      return TRUE;
-    }
-
-  /* debootstrap's own log is inside the half-built tree, which goes away:
-   * keep a copy where its message can still point. */
-  {
-    g_autofree char *log = g_build_filename (rootfs, "debootstrap", "debootstrap.log", NULL);
-    const char *cache_dir = options->cache_dir ? options->cache_dir : gl_paths_cache_dir ();
-    g_autofree char *kept_name = g_strdup_printf ("debootstrap-%s.log", profile->suite);
-    g_autofree char *kept = g_build_filename (cache_dir, kept_name, NULL);
-    g_autofree char *text = NULL;
-    gsize len;
-
-    if (error != NULL && *error != NULL
-        && !g_error_matches (*error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
-        && g_file_get_contents (log, &text, &len, NULL)
-        && g_mkdir_with_parents (cache_dir, 0755) == 0
-        && g_file_set_contents_full (kept, text, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT,
-                                     0644, NULL))
-      {
-        GError *e = *error;
-        g_autofree char *msg = g_strdup_printf ("%s; debootstrap's log (the tree it names is "
-                                                "removed) is kept in %s", e->message, kept);
-        g_free (e->message);
-        e->message = g_steal_pointer (&msg);
-      }
-  }
-  return FALSE;
+  if (!bootstrap_rootless (argv, rootfs, options, cancellable, error))
+    return FALSE;
+  /* written again, as the tool's own may differ: for the first update */
+  if (sources != NULL && !write_sources_list (rootfs, sources, error))
+    return FALSE;
+  *release = os_release_codename (rootfs);
+  return TRUE;
 }
 
 static gboolean

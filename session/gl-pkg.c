@@ -369,6 +369,15 @@ defang_at (int dfd, const char *name, const char *shown, guint *n_files, GError 
     return errno_error (error, errno, "Cannot inspect", shown);
   if (S_ISLNK (st.st_mode))
     return TRUE;
+  /* A device node in the store would open a host device for anyone who
+   * reaches it (views and package operations have their own /dev); a
+   * whiteout (0/0) is no device. */
+  if ((S_ISBLK (st.st_mode) || S_ISCHR (st.st_mode)) && st.st_rdev != makedev (0, 0))
+    {
+      if (unlinkat (dfd, name, 0) != 0)
+        return errno_error (error, errno, "Cannot remove the device node", shown);
+      return TRUE;
+    }
   mode = st.st_mode & 07777 & ~(mode_t) 022;
   if (!S_ISDIR (st.st_mode))
     mode &= ~(mode_t) 06000;

@@ -52,7 +52,8 @@ guint    gl_pkg_current_generation (const char *sandbox_path);
 char    *gl_pkg_current_tree (GlSandbox *sandbox);
 
 /* Defangs the whole tree at @path as a merge does what it moves in: no
- * set-id bits, no file capabilities, nothing writable by group or others.
+ * set-id bits, no file capabilities, nothing writable by group or others,
+ * no device nodes (whiteouts stay).
  * A base tree lies in the store, reachable by every host user: a setuid
  * binary of an image must not run as root outside a view. */
 gboolean gl_pkg_tree_defang (const char *path, GError **error);

@@ -47,10 +47,11 @@ child_setup (gpointer user_data)
   signal (SIGPIPE, SIG_DFL);
   if (setpgid (0, 0) != 0)
     _exit (127);
-  if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid () != c->parent)
-    _exit (127);
   if (c->as_user &&
       (setgroups (c->n_groups, c->groups) != 0 || setgid (c->gid) != 0 || setuid (c->uid) != 0))
+    _exit (127);
+  /* after the switch of user, which clears the parent-death signal */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid () != c->parent)
     _exit (127);
 }
 

@@ -99,7 +99,7 @@ print_profile_verbose (GlProfile *p, gboolean resolve)
   else if (p->base_type == GL_PROFILE_BASE_BOOTSTRAP)
     {
       g_autofree char *mirror = p->mirror ? g_strdup (p->mirror) : gl_apt_sources_find_debian_mirror ("/");
-      g_print ("  Bootstrap:   %s %s\n", p->bootstrap_tool ? p->bootstrap_tool : "mmdebstrap|debootstrap",
+      g_print ("  Bootstrap:   %s %s\n", p->bootstrap_tool ? p->bootstrap_tool : "mmdebstrap",
                p->suite);
       g_print ("  Mirror:      %s\n", mirror ? mirror : "(the tool's default)");
     }

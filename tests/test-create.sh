@@ -331,22 +331,31 @@ check "a moving name that now means another file is fetched anew, not resumed" \
 rm -f "$tree/changed-today"
 
 # --- kill -9 during a slow bootstrap: nothing keeps running, and the
-# half-built tree is removed by the next store operation
+# half-built tree is removed by the next store operation.  The bootstrap
+# runs as the user `glimpse` (never the host's root): the stand-in must be
+# reachable by it.
+chmod 0711 "$work"
 mkdir -p "$work/fakebin"
-cat > "$work/fakebin/debootstrap" <<EOF
+cat > "$work/fakebin/mmdebstrap" <<EOF
 #!/bin/sh
-# a slow bootstrap tool with a child of its own, as debootstrap's dpkg
+# a slow bootstrap tool with a child of its own, as mmdebstrap's apt and dpkg
 sleep 300 &
-echo \$\$ \$! > "$work/boot.pids"
 wait
 EOF
-chmod 0755 "$work/fakebin/debootstrap"
-printf '[Profile]\nName=Test slowboot\nFamily=apt\n\n[Base]\nType=bootstrap\nTool=debootstrap\nSuite=stable\nMirror=http://127.0.0.1:1/debian\n\n[Packages]\nRefresh=true\nUpgrade=true\nInstall=true\nListUpgradable=true\n' \
+chmod 0755 "$work/fakebin" "$work/fakebin/mmdebstrap"
+printf '[Profile]\nName=Test slowboot\nFamily=apt\n\n[Base]\nType=bootstrap\nSuite=stable\nMirror=http://127.0.0.1:1/debian\n\n[Packages]\nRefresh=true\nUpgrade=true\nInstall=true\nListUpgradable=true\n' \
   > "$work/profiles/slowboot.profile"
 PATH=$work/fakebin:$PATH "$GLIMPSE" create slowboot >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do [ -s "$work/boot.pids" ] && break; sleep 0.1; done
-read -r boot_pid child_pid < "$work/boot.pids"
+boot_pid=; child_pid=
+for _ in $(seq 300); do
+  boot_pid=$(pgrep -f "$work/fakebin/mmdebstrap" | head -n1)
+  [ -n "$boot_pid" ] && child_pid=$(pgrep -P "$boot_pid" sleep | head -n1)
+  [ -n "$child_pid" ] && break
+  sleep 0.1
+done
+check "the bootstrap tool runs as the user glimpse, not as root" \
+  eval '[ -n "$child_pid" ] && [ "$(stat -c %U "/proc/$boot_pid")" = glimpse ]'
 kill -KILL $pid; wait $pid 2>/dev/null
 gone() { # pid: gone (or a zombie) within 10 s
   for _ in $(seq 100); do

@@ -28,7 +28,7 @@ gl_need_mirror
 # (built rootless, as a test user with a subordinate range: nothing of it
 # runs as the host's root)
 start=$(date +%s)
-mm=$(mktemp -d /tmp/gl-rebase-mm.XXXXXX); GL_CLEANUPS+=("rm -rf $mm"); chown "$GL_USER_A" "$mm"
+mm=$(mktemp -d /tmp/gl-rebase-mm.XXXXXX); GL_CLEANUPS+=("rm -rf $mm"); chown "$GL_USER_A" "$mm"; chmod 0711 "$mm"
 as_user "$GL_USER_A" env TMPDIR="$mm" mmdebstrap --mode=unshare --variant=apt --quiet \
   --customize-hook='rm -f "$1/etc/apt/sources.list"; rm -rf "$1"/var/lib/apt/lists/*; echo v1 > "$1/etc/glimpse-base"; echo old > "$1/etc/glimpse-only-v1"' \
   stable "$mm/v1.tar" "deb $mirror stable main" > "$WORK/mmdebstrap.log" 2>&1 ||

@@ -53,7 +53,6 @@ if ! glimpse info debian-testing >/dev/null 2>&1; then
   # Valid-Until date.
   profiles=$(mktemp -d)
   sed -e 's/^Include=.*/Include=ca-certificates;locales;mousepad;dbus-x11;/' \
-      -e 's/^Suite=.*/&\nTool=debootstrap/' \
     /usr/local/share/glimpse/profiles/debian-testing.profile > "$profiles/debian-testing.profile"
   cp -r /usr/local/share/glimpse/profiles/hooks "$profiles/"
   GLIMPSE_PROFILES_PATH=$profiles glimpse create debian-testing

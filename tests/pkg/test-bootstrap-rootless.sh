@@ -1,0 +1,64 @@
+#!/bin/bash
+# Slow integration: a bootstrapped base is built without the host's root.
+# `glimpse create` of a Debian stable profile (mmdebstrap, from the mirror
+# of the host's apt configuration): every dpkg of the bootstrap (which runs
+# the packages' maintainer scripts) is watched from outside while it runs:
+# it is root only of a user namespace mapped to the `glimpse` user's
+# subordinate range.  The tree lands in the store with its own owners
+# (root's files root's), no device node, no scratch left.  A profile asking
+# for debootstrap is refused.  Needs root.
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/librepo.sh"
+
+mkdir -p "$WORK/profiles"
+export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_CACHE_DIR=$WORK/cache
+export GLIMPSE_PROFILES_PATH=$WORK/profiles:${GLIMPSE_BUNDLED_PROFILES:?}
+id=rootless-$$
+GL_SANDBOXES+=("$id")
+
+gl_need_mirror
+
+sed -e "s|^PostCreate=hooks/|PostCreate=$GLIMPSE_BUNDLED_PROFILES/hooks/|" \
+    "$GLIMPSE_BUNDLED_PROFILES/debian-stable.profile" > "$WORK/profiles/rootless-test.profile"
+
+host_sums=$(ls -A / | sha256sum)
+start=$(date +%s)
+"$GLIMPSE" create rootless-test --name "$id" > "$WORK/create.log" 2>&1 &
+create_pid=$!
+# every dpkg whose root is the bootstrap's tree in our store: "UID-outside uid_map"
+while kill -0 "$create_pid" 2>/dev/null; do
+  for p in $(pgrep -x dpkg); do
+    case $(readlink "/proc/$p/root" 2>/dev/null) in
+      "$GL_STORE"/.creating-*) echo "$(awk '/^Uid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) $(head -n1 "/proc/$p/uid_map" 2>/dev/null | tr -s ' ' | sed 's/^ //')" ;;
+    esac
+  done
+  sleep 0.05
+done > "$WORK/dpkg-seen"
+wait "$create_pid"; rc=$?
+echo "# create took $(( $(date +%s) - start )) s"
+check_sh "create builds the tree (rc $rc)" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || tail -n 20 "$WORK/create.log" | sed 's/^/# /'
+check_sh "it says the bootstrap runs as root of a user namespace" 'grep -q "as root of a user namespace" "$WORK/create.log"'
+root=$GL_STORE/$id/rootfs
+start_uid=$(awk -F: '$1 == "glimpse" { print $2 }' /etc/subuid)
+sort -u "$WORK/dpkg-seen" | sed 's/^/#   dpkg seen as uid, uid_map: /'
+check_sh "the bootstrap's dpkg was seen running" '[ -s "$WORK/dpkg-seen" ]'
+check_sh "every one was root of a namespace mapped to the glimpse range ($start_uid), never the host's root" \
+  '[ "$(sort -u "$WORK/dpkg-seen" | grep -v "^ *$")" = "$start_uid 0 $start_uid 65536" ]'
+check_sh "the host's / is unchanged" '[ "$(ls -A / | sha256sum)" = "$host_sums" ]'
+check_sh "the tree has its own owners in the store (root's files root's)" \
+  '[ "$(stat -c %u:%g "$root/usr/bin/apt-get" "$root/etc/passwd" | sort -u)" = "0:0" ]'
+check_sh "no set-id program and nothing writable by others in it" \
+  '[ -z "$(find "$root" -xdev ! -type l \( ! -type d -perm /6000 -o -perm /0002 \) -print -quit)" ]'
+check_sh "no device node in the store" '[ -z "$(find "$root" -xdev \( -type b -o -type c \) -print -quit)" ]'
+check_sh "no bootstrap scratch is left" '[ ! -e "$GL_STORE/$id/bootstrap" ] && [ -z "$(ls -A "$GL_STORE" | grep "^\.creating-")" ]'
+
+# debootstrap would run the scripts as the host's root: refused, with a message
+sed -e "s|^Suite=.*|&\nTool=debootstrap|" "$WORK/profiles/rootless-test.profile" > "$WORK/profiles/rootful-test.profile"
+refused "a profile asking for debootstrap is refused" "host's root" "$GLIMPSE" create rootful-test --name "$id-deboot"
+check "… and nothing is left in the store" [ ! -e "$GL_STORE/$id-deboot" ]
+
+check "remove" "$GLIMPSE" remove "$id"
+finish
