@@ -1074,8 +1074,30 @@ gl_pkg_base_tree (GlSandbox *sandbox)
   return gl_sandbox_get_rootfs (sandbox);
 }
 
+static gboolean commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error);
+
 gboolean
 gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
+{
+  guint next = op->current + 1;
+  g_autofree char *num = NULL, *gen = NULL;
+  g_autoptr(GError) cleanup_error = NULL;
+
+  if (commit_next (op, cancellable, error))
+    return TRUE;
+  /* A generation half made (a full disk, an I/O error) goes at once, not
+   * at the next operation: its space is the user's. */
+  if (op->current == next)
+    return FALSE;
+  num = g_strdup_printf ("%u", next);
+  gen = g_build_filename (op->system, num, NULL);
+  if (!gl_rm_rf (gen, NULL, &cleanup_error))
+    g_debug ("%s", cleanup_error->message);
+  return FALSE;
+}
+
+static gboolean
+commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
 {
   guint next = op->current + 1;
   g_autofree char *num = g_strdup_printf ("%u", next);
