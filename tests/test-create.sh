@@ -43,6 +43,8 @@ echo "ID=glimpse-test" > "$tree/etc/os-release"
 # an image's setuid-root and group-writable files (a hostile or old image)
 printf '#!/bin/sh\n' > "$tree/bin/su-like"; chmod 4755 "$tree/bin/su-like"
 printf 'x\n' > "$tree/etc/shared"; chmod 0666 "$tree/etc/shared"
+# and a device node: in the store it would open the host's disk for anyone
+mkdir -p "$tree/dev"; mknod -m 0666 "$tree/dev/hostile-sda" b 8 0
 tar -C "$tree" -czf "$work/served/rootfs.tar.gz" .
 # big enough that a cut transfer is visibly partial
 head -c 3000000 /dev/urandom > "$tree/padding"
@@ -70,7 +72,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..51"
+echo "1..53"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -111,6 +113,8 @@ check "the rootfs is unpacked, root-owned" \
   test -x "$GLIMPSE_SANDBOX_DIR/bb/rootfs/bin/busybox" -a -L "$GLIMPSE_SANDBOX_DIR/bb/rootfs/bin/sh"
 check "no set-id bit nor group/other write survives in the store's tree" \
   eval '[ "$(stat -c %a "$GLIMPSE_SANDBOX_DIR/bb/rootfs/bin/su-like")" = 755 ] && [ "$(stat -c %a "$GLIMPSE_SANDBOX_DIR/bb/rootfs/etc/shared")" = 644 ]'
+check "no device node of the image is kept in the store" \
+  eval '[ -d "$GLIMPSE_SANDBOX_DIR/bb/rootfs/dev" ] && [ ! -e "$GLIMPSE_SANDBOX_DIR/bb/rootfs/dev/hostile-sda" ]'
 check "the verified download is cached" eval test -f "$GLIMPSE_CACHE_DIR"/bb/*/rootfs.tar.gz
 before=$(requests /rootfs.tar.gz)
 id=$("$GLIMPSE" create bb 2>/dev/null)
