@@ -1,5 +1,5 @@
-/* Unit tests: gl-pkg (flattening generations, the id range) and gl-repo
- * (source parsing, names, keys).
+/* Unit tests: gl-pkg (flattening generations, the id range), gl-repo
+ * (source parsing, names, keys) and gl-rebase (what a rebase keeps).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -12,6 +12,7 @@
 
 #include "gl-fsutil.h"
 #include "gl-pkg.h"
+#include "gl-rebase.h"
 #include "gl-repo.h"
 #include "gl-test-skip.h"
 
@@ -230,6 +231,70 @@ test_key_garbage (void)
   g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
 }
 
+#define PKG(name, status) "Package: " name "\nStatus: " status "\nArchitecture: amd64\nDescription: x\n multi-line\n .\n\n"
+
+/* The packages a rebase puts back: installed in the view, not in the base,
+ * not installed as a dependency (apt's Auto-Installed). */
+static void
+test_kept_packages (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("gl-rebase-XXXXXX", NULL);
+  g_autoptr(GlSandbox) s = g_new0 (GlSandbox, 1);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) kept = NULL;
+  g_autofree char *joined = NULL;
+
+  s->id = g_strdup ("t");
+  s->path = g_strdup (tmp);
+  s->base = g_strdup (GL_BASE_ROOTFS);
+  s->family = g_strdup ("apt");
+  write_file (tmp, "rootfs/var/lib/dpkg/status",
+              PKG ("base-a", "install ok installed") PKG ("base-b", "install ok installed"));
+  /* no system layer: nothing to keep */
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (kept), ==, 0);
+  g_clear_pointer (&kept, g_strfreev);
+
+  write_file (tmp, "system/current", "1\n");
+  write_file (tmp, "system/1/tree/var/lib/dpkg/status",
+              PKG ("base-a", "install ok installed") PKG ("base-b", "install ok installed")
+              PKG ("zeta", "install ok installed") PKG ("mine", "install ok installed")
+              PKG ("a-dep", "install ok installed") PKG ("gone", "deinstall ok config-files")
+              PKG ("broken", "install reinstreq half-installed"));
+  write_file (tmp, "system/1/tree/var/lib/apt/extended_states",
+              "Package: a-dep\nArchitecture: amd64\nAuto-Installed: 1\n\n"
+              "Package: mine\nArchitecture: amd64\nAuto-Installed: 0\n");
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  joined = g_strjoinv (" ", kept);
+  g_assert_cmpstr (joined, ==, "mine zeta");
+  g_clear_pointer (&kept, g_strfreev);
+  g_clear_pointer (&joined, g_free);
+
+  /* after a rebase, the base is system/base/tree */
+  write_file (tmp, "system/base/tree/var/lib/dpkg/status",
+              PKG ("base-a", "install ok installed") PKG ("zeta", "install ok installed"));
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  joined = g_strjoinv (" ", kept);
+  g_assert_cmpstr (joined, ==, "base-b mine");
+  g_clear_pointer (&kept, g_strfreev);
+
+  /* another family with packages: refused, saying what to do */
+  g_free (s->family);
+  s->family = g_strdup ("dnf");
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_null (kept);
+  g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED);
+  g_assert_nonnull (strstr (error->message, "glimpse reset t"));
+
+  {
+    g_autoptr(GError) rm_error = NULL;
+    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -239,5 +304,6 @@ main (int argc, char **argv)
   g_test_add_func ("/repo/parse-sources", test_parse_sources);
   g_test_add_func ("/repo/names", test_names);
   g_test_add_func ("/repo/key-garbage", test_key_garbage);
+  g_test_add_func ("/rebase/kept-packages", test_kept_packages);
   return g_test_run ();
 }
