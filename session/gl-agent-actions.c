@@ -247,6 +247,15 @@ on_update_done (GObject *object, GAsyncResult *result, gpointer user_data)
       break;
     case GL_UPDATES_RUN_DISMISSED:
       break;   /* the user said no to the administrator's password */
+    case GL_UPDATES_RUN_NO_POLKIT:
+      /* pkexec is there but no polkit answers: sudo in a terminal */
+      {
+        g_autoptr(GError) term_error = NULL;
+
+        if (!in_terminal_and_wait ("sudo \"$0\" update \"$1\"", glimpse_bin (d->self), d->id, &term_error))
+          notify_simple (d->self, error->message, term_error->message, "dialog-error");
+      }
+      break;
     case GL_UPDATES_RUN_FAILED:
     default:
       summary = g_strdup_printf ("Updating %s failed", d->name);

@@ -5,6 +5,7 @@
  */
 #include "gl-updates-schedule.h"
 
+#include "gl-agent-actions.h"
 #include "gl-notify.h"
 #include "gl-sandbox.h"
 #include "gl-updates.h"
@@ -564,6 +565,35 @@ typedef struct {
   char              *id;
 } UpdateNow;
 
+/* Without polkit: the user's terminal running `sudo glimpse update ID`
+ * (sudo asks for the password there; the terminal stays open until
+ * Enter, so the outcome can be read).  No terminal either: a notification
+ * saying what to run.  A finished update changes the sandbox's system
+ * generation, which the agent sees and checks again. */
+static void
+update_in_terminal (GlUpdatesSchedule *self, const char *id, const char *why)
+{
+  const char *glimpse = gl_agent_get_export_context (self->agent)->glimpse;
+  const char *script = "sudo \"$0\" update \"$1\"; printf '\\nPress Enter to close. '; read x";
+  g_auto(GStrv) argv = gl_agent_terminal_argv ((const char *[]) { "/bin/sh", "-c", script, glimpse, id, NULL });
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocess) p = NULL;
+  g_autofree char *summary = g_strdup_printf ("Update %s in a terminal", display_name (self, id));
+  g_autofree char *body = NULL;
+
+  if (argv != NULL &&
+      (p = g_subprocess_newv ((const char * const *) argv, G_SUBPROCESS_FLAGS_STDIN_INHERIT, &error)) != NULL)
+    {
+      g_debug ("Update of %s in a terminal (%s)", id, why);
+      g_subprocess_wait_async (p, NULL, NULL, NULL);   /* reaped by GLib's child watch */
+      return;
+    }
+  body = g_strdup_printf ("%s.%s%s", why, error ? " No terminal could be opened: " : " No terminal emulator was found.",
+                          error ? error->message : "");
+  g_debug ("Update of %s: %s", id, body);
+  gl_notify_message (self->notify, id, "dialog-information", summary, body, NULL);
+}
+
 static void
 on_update_done (GObject *source, GAsyncResult *res, gpointer data)
 {
@@ -599,6 +629,9 @@ on_update_done (GObject *source, GAsyncResult *res, gpointer data)
     case GL_UPDATES_RUN_FAILED:
       summary = g_strdup_printf ("Updating %s failed", name);
       gl_notify_message (u->self->notify, u->id, "dialog-error", summary, error->message, NULL);
+      break;
+    case GL_UPDATES_RUN_NO_POLKIT:
+      update_in_terminal (u->self, u->id, error->message);
       break;
     }
   g_free (u->id);

@@ -1187,6 +1187,7 @@ gl_updates_check (const char * const  *layers,
 typedef struct {
   char *sandbox_id;
   char *helper;
+  char *no_polkit;   /* GL_UPDATES_RUN_NO_POLKIT: why, and what to run instead */
 } RunData;
 
 static void
@@ -1194,6 +1195,7 @@ run_data_free (RunData *d)
 {
   g_free (d->sandbox_id);
   g_free (d->helper);
+  g_free (d->no_polkit);
   g_free (d);
 }
 
@@ -1207,6 +1209,42 @@ last_lines (GBytes *out, guint n)
   return g_strjoinv ("\n", lines + (len > n ? len - n : 0));
 }
 
+/* A polkit authority pkexec can ask: org.freedesktop.PolicyKit1 on the
+ * system bus, running or activatable. */
+static gboolean
+polkit_available (GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync (G_BUS_TYPE_SYSTEM, cancellable, error);
+  g_autoptr(GVariant) owner = NULL;
+  g_autoptr(GVariant) activatable = NULL;
+  g_autofree const char **names = NULL;
+  gboolean has_owner = FALSE;
+
+  if (bus == NULL)
+    return FALSE;
+  owner = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "NameHasOwner",
+                                       g_variant_new ("(s)", "org.freedesktop.PolicyKit1"),
+                                       G_VARIANT_TYPE ("(b)"), G_DBUS_CALL_FLAGS_NONE, 5000, cancellable, error);
+  if (owner == NULL)
+    return FALSE;
+  g_variant_get (owner, "(b)", &has_owner);
+  if (has_owner)
+    return TRUE;
+  activatable = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                             "org.freedesktop.DBus", "ListActivatableNames", NULL,
+                                             G_VARIANT_TYPE ("(as)"), G_DBUS_CALL_FLAGS_NONE, 5000,
+                                             cancellable, error);
+  if (activatable == NULL)
+    return FALSE;
+  g_variant_get (activatable, "(^a&s)", &names);
+  if (g_strv_contains (names, "org.freedesktop.PolicyKit1"))
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+               "no polkit authority (org.freedesktop.PolicyKit1) on the system bus");
+  return FALSE;
+}
+
 static void
 run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -1218,11 +1256,19 @@ run_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *canc
   g_autofree char *pkexec = g_find_program_in_path ("pkexec");
   int status;
 
-  if (pkexec == NULL)
+  if (pkexec == NULL || !polkit_available (cancellable, &error))
     {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                               "polkit's pkexec is not installed: run \"sudo glimpse update %s\" in a terminal",
-                               d->sandbox_id);
+      g_autofree char *why = pkexec == NULL ? g_strdup ("polkit's pkexec is not installed")
+                                            : g_strdup_printf ("polkit cannot ask for the administrator here (%s)",
+                                                               error->message);
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      d->no_polkit = g_strdup_printf ("%s: run “sudo glimpse update %s” in a terminal", why, d->sandbox_id);
+      g_task_return_int (task, GL_UPDATES_RUN_NO_POLKIT);
       return;
     }
   if (gl_spawn_run (argv, &opts, &res, cancellable, &error))
@@ -1277,6 +1323,12 @@ gl_updates_run_update_finish (GAsyncResult  *result,
     {
       g_propagate_error (error, local);
       return GL_UPDATES_RUN_FAILED;
+    }
+  if (r == GL_UPDATES_RUN_NO_POLKIT)
+    {
+      RunData *d = g_task_get_task_data (G_TASK (result));
+
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, d->no_polkit);
     }
   return (GlUpdatesRunResult) r;
 }

@@ -58,11 +58,16 @@ GPtrArray *gl_updates_check (const char * const  *layers,
 
 /* "Update now", the desktop way: `pkexec HELPER SANDBOX_ID` (the helper
  * takes nothing but the id and runs `glimpse update ID` as root; polkit
- * asks for the administrator, auth_admin_keep).  Runs in a thread. */
+ * asks for the administrator, auth_admin_keep).  Runs in a thread.
+ * Without pkexec, or without a polkit authority on the system bus
+ * (org.freedesktop.PolicyKit1 neither running nor activatable), nothing
+ * is run: GL_UPDATES_RUN_NO_POLKIT, with an error saying what to run;
+ * the caller offers a terminal with `sudo glimpse update ID`. */
 typedef enum {
   GL_UPDATES_RUN_OK,          /* the update finished */
   GL_UPDATES_RUN_DISMISSED,   /* pkexec 126 (dialog dismissed) or 127 (not authorised): nothing to say */
   GL_UPDATES_RUN_FAILED,      /* the update failed: the error says how (its last lines of output) */
+  GL_UPDATES_RUN_NO_POLKIT,   /* no pkexec or no polkit: nothing was run */
 } GlUpdatesRunResult;
 
 void               gl_updates_run_update        (const char           *sandbox_id,

@@ -14,7 +14,9 @@
 # first), a bad signature an error and no notification with the last good
 # list kept; "Later" snoozes; "Update now" runs pkexec (a recorder first in
 # PATH) with the fixed helper and the sandbox id only, and the follow-up
-# notification says the result.
+# notification says the result; without polkit on the system bus, "Update
+# now" opens the user's terminal (a recorder as GLIMPSE_TERMINAL that runs
+# what it is given) running `sudo glimpse update ID` (sudo a recorder).
 #
 # Env: GLIMPSE, GLIMPSE_SESSION (built programs), G_TEST_SRCDIR.
 
@@ -122,12 +124,28 @@ try:
     with open(os.path.join(home, "bin/pkexec"), "w") as f:
         f.write("#!/bin/sh\nprintf '%%s\\n' \"$*\" >> '%s'\nexit 0\n" % record)
     os.chmod(os.path.join(home, "bin/pkexec"), 0o755)
+    sudo_record = os.path.join(tmp, "sudo.log")
+    with open(os.path.join(home, "bin/sudo"), "w") as f:
+        f.write("#!/bin/sh\nprintf 'sudo %%s\\n' \"$*\" >> '%s'\n" % sudo_record)
+    os.chmod(os.path.join(home, "bin/sudo"), 0o755)
+    term_record = os.path.join(tmp, "terminal.log")
+    with open(os.path.join(home, "bin/test-terminal"), "w") as f:
+        f.write("#!/bin/sh\n[ \"$1\" = -e ] && shift\nprintf '%%s\\n' \"$*\" >> '%s'\nexec \"$@\" </dev/null >/dev/null 2>&1\n"
+                % term_record)
+    os.chmod(os.path.join(home, "bin/test-terminal"), 0o755)
 
     bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
                            stdout=subprocess.PIPE, text=True)
     procs.append(bus)
     address = bus.stdout.readline().strip()
+    # the "system" bus, where polkit's authority lives (python-dbusmock's
+    # polkitd template), and which is taken away later
+    sysbus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                              stdout=subprocess.PIPE, text=True)
+    procs.append(sysbus)
+    sys_address = sysbus.stdout.readline().strip()
     env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address, GLIMPSE_SANDBOX_DIR=store,
+               DBUS_SYSTEM_BUS_ADDRESS=sys_address, GLIMPSE_TERMINAL=os.path.join(home, "bin/test-terminal"),
                XDG_CONFIG_HOME=os.path.join(home, "config"), XDG_CACHE_HOME=os.path.join(home, "cache"),
                XDG_DATA_HOME=os.path.join(home, "data"), XDG_DATA_DIRS="/nonexistent",
                PATH=os.path.join(home, "bin") + ":" + os.environ["PATH"],
@@ -138,6 +156,9 @@ try:
                              "--parameters", json.dumps({"capabilities": "actions body"}), "--logfile", notify_log],
                             env=env, stdout=subprocess.DEVNULL)
     procs.append(mock)
+    polkit = subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template", "polkitd"],
+                              env=env, stdout=subprocess.DEVNULL)
+    procs.append(polkit)
 
     def gdbus(*args):
         return subprocess.run(["gdbus", "call", "--session"] + list(args), env=env, stdout=subprocess.PIPE,
@@ -155,6 +176,13 @@ try:
                                      "--method", "org.freedesktop.DBus.NameHasOwner",
                                      "org.freedesktop.Notifications").stdout)
 
+    def polkit_owned():
+        return "true" in subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.DBus", "--object-path",
+                                         "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.NameHasOwner",
+                                         "org.freedesktop.PolicyKit1"], env=env, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True).stdout
+    wait_for(polkit_owned)
+
     def notifies():
         if not os.path.exists(notify_log):
             return []
@@ -166,7 +194,7 @@ try:
                              stderr=open(os.path.join(tmp, "agent.log"), "w"))
     procs.append(agent)
 
-    print("1..14")
+    print("1..16")
     # shortly after start: one check, one notification
     ok(wait_for(lambda: len(notifies()) >= 1), "the agent checks after it starts and notifies",
        open(os.path.join(tmp, "agent.log")).read()[-3000:])
@@ -240,8 +268,28 @@ try:
        open(record).read() if os.path.exists(record) else "no pkexec call")
     ok(wait_for(lambda: any('"Debian unstable is up to date"' in l for l in notifies())),
        "the follow-up notification says the result", notifies())
-    # in the middle of a check, SIGTERM: the agent quits cleanly
+
+    # without polkit: "Update now" opens a terminal running sudo glimpse update
+    polkit.kill()
+    polkit.wait()
+    wait_for(lambda: not polkit_owned())
     publish("1.0-5", now + 120)
+    out = glimpse("updates", "--check", "sid")
+    calls = notifies()
+    ok(out.returncode == 0 and len(calls) == 5 and "hello 1.0-1 → 1.0-5" in calls[4], "1.0-5 is notified", calls)
+    gdbus("--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
+          "--method", "org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.Notifications", "ActionInvoked",
+          "us", "[<uint32 2>, <'update-now'>]")
+    ok(wait_for(lambda: os.path.exists(sudo_record))
+       and re.fullmatch(r"sudo \S*glimpse update sid\n", open(sudo_record).read())
+       and open(term_record).read().startswith("/bin/sh -c sudo ")
+       and open(record).read() == "/usr/libexec/glimpse-update-helper sid\n",
+       "without polkit, Update now opens a terminal running sudo glimpse update ID (pkexec not run)",
+       "%s\n%s" % (open(sudo_record).read() if os.path.exists(sudo_record) else "no sudo call",
+                   open(os.path.join(tmp, "agent.log")).read()[-1500:]))
+
+    # in the middle of a check, SIGTERM: the agent quits cleanly
+    publish("1.0-6", now + 180)
     subprocess.Popen([GLIMPSE, "updates", "--check", "sid"], env=env, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL)
     time.sleep(0.2)
