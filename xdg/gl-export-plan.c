@@ -283,4 +283,6 @@ gl_plan_shared (GHashTable *plan, GlExportContext *ctx, const GlExportedSandbox 
   dir_path = g_build_filename (ctx->data_home, "desktop-directories", "glimpse.directory", NULL);
   gl_plan_add (plan, menu_path, "", menu, -1, 0644);
   gl_plan_add (plan, dir_path, "", dir, -1, 0644);
+  if (ctx->file_managers)
+    gl_fm_actions_plan_shared (plan, ctx, sandboxes, n);
 }

@@ -27,6 +27,7 @@ gl_export_context_new (const char *launcher, const char *glimpse)
   ctx->glimpse = g_strdup (glimpse);
   ctx->app_folders = TRUE;
   ctx->file_managers = TRUE;
+  ctx->caja_scripts = !gl_fm_caja_actions_installed ();
   return ctx;
 }
 

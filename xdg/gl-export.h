@@ -102,6 +102,7 @@ typedef struct {
   gpointer run_tool_data;
   gboolean app_folders; /* GNOME app folders (when the schema exists) */
   gboolean file_managers;
+  gboolean caja_scripts; /* Caja scripts: TRUE unless caja-actions is installed */
 } GlExportContext;
 
 /* The user's XDG directories; @launcher and @glimpse as given. */

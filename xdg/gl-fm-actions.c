@@ -48,6 +48,7 @@ script (const char *glimpse, const char *id, const char *label)
  * group, key, value triples ("" the main group; @TITLE@, @COMMENT@ and
  * @EXEC@ replaced). */
 typedef struct {
+  gboolean caja_only;       /* written only when Caja has no caja-actions */
   gboolean in_config;
   const char *dir;
   const char *suffix;       /* NULL: a script named by the title */
@@ -56,28 +57,22 @@ typedef struct {
   const char *kv[28];
 } FmWriter;
 
+/* One entry point per file manager.  Nemo reads both its scripts and
+ * .nemo_action files: only the script is written, as it gets every name
+ * exactly (Nemo puts each path of an action's %F in single quotes without
+ * escaping and splits the line like a shell).  Caja with caja-actions reads
+ * both its scripts and the FileManager-Actions files PCManFM-Qt reads: the
+ * script only when caja-actions is not installed. */
 static const FmWriter fm_writers[] = {
   /* Nautilus: scripts/Glimpse/ is the "Glimpse" submenu */
-  { FALSE, "nautilus/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
+  { FALSE, FALSE, "nautilus/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
   /* Caja: the same convention under the configuration directory */
-  { TRUE, "caja/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
-  /* Nemo runs scripts the same way; the script gets every name exactly */
-  { FALSE, "nemo/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
-  /* Nemo action: Nemo puts each path of %F in single quotes without
-   * escaping and splits the line like a shell, so a name with a single
-   * quote arrives split (never as an option: "--" comes first); the
-   * script above is exact */
-  { FALSE, "nemo/actions", ".nemo_action", 0644, "Nemo Action", {
-      "", "Name", "@TITLE@",
-      "", "Comment", "@COMMENT@",
-      "", "Exec", "@EXEC@",
-      "", "Icon-Name", "folder",
-      "", "Selection", "notnone",
-      "", "Extensions", "any;",
-      NULL } },
+  { TRUE, TRUE, "caja/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
+  /* Nemo runs scripts the same way, Scripts > Glimpse */
+  { FALSE, FALSE, "nemo/scripts/Glimpse", NULL, 0755, NULL, { NULL } },
   /* Dolphin/Konqueror: a KIO service menu, which KIO runs only when it is
    * executable; in the "Glimpse" submenu */
-  { FALSE, "kio/servicemenus", ".desktop", 0755, "Desktop Entry", {
+  { FALSE, FALSE, "kio/servicemenus", ".desktop", 0755, "Desktop Entry", {
       "", "Type", "Service",
       "", "MimeType", "all/all;",
       "", "Actions", "open;",
@@ -86,8 +81,9 @@ static const FmWriter fm_writers[] = {
       "Desktop Action open", "Icon", "folder",
       "Desktop Action open", "Exec", "@EXEC@",
       NULL } },
-  /* PCManFM-Qt: a FileManager-Actions file */
-  { FALSE, "file-manager/actions", ".desktop", 0644, "Desktop Entry", {
+  /* PCManFM-Qt and caja-actions: a FileManager-Actions action, an item of
+   * the "Glimpse" menu (gl_fm_actions_plan_shared) */
+  { FALSE, FALSE, "file-manager/actions", ".desktop", 0644, "Desktop Entry", {
       "", "Type", "Action",
       "", "Name", "@TITLE@",
       "", "Tooltip", "@COMMENT@",
@@ -134,13 +130,53 @@ gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, const char *id, cons
   for (gsize i = 0; i < G_N_ELEMENTS (fm_writers); i++)
     {
       const FmWriter *w = &fm_writers[i];
-      g_autofree char *file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : g_strdup (title);
-      g_autofree char *path = g_build_filename (w->in_config ? ctx->config_home : ctx->data_home,
-                                                w->dir, file, NULL);
-      g_autofree char *data = w->suffix != NULL ? keyfile_action (w, title, comment, exec) : NULL;
+      g_autofree char *file = NULL;
+      g_autofree char *path = NULL;
+      g_autofree char *data = NULL;
+
+      if (w->caja_only && !ctx->caja_scripts)
+        continue;
+      file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : g_strdup (title);
+      path = g_build_filename (w->in_config ? ctx->config_home : ctx->data_home,
+                               w->dir, file, NULL);
+      data = w->suffix != NULL ? keyfile_action (w, title, comment, exec) : NULL;
 
       gl_plan_add (plan, path, id, data != NULL ? data : sh, -1, w->mode);
     }
+}
+
+gboolean
+gl_fm_caja_actions_installed (void)
+{
+  g_autofree char *run = g_find_program_in_path ("caja-actions-run");
+
+  return run != NULL;
+}
+
+void
+gl_fm_actions_plan_shared (GHashTable *plan, GlExportContext *ctx,
+                           const GlExportedSandbox *sandboxes, guint n)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *path = NULL;
+  g_autofree char *data = NULL;
+
+  if (n == 0)
+    return;
+  /* the FileManager-Actions "Glimpse" menu: its id "glimpse" is no
+   * sandbox's (theirs are glimpse-ID) */
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (items, g_strconcat ("glimpse-", sandboxes[i].id, NULL));
+  g_key_file_set_comment (kf, NULL, NULL, " Written by glimpse export; it is replaced on the next export.", NULL);
+  g_key_file_set_string (kf, DE_GROUP, "Type", "Menu");
+  g_key_file_set_string (kf, DE_GROUP, "Name", "Glimpse");
+  g_key_file_set_string (kf, DE_GROUP, "Tooltip", "Open the selected files in a sandbox");
+  g_key_file_set_string (kf, DE_GROUP, "Icon", "folder");
+  g_key_file_set_string_list (kf, DE_GROUP, "ItemsList", (const char * const *) items->pdata, items->len);
+  data = g_key_file_to_data (kf, NULL, NULL);
+  path = g_build_filename (ctx->data_home, "file-manager", "actions", "glimpse.desktop", NULL);
+  gl_plan_add (plan, path, "", data, -1, 0644);
 }
 
 /* ----------------------------------------------------------------- Thunar */

@@ -8,10 +8,19 @@
 
 G_BEGIN_DECLS
 
-/* Adds the per-sandbox files (Nautilus and Caja scripts, Nemo action,
- * Dolphin service menu, PCManFM-Qt action) to @plan. */
+/* Adds the per-sandbox files (Nautilus and Nemo scripts, the Caja script
+ * when ctx->caja_scripts, Dolphin service menu, FileManager-Actions action
+ * for PCManFM-Qt and caja-actions) to @plan. */
 void gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx,
                          const char *id, const char *name);
+
+/* The FileManager-Actions menu "Glimpse" grouping every sandbox's action. */
+void gl_fm_actions_plan_shared (GHashTable *plan, GlExportContext *ctx,
+                                const GlExportedSandbox *sandboxes, guint n);
+
+/* TRUE when caja-actions is installed: Caja shows the FileManager-Actions
+ * files, and a Caja script would be a second entry. */
+gboolean gl_fm_caja_actions_installed (void);
 
 /* The Thunar uca.xml path and the system default it starts from. */
 char *gl_fm_thunar_path (GlExportContext *ctx);

@@ -16,6 +16,7 @@
 
 #include "gl-exec.h"
 #include "gl-export-store.h"
+#include "gl-manifest.h"
 #include "xdg-test-util.h"
 #include "gl-test-skip.h"
 
@@ -38,6 +39,8 @@ fixture_setup (Fixture *f, gconstpointer data)
   g_free (f->ctx->glimpse);
   f->ctx->glimpse = g_strdup ("/usr/bin/glimpse");
   f->ctx->app_folders = FALSE;
+  /* Caja without caja-actions unless a test says otherwise */
+  f->ctx->caja_scripts = TRUE;
   f->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_export_source_free);
   g_ptr_array_add (f->sources, tu_source (f->root, "deb", "Debian “sid”"));
   f->record = g_build_filename (f->root, "record", NULL);
@@ -90,15 +93,17 @@ test_exported_files (Fixture *f, gconstpointer data)
     "icons/hicolor/64x64/apps/glimpse-deb+viewer.png",
     "icons/hicolor/48x48/apps/glimpse-deb+breezy.png",
     "nautilus/scripts/Glimpse/Open in Debian “sid”",
-    "nemo/actions/glimpse-deb.nemo_action",
+    "nemo/scripts/Glimpse/Open in Debian “sid”",
     "kio/servicemenus/glimpse-deb.desktop",
     "file-manager/actions/glimpse-deb.desktop",
+    "file-manager/actions/glimpse.desktop",
     "glimpse/export-manifest",
   };
   static const char * const not_files[] = {
     "applications/glimpse-deb+nodisplay.desktop",
     "applications/glimpse-deb+link.desktop",
     "applications/glimpse-deb+gone.desktop",
+    "nemo/actions/glimpse-deb.nemo_action",
   };
   g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid”", NULL);
   g_autofree char *menu = g_build_filename (f->ctx->config_home, "menus/applications-merged/glimpse.menu", NULL);
@@ -383,7 +388,7 @@ test_removal (Fixture *f, gconstpointer data)
 {
   g_autofree char *before_data = NULL, *before_config = NULL;
   g_autofree char *after_data = NULL, *after_config = NULL;
-  g_autofree char *nemo_action = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
+  g_autofree char *kio_deb = data_path (f, "kio/servicemenus/glimpse-deb.desktop");
   g_autofree char *uca = NULL;
   static const char user_uca[] =
     "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<actions>\n<action>\n\t<icon>x</icon>\n"
@@ -412,9 +417,9 @@ test_removal (Fixture *f, gconstpointer data)
 
   /* unexport one: the other's stay whole */
   g_assert_true (gl_export_unexport (f->ctx, "deb", NULL));
-  g_assert_false (g_file_test (nemo_action, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (kio_deb, G_FILE_TEST_EXISTS));
   {
-    g_autofree char *o = data_path (f, "nemo/actions/glimpse-other.nemo_action");
+    g_autofree char *o = data_path (f, "kio/servicemenus/glimpse-other.desktop");
     g_autofree char *e = data_path (f, "applications/glimpse-other+org.example.Editor.desktop");
     g_autofree char *menu = g_build_filename (f->ctx->config_home, "menus/applications-merged/glimpse.menu", NULL);
     g_autofree char *text = NULL;
@@ -442,7 +447,7 @@ test_removal_fresh (Fixture *f, gconstpointer data)
   g_autofree char *before_data = tu_snapshot (f->ctx->data_home);
   g_autofree char *before_config = tu_snapshot (f->ctx->config_home);
   g_autofree char *after_data = NULL, *after_config = NULL;
-  g_autofree char *user_edit = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
+  g_autofree char *user_edit = data_path (f, "file-manager/actions/glimpse-deb.desktop");
 
   sync_ok (f, TRUE);
   g_assert_true (gl_export_store_remove_sandbox ("deb", NULL) || TRUE);
@@ -454,7 +459,7 @@ test_removal_fresh (Fixture *f, gconstpointer data)
 
   /* a file the user changed after Glimpse wrote it is theirs: it stays */
   sync_ok (f, TRUE);
-  tu_write (f->ctx->data_home, "nemo/actions/glimpse-deb.nemo_action", "[Nemo Action]\nName=edited\n");
+  tu_write (f->ctx->data_home, "file-manager/actions/glimpse-deb.desktop", "[Desktop Entry]\nName=edited\n");
   g_assert_true (gl_export_unexport (f->ctx, "deb", NULL));
   g_assert_true (g_file_test (user_edit, G_FILE_TEST_EXISTS));
 }
@@ -469,7 +474,6 @@ test_fm_actions (Fixture *f, gconstpointer data)
   g_autofree char *uca = g_build_filename (f->ctx->config_home, "Thunar/uca.xml", NULL);
   g_autofree char *kio = data_path (f, "kio/servicemenus/glimpse-deb.desktop");
   g_autofree char *pcman = data_path (f, "file-manager/actions/glimpse-deb.desktop");
-  g_autofree char *nemo = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
   g_autoptr(GStrvBuilder) wb = g_strv_builder_new ();
   g_auto(GStrv) want = NULL;
   const char *scripts[] = { nautilus, nemo_script, caja, NULL };
@@ -575,14 +579,98 @@ test_fm_actions (Fixture *f, gconstpointer data)
         g_assert_cmpuint (g_strv_length (expanded), ==, 4 + G_N_ELEMENTS (awkward));
       }
   }
+}
 
-  /* Nemo: an action file Nemo can parse */
+/* Each file manager shows each sandbox once (issue 11, defect 2): Nemo
+ * only its script (Scripts > Glimpse), not also a .nemo_action; Caja its
+ * script only without caja-actions, which shows the FileManager-Actions
+ * files; those are grouped in one "Glimpse" menu (Type=Menu, ItemsList=),
+ * checked with caja-actions' own parser. */
+static void
+test_fm_one_entry (Fixture *f, gconstpointer data)
+{
+  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid”", NULL);
+  g_autofree char *nemo_action = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
+  g_autofree char *nemo_dir = data_path (f, "nemo");
+  g_autofree char *snapshot = NULL;
+  g_autofree char *manifest_path = gl_export_manifest_path (f->ctx);
+  g_autofree char *print = g_find_program_in_path ("caja-actions-print");
+
+  g_ptr_array_add (f->sources, tu_source (f->root, "other", "Other"));
+
+  /* an older export left a .nemo_action: the next export removes it */
   {
-    g_autoptr(GKeyFile) kf = g_key_file_new ();
-    g_autofree char *exec = NULL;
-    g_assert_true (g_key_file_load_from_file (kf, nemo, G_KEY_FILE_NONE, NULL));
-    exec = g_key_file_get_string (kf, "Nemo Action", "Exec", NULL);
-    g_assert_true (g_str_has_suffix (exec, " open deb -- %F"));
+    static const char old[] = "[Nemo Action]\nName=Open in Debian\nExec=/usr/bin/glimpse open deb -- %F\n";
+    g_autoptr(GBytes) bytes = g_bytes_new_static (old, strlen (old));
+    g_autofree char *sum = gl_checksum_bytes (bytes);
+    g_autoptr(GlManifest) m = gl_manifest_load (manifest_path, NULL);
+
+    tu_write (f->ctx->data_home, "nemo/actions/glimpse-deb.nemo_action", old);
+    gl_manifest_add_file (m, nemo_action, "deb", sum);
+    g_assert_true (gl_manifest_save (m, NULL));
+  }
+
+  /* Caja without caja-actions: its script */
+  sync_ok (f, TRUE);
+  g_assert_false (g_file_test (nemo_action, G_FILE_TEST_EXISTS));
+  snapshot = tu_snapshot (nemo_dir);
+  g_test_message ("nemo:\n%s", snapshot);
+  g_assert_nonnull (strstr (snapshot, "scripts/Glimpse/Open in Debian “sid”"));
+  g_assert_nonnull (strstr (snapshot, "scripts/Glimpse/Open in Other"));
+  g_assert_null (strstr (snapshot, ".nemo_action"));
+  g_assert_true (g_file_test (caja, G_FILE_TEST_IS_EXECUTABLE));
+
+  /* caja-actions installed: the script goes, the actions stay */
+  f->ctx->caja_scripts = FALSE;
+  sync_ok (f, TRUE);
+  g_assert_false (g_file_test (caja, G_FILE_TEST_EXISTS));
+
+  if (print == NULL)
+    {
+      gl_test_skip ("caja-actions-print is not installed (apt install caja-actions)");
+      return;
+    }
+  {
+    g_autofree char *env_data = g_strdup_printf ("XDG_DATA_HOME=%s", f->ctx->data_home);
+    g_autofree char *env_config = g_strdup_printf ("XDG_CONFIG_HOME=%s", f->ctx->config_home);
+    const char *env[] = { env_data, env_config, "XDG_DATA_DIRS=/nonexistent", NULL };
+    const char *menu_argv[] = { "timeout", "30", print, "-i", "glimpse", NULL };
+    const char *deb_argv[] = { "timeout", "30", print, "-i", "glimpse-deb", NULL };
+    g_autofree char *menu = NULL;
+    g_autofree char *deb = NULL;
+    int status;
+
+    /* the first run sets up the user's caja-actions.conf (the order of the
+     * top-level items) and builds the tree before it; Caja's menu is the
+     * tree of every later load */
+    tu_run_env (menu_argv, env, NULL, &status);
+    g_assert_cmpint (status, ==, 0);
+    tu_run_env (menu_argv, env, &menu, &status);
+    g_test_message ("caja-actions-print -i glimpse:\n%s", menu);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (menu, "Type=Menu\n"));
+    g_assert_nonnull (strstr (menu, "Name[C]=Glimpse\n"));
+    /* the items the parser attached to the menu: both sandboxes' actions */
+    g_assert_nonnull (strstr (menu, "\nItemsList=glimpse-deb;glimpse-other;\n"));
+    tu_run_env (deb_argv, env, &deb, &status);
+    g_test_message ("caja-actions-print -i glimpse-deb:\n%s", deb);
+    g_assert_cmpint (status, ==, 0);
+    g_assert_nonnull (strstr (deb, "Type=Action\n"));
+    g_assert_nonnull (strstr (deb, "Exec=/usr/bin/glimpse open deb -- %F\n"));
+  }
+
+  /* one sandbox left: the menu lists it alone; none left: the menu goes */
+  g_ptr_array_remove_index (f->sources, 1);
+  sync_ok (f, TRUE);
+  {
+    g_autofree char *menu_file = data_path (f, "file-manager/actions/glimpse.desktop");
+    g_autofree char *text = NULL;
+
+    g_assert_true (g_file_get_contents (menu_file, &text, NULL, NULL));
+    g_assert_nonnull (strstr (text, "\nItemsList=glimpse-deb;\n"));
+    g_ptr_array_set_size (f->sources, 0);
+    sync_ok (f, TRUE);
+    g_assert_false (g_file_test (menu_file, G_FILE_TEST_EXISTS));
   }
 }
 
@@ -849,6 +937,7 @@ main (int argc, char **argv)
   ADD ("/integration/removal-fresh", test_removal_fresh);
   ADD ("/integration/cli", test_cli);
   ADD ("/integration/file-manager-actions", test_fm_actions);
+  ADD ("/integration/file-manager-one-entry", test_fm_one_entry);
   ADD ("/integration/default-handler", test_default_handler);
   ADD ("/integration/wm-class", test_wm_class);
   return g_test_run ();
