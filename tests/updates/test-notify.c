@@ -245,6 +245,30 @@ run_with_status (const char *dir, int status, const char *say, char **message)
   return r;
 }
 
+static gboolean
+name_owned (const char *name)
+{
+  gboolean owned = FALSE;
+  g_autoptr(GVariant) r = g_dbus_connection_call_sync (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                                       "org.freedesktop.DBus", "NameHasOwner",
+                                                       g_variant_new ("(s)", name),
+                                                       G_VARIANT_TYPE ("(b)"), 0, -1, NULL, NULL);
+
+  if (r != NULL)
+    g_variant_get (r, "(b)", &owned);
+  return owned;
+}
+
+static void
+wait_name (const char *name, gboolean owned)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (name_owned (name) != owned && g_get_monotonic_time () < deadline)
+    g_usleep (50 * 1000);
+  g_assert_true (name_owned (name) == owned);
+}
+
 static void
 test_update_now (void)
 {
@@ -257,11 +281,26 @@ test_update_now (void)
                                              "[ -n \"$PKEXEC_TEST_SAY\" ] && printf '%%s\\n' \"$PKEXEC_TEST_SAY\" >&2\n"
                                              "exit $PKEXEC_TEST_STATUS\n", record);
   g_autofree char *recorded = NULL;
+  g_autoptr(GSubprocess) polkit = NULL;
+  g_autoptr(GError) error = NULL;
   char *msg = NULL;
 
   g_assert_true (g_file_set_contents (pkexec, script, -1, NULL));
   g_assert_cmpint (g_chmod (pkexec, 0755), ==, 0);
   g_setenv ("PATH", path, TRUE);
+
+  /* the test bus is the system bus too (main() set it); no polkit
+   * authority on it yet: pkexec is not run, the message says what to run */
+  g_assert_cmpint (run_with_status (dir, 0, "", &msg), ==, GL_UPDATES_RUN_NO_POLKIT);
+  g_assert_nonnull (strstr (msg, "run “sudo glimpse update sid” in a terminal"));
+  g_clear_pointer (&msg, g_free);
+  g_assert_false (g_file_test (record, G_FILE_TEST_EXISTS));
+
+  /* polkit's authority: python-dbusmock's polkitd */
+  polkit = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error, "/usr/bin/python3", "-m", "dbusmock",
+                             "--system", "--template", "polkitd", NULL);
+  g_assert_no_error (error);
+  wait_name ("org.freedesktop.PolicyKit1", TRUE);
 
   g_assert_cmpint (run_with_status (dir, 0, "", &msg), ==, GL_UPDATES_RUN_OK);
   g_assert_null (msg);
@@ -278,6 +317,8 @@ test_update_now (void)
   g_assert_cmpstr (recorded, ==,
                    "/usr/libexec/glimpse-update-helper sid\n/usr/libexec/glimpse-update-helper sid\n"
                    "/usr/libexec/glimpse-update-helper sid\n/usr/libexec/glimpse-update-helper sid\n");
+  g_subprocess_force_exit (polkit);
+  g_subprocess_wait (polkit, NULL, NULL);
   g_unlink (pkexec);
   g_unlink (record);
   g_rmdir (dir);
@@ -304,19 +345,22 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/notify/update-now", test_update_now);
   if (!g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL,
                      &status, NULL) || !g_spawn_check_wait_status (status, NULL))
     {
+      g_test_add_func ("/notify/update-now", skip_no_dbusmock);
       g_test_add_func ("/notify/actions-and-replace", skip_no_dbusmock);
       g_test_add_func ("/notify/no-actions", skip_no_dbusmock);
       return g_test_run ();
     }
+  g_test_add_func ("/notify/update-now", test_update_now);
   g_test_add_func ("/notify/actions-and-replace", test_actions_and_replace);
   g_test_add_func ("/notify/no-actions", test_no_actions);
 
   dbus = g_test_dbus_new (G_TEST_DBUS_NONE);
   g_test_dbus_up (dbus);
+  /* where "Update now" looks for polkit's authority */
+  g_setenv ("DBUS_SYSTEM_BUS_ADDRESS", g_test_dbus_get_bus_address (dbus), TRUE);
   bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error);
   g_assert_no_error (error);
   mock = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE, &error, python, "-m", "dbusmock", "--session",
