@@ -179,6 +179,48 @@ gen=$(gl_current "$id")
 check_sh "update with nothing to do still succeeds" '[ "$(gl_current "$id")" -gt "$gen" ]'
 check_sh "old generations are deleted" '[ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 1 ]'
 
+# --- ppa: the positive case.  A package of the test repository makes the
+# view Ubuntu's (its postinst writes an os-release of Ubuntu noble), and
+# ppa:owner/good is served in Launchpad's shape on 127.0.0.1: the API
+# announces the key's fingerprint, the archive is OWNER/NAME/ubuntu with
+# dists/noble/main signed by that key.
+cat > "$WORK/ubuntu-postinst" <<'POSTINST'
+#!/bin/sh
+rm -f /etc/os-release
+printf 'ID=ubuntu\nID_LIKE=debian\nVERSION_CODENAME=noble\nUBUNTU_CODENAME=noble\n' > /etc/os-release
+POSTINST
+gl_deb glimpse-ubuntu-like 1.0 "$WORK/ubuntu-postinst"
+gl_deb glimpse-ppa-hello 1.0
+gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_2.0_all.deb "$WORK"/debs/glimpse-hostile_1.0_all.deb \
+  "$WORK"/debs/glimpse-ubuntu-like_1.0_all.deb
+ppa=$REPO/ppa/owner/good/ubuntu
+arch=$(dpkg --print-architecture)
+mkdir -p "$ppa/pool/main" "$ppa/dists/noble/main/binary-$arch"
+cp "$WORK"/debs/glimpse-ppa-hello_1.0_all.deb "$ppa/pool/main/"
+(cd "$ppa" && apt-ftparchive packages pool > "dists/noble/main/binary-$arch/Packages" 2>/dev/null \
+   && apt-ftparchive -o APT::FTPArchive::Release::Suite=noble -o APT::FTPArchive::Release::Codename=noble \
+        -o APT::FTPArchive::Release::Components=main -o "APT::FTPArchive::Release::Architectures=$arch all" \
+        release dists/noble > Release.tmp && mv Release.tmp dists/noble/Release \
+   && gpg --batch --yes --local-user good@glimpse.invalid --clearsign -o dists/noble/InRelease dists/noble/Release)
+export GLIMPSE_LAUNCHPAD_API=http://127.0.0.1:$lp_port/devel GLIMPSE_PPA_ARCHIVE=$URL/ppa
+check "update (the repository's new index)" "$GLIMPSE" update "$id"
+check "install glimpse-ubuntu-like (the view becomes Ubuntu noble)" "$GLIMPSE" install "$id" glimpse-ubuntu-like
+out=$("$GLIMPSE" add-repo "$id" ppa:owner/good 2>&1); rc=$?
+check_sh "ppa: add-repo ppa:owner/good with the announced key" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || printf '%s\n' "$out" | tail -n 8 | sed 's/^/# /'
+tree=$(gl_tree "$id")
+check_sh "… written as a .sources for OWNER/NAME/ubuntu noble main with its own Signed-By" \
+  'grep -qx "URIs: $URL/ppa/owner/good/ubuntu" "$tree/etc/apt/sources.list.d/glimpse-ppa-owner-good.sources" \
+   && grep -qx "Suites: noble" "$tree/etc/apt/sources.list.d/glimpse-ppa-owner-good.sources" \
+   && grep -qx "Signed-By: /etc/apt/keyrings/glimpse-ppa-owner-good.asc" "$tree/etc/apt/sources.list.d/glimpse-ppa-owner-good.sources"'
+repos=$("$GLIMPSE" repos "$id" 2>&1)
+printf '%s\n' "$repos" | sed 's/^/# repos: /'
+check_sh "repos lists it as added" 'grep -q "^ppa-owner-good .*(added)$" <<<"$repos"'
+check "install a package from the PPA" "$GLIMPSE" install "$id" glimpse-ppa-hello
+in_sandbox "the PPA's app runs inside" "glimpse-ppa-hello 1.0" glimpse-ppa-hello
+check "remove-repo ppa-owner-good" "$GLIMPSE" remove-repo "$id" ppa-owner-good
+unset GLIMPSE_LAUNCHPAD_API GLIMPSE_PPA_ARCHIVE
+
 # --- remove-repo, uninstall
 check "remove-repo test" "$GLIMPSE" remove-repo "$id" test
 tree=$(gl_tree "$id")
