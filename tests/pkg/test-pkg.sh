@@ -199,7 +199,7 @@ mkdir -p "$ppa/pool/main" "$ppa/dists/noble/main/binary-$arch"
 cp "$WORK"/debs/glimpse-ppa-hello_1.0_all.deb "$ppa/pool/main/"
 (cd "$ppa" && apt-ftparchive packages pool > "dists/noble/main/binary-$arch/Packages" 2>/dev/null \
    && apt-ftparchive -o APT::FTPArchive::Release::Suite=noble -o APT::FTPArchive::Release::Codename=noble \
-        -o APT::FTPArchive::Release::Components=main -o "APT::FTPArchive::Release::Architectures=$arch all" \
+        -o APT::FTPArchive::Release::Components=main -o "APT::FTPArchive::Release::Architectures=$arch" \
         release dists/noble > Release.tmp && mv Release.tmp dists/noble/Release \
    && gpg --batch --yes --local-user good@glimpse.invalid --clearsign -o dists/noble/InRelease dists/noble/Release)
 export GLIMPSE_LAUNCHPAD_API=http://127.0.0.1:$lp_port/devel GLIMPSE_PPA_ARCHIVE=$URL/ppa
