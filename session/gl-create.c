@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-create.h"
+#include "gl-repo.h"
 #include "gl-pkg.h"
 
 #include <errno.h>
@@ -765,10 +766,34 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
   if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP && g_strcmp0 (profile->suite, sandbox->release) != 0)
     sandbox->follows = g_strdup (profile->suite);
   sandbox->launchers = g_strdupv (profile->launchers);
-  sandbox->repositories = g_strdupv (profile->repositories);
   sandbox->created = g_date_time_ref (now);
   sandbox->updated = g_date_time_ref (now);
-  return gl_sandbox_save (sandbox, error);
+  if (!gl_sandbox_save (sandbox, error))
+    return FALSE;
+  /* the profile's repositories, as add-repo adds them (each fetched and
+   * verified against its own key; a failure fails the creation).  The
+   * package namespace's mapped root must reach the tree: the directory
+   * gets its final mode now that the tree is defanged. */
+  if (profile->repositories->len > 0 && chmod (tmp, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot set the mode of %s: %s", tmp, g_strerror (saved));
+      return FALSE;
+    }
+  for (guint i = 0; i < profile->repositories->len; i++)
+    {
+      GlProfileRepo *repo = profile->repositories->pdata[i];
+
+      status (options, "Adding the repository %s (%s)", repo->name, repo->source);
+      if (!gl_repo_add (sandbox, repo->source, repo->key, repo->name, options->status,
+                        options->status_data, cancellable, error))
+        {
+          g_prefix_error (error, "Repository %s of profile %s: ", repo->name, profile->path);
+          return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 char *

@@ -4,6 +4,7 @@
  */
 #include "gl-profile.h"
 #include "gl-fsutil.h"
+#include "gl-repo.h"
 
 #include <sys/utsname.h>
 
@@ -11,6 +12,15 @@ G_DEFINE_QUARK (gl-profile-error-quark, gl_profile_error)
 
 static const char * const known_families[] = { "apt", "dnf", "pacman", "apk", NULL };
 static const char * const known_groups[] = { "Profile", "Base", "Packages", "Hooks", "Tweaks", NULL };
+
+static void
+profile_repo_free (GlProfileRepo *repo)
+{
+  g_free (repo->name);
+  g_free (repo->source);
+  g_free (repo->key);
+  g_free (repo);
+}
 
 void
 gl_profile_free (GlProfile *profile)
@@ -39,7 +49,7 @@ gl_profile_free (GlProfile *profile)
   g_free (profile->suite);
   g_free (profile->mirror);
   g_strfreev (profile->include);
-  g_strfreev (profile->repositories);
+  g_clear_pointer (&profile->repositories, g_ptr_array_unref);
   g_strfreev (profile->launchers);
   g_free (profile->cmd_refresh);
   g_free (profile->cmd_upgrade);
@@ -296,6 +306,65 @@ parse_base (Parser *p, GlProfile *profile, GError **error)
   return TRUE;
 }
 
+/* A relative file name of a profile is taken from the profile's directory. */
+static char *
+beside_profile (GlProfile *profile, const char *name)
+{
+  g_autofree char *dir = NULL;
+
+  if (g_path_is_absolute (name))
+    return g_strdup (name);
+  dir = g_path_get_dirname (profile->path);
+  return g_build_filename (dir, name, NULL);
+}
+
+/* [Repository NAME] groups: what glimpse add-repo would be given. */
+static gboolean
+parse_repositories (Parser *p, GlProfile *profile, const char * const *groups, GError **error)
+{
+  profile->repositories = g_ptr_array_new_with_free_func ((GDestroyNotify) profile_repo_free);
+  if (g_key_file_has_key (p->kf, "Profile", "Repositories", NULL))
+    return fail (p, error, "Profile", "Repositories", "is replaced by one [Repository NAME] group "
+                 "per repository, with Source= (a “deb URI SUITE COMPONENT…” line, a file holding "
+                 "one, or ppa:OWNER/NAME) and Key= (its signing key: a file or an https address)");
+  for (guint i = 0; groups[i] != NULL; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *source = NULL, *key = NULL;
+      const char *group = groups[i];
+      const char *name = group + strlen ("Repository ");
+      GlProfileRepo *repo;
+
+      if (!g_str_has_prefix (group, "Repository "))
+        continue;
+      if (!gl_repo_name_validate (name, &local_error))
+        return fail (p, error, group, NULL, "%s", local_error->message);
+      if (!g_str_equal (profile->family, "apt"))
+        return fail (p, error, group, NULL, "only an apt profile (Family=apt) can add repositories");
+      if (!get_string (p, group, "Source", TRUE, &source, error) ||
+          !get_string (p, group, "Key", FALSE, &key, error))
+        return FALSE;
+      if (g_str_has_prefix (source, "ppa:") && key != NULL)
+        return fail (p, error, group, "Key", "a PPA's key comes from Launchpad; remove “Key=”");
+      if (!g_str_has_prefix (source, "ppa:") && key == NULL)
+        return fail (p, error, group, "Key", "is required: the repository's signing key (a file, "
+                     "relative to the profile's directory, or an https address); each repository "
+                     "is trusted with its own key only");
+      repo = g_new0 (GlProfileRepo, 1);
+      repo->name = g_strdup (name);
+      if (g_str_has_prefix (source, "deb") || g_str_has_prefix (source, "ppa:"))
+        repo->source = g_steal_pointer (&source);
+      else
+        repo->source = beside_profile (profile, source);
+      if (key != NULL && !g_str_has_prefix (key, "https://") && !g_str_has_prefix (key, "http://"))
+        repo->key = beside_profile (profile, key);
+      else
+        repo->key = g_steal_pointer (&key);
+      g_ptr_array_add (profile->repositories, repo);
+    }
+  return TRUE;
+}
+
 GlProfile *
 gl_profile_load_from_data (const char *name, const char *path,
                            const char *data, gsize length, GError **error)
@@ -319,10 +388,10 @@ gl_profile_load_from_data (const char *name, const char *path,
 
   groups = g_key_file_get_groups (kf, NULL);
   for (guint i = 0; groups[i] != NULL; i++)
-    if (!g_strv_contains (known_groups, groups[i]))
+    if (!g_strv_contains (known_groups, groups[i]) && !g_str_has_prefix (groups[i], "Repository "))
       {
         fail (&p, error, groups[i], NULL, "unknown group; known groups are [Profile], [Base], "
-              "[Packages], [Hooks] and [Tweaks]");
+              "[Packages], [Hooks], [Tweaks] and [Repository NAME]");
         return NULL;
       }
 
@@ -333,7 +402,6 @@ gl_profile_load_from_data (const char *name, const char *path,
       !get_string (&p, "Profile", "Family", TRUE, &profile->family, error) ||
       !get_string (&p, "Profile", "Release", FALSE, &profile->release, error) ||
       !get_list (&p, "Profile", "Architectures", &profile->architectures, error) ||
-      !get_list (&p, "Profile", "Repositories", &profile->repositories, error) ||
       !get_list (&p, "Profile", "Launchers", &profile->launchers, error))
     return NULL;
 
@@ -352,6 +420,8 @@ gl_profile_load_from_data (const char *name, const char *path,
       }
 
   if (!parse_base (&p, profile, error))
+    return NULL;
+  if (!parse_repositories (&p, profile, (const char * const *) groups, error))
     return NULL;
 
   if (!get_string (&p, "Packages", "Refresh", TRUE, &profile->cmd_refresh, error) ||

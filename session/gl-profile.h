@@ -24,6 +24,14 @@ typedef enum {
   GL_PROFILE_BASE_BOOTSTRAP,  /* debootstrap / mmdebstrap */
 } GlProfileBaseType;
 
+/* A [Repository NAME] group: added to a new sandbox by gl_repo_add, as
+ * glimpse add-repo adds one. */
+typedef struct {
+  char *name;             /* NAME: the name add-repo gives it (gl_repo_name_validate) */
+  char *source;           /* Source=: a "deb …" line, ppa:OWNER/NAME, or a file (made absolute) */
+  char *key;              /* Key=: a file (made absolute) or an http(s) URL; NULL for ppa: */
+} GlProfileRepo;
+
 typedef struct {
   char *name;             /* file name without .profile: what users type */
   char *path;             /* the file it came from */
@@ -54,7 +62,7 @@ typedef struct {
   char *mirror;           /* NULL: host's apt configuration, else the tool's default */
   char **include;         /* extra packages */
 
-  char **repositories;
+  GPtrArray *repositories;  /* GlProfileRepo*, in the file's order */
   char **launchers;
 
   /* package manager commands, run inside the sandbox as root */

@@ -51,7 +51,6 @@ static void
 print_profile_verbose (GlProfile *p, gboolean resolve)
 {
   g_autofree char *launchers = g_strjoinv (" ", p->launchers);
-  g_autofree char *repos = g_strjoinv ("\n              ", p->repositories);
 
   g_print ("%s\n", p->name);
   g_print ("  Name:        %s\n", p->display_name);
@@ -103,8 +102,12 @@ print_profile_verbose (GlProfile *p, gboolean resolve)
                p->suite);
       g_print ("  Mirror:      %s\n", mirror ? mirror : "(the tool's default)");
     }
-  if (*repos)
-    g_print ("  Repos:       %s\n", repos);
+  for (guint i = 0; i < p->repositories->len; i++)
+    {
+      GlProfileRepo *repo = p->repositories->pdata[i];
+      g_print ("  Repository:  %s: %s%s%s\n", repo->name, repo->source, repo->key ? ", key " : "",
+               repo->key ? repo->key : "");
+    }
   g_print ("  Launchers:   %s\n", *launchers ? launchers : "(every application)");
   g_print ("  Refresh:     %s\n", p->cmd_refresh);
   g_print ("  Upgrade:     %s\n", p->cmd_upgrade);

@@ -13,7 +13,7 @@ static const char good[] =
   "Family=apk\n"
   "Release=1.0\n"
   "Launchers=a.desktop;b.desktop;\n"
-  "Repositories=https://example.invalid/repo;\n"
+  "# (an apk profile: no [Repository NAME] groups)\n"
   "\n"
   "[Base]\n"
   "Type=tarball\n"
@@ -33,6 +33,13 @@ static const char good[] =
   "[Tweaks]\n"
   "Locale=C.UTF-8\n";
 
+/* good, as an apt profile with two repositories */
+static const char good_apt_repos[] =
+  "[Profile]\nName=Repos\nFamily=apt\n\n[Base]\nType=host\n\n"
+  "[Packages]\nRefresh=r\nUpgrade=u\nInstall=i\nListUpgradable=l\n\n"
+  "[Repository extra]\nSource=deb https://example.invalid/debian stable main\nKey=keys/extra.asc\n\n"
+  "[Repository team.ppa]\nSource=ppa:team/tools\n";
+
 static void
 test_good (void)
 {
@@ -49,7 +56,7 @@ test_good (void)
   g_assert_cmpuint (p->strip_components, ==, 1);
   g_assert_cmpuint (g_strv_length (p->launchers), ==, 2);
   g_assert_cmpstr (p->launchers[1], ==, "b.desktop");
-  g_assert_cmpstr (p->repositories[0], ==, "https://example.invalid/repo");
+  g_assert_cmpuint (p->repositories->len, ==, 0);
   g_assert_cmpstr (p->cmd_install, ==, "apk add");
   g_assert_cmpstr (p->hooks_post_create[0], ==, "hooks/x.sh");
   g_assert_cmpstr (g_hash_table_lookup (p->tweaks, "Locale"), ==, "C.UTF-8");
@@ -103,6 +110,48 @@ test_malformed (gconstpointer user_data)
     {
       g_autofree char *where = g_strdup_printf ("/x/test.profile:%d:", m->expect_line);
       g_assert_true (g_str_has_prefix (error->message, where));
+    }
+}
+
+/* [Repository NAME]: what create hands to add-repo, files beside the profile */
+static void
+test_repositories (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlProfile) p = gl_profile_load_from_data ("r", "/x/r.profile", good_apt_repos, -1, &error);
+  const GlProfileRepo *r;
+  const struct { const char *from, *to, *expect; } bad[] = {
+    { "Family=apt", "Family=apt\nRepositories=deb https://example.invalid/x y z;", "[Profile] Repositories: is replaced by one [Repository NAME] group" },
+    { "Key=keys/extra.asc\n", "", "[Repository extra] Key: is required" },
+    { "Source=ppa:team/tools\n", "Source=ppa:team/tools\nKey=k.asc\n", "[Repository team.ppa] Key: a PPA's key comes from Launchpad" },
+    { "[Repository extra]", "[Repository Extra Repo]", "[Repository Extra Repo]" },
+    { "Family=apt", "Family=dnf", "only an apt profile (Family=apt) can add repositories" },
+    { "Source=deb https://example.invalid/debian stable main\n", "", "[Repository extra] Source" },
+  };
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (p->repositories->len, ==, 2);
+  r = p->repositories->pdata[0];
+  g_assert_cmpstr (r->name, ==, "extra");
+  g_assert_cmpstr (r->source, ==, "deb https://example.invalid/debian stable main");
+  g_assert_cmpstr (r->key, ==, "/x/keys/extra.asc");
+  r = p->repositories->pdata[1];
+  g_assert_cmpstr (r->name, ==, "team.ppa");
+  g_assert_cmpstr (r->source, ==, "ppa:team/tools");
+  g_assert_null (r->key);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GString) text = g_string_new (good_apt_repos);
+      g_autoptr(GlProfile) q = NULL;
+      g_autoptr(GError) e = NULL;
+
+      g_assert_cmpuint (g_string_replace (text, bad[i].from, bad[i].to, 1), ==, 1);
+      q = gl_profile_load_from_data ("r", "/x/r.profile", text->str, text->len, &e);
+      g_assert_null (q);
+      g_assert_error (e, GL_PROFILE_ERROR, GL_PROFILE_ERROR_MALFORMED);
+      g_test_message ("%s", e->message);
+      g_assert_nonnull (strstr (e->message, bad[i].expect));
     }
 }
 
@@ -249,6 +298,7 @@ main (int argc, char **argv)
       g_autofree char *name = g_strdup_printf ("/profile/malformed/%s", malformed[i].name);
       g_test_add_data_func (name, &malformed[i], test_malformed);
     }
+  g_test_add_func ("/profile/repositories", test_repositories);
   g_test_add_func ("/profile/list-and-override", test_list_and_override);
   g_test_add_func ("/profile/bundled", test_bundled);
   g_test_add_func ("/profile/family-arch", test_family_arch);
