@@ -59,9 +59,11 @@ index_add (GlAptIndex *index, const char *name, const char *arch, const char *ve
 {
   GlAptIndexEntry e;
 
-  e.name = g_string_chunk_insert_const (index->strings, name);
+  /* names and versions are nearly all distinct: interning them would be
+   * a hash lookup per stanza for nothing; architectures are a handful */
+  e.name = g_string_chunk_insert (index->strings, name);
   e.arch = g_string_chunk_insert_const (index->strings, arch);
-  e.version = g_string_chunk_insert_const (index->strings, version);
+  e.version = g_string_chunk_insert (index->strings, version);
   e.phased = phased;
   g_array_append_val (index->entries, e);
 }
@@ -559,7 +561,13 @@ gl_apt_index_fetch (const char          *dist_url,
                     GCancellable        *cancellable,
                     GError             **error)
 {
-  static const char *suffixes[] = { ".xz", ".gz", "" };
+  /* .gz before .xz: inflating costs a third to half of xz's CPU time
+   * (liblzma's decoding was three quarters of a cold check's CPU on a
+   * Debian-main-sized index: 0.37 s of 0.53 s), for about 40 % more
+   * bytes (bookworm main amd64: 12.1 MB .gz, 8.8 MB .xz); Debian and
+   * Ubuntu publish both.  An index the Release lists only as .xz is read
+   * as .xz. */
+  static const char *suffixes[] = { ".gz", ".xz", "" };
   const GlAptReleaseFile *file = NULL;
   g_autoptr(GlAptIndex) index = NULL;
   g_autoptr(GlAptIndexParser) parser = NULL;

@@ -52,7 +52,8 @@ GlAptIndex *gl_apt_index_load_file (const char    *path,
 
 /* Fetches and parses index_path ("main/binary-amd64/Packages") of the
  * release whose directory is dist_url ("http://…/dists/sid/").  Picks the
- * .xz, else the .gz, else the plain file the Release lists; uses the
+ * .gz (cheaper to decode), else the .xz, else the plain file the Release
+ * lists; uses the
  * by-hash path when the Release says Acquire-By-Hash: yes.  A summary
  * already in cache_dir under the file's SHA256 is used without any
  * request (downloaded, nullable, tells which).  Returns NULL without an error when the Release does not list

@@ -5,8 +5,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
 # Generates one signed suite whose main/binary-amd64 index holds STANZAS
-# (default 63,000) realistic stanzas (~50 MB uncompressed, served as .xz
-# by-hash, as Debian does) and a sandbox tree with INSTALLED (default
+# (default 63,000) realistic stanzas (~50 MB uncompressed, served as .gz
+# and .xz by-hash, as Debian does; GLIMPSE_BENCH_XZ_ONLY=1 serves .xz only) and a sandbox tree with INSTALLED (default
 # 3,000) packages of which every tenth is older than the repository's.
 # Measures with /usr/bin/time -v (wall time, CPU time, peak RSS):
 #   ours, cold:  updates-check with an empty cache (InRelease + gpgv +
@@ -18,6 +18,7 @@
 #
 #   tests/bench/updates-bench.py BUILDDIR [STANZAS] [INSTALLED]
 
+import gzip
 import hashlib
 import lzma
 import os
@@ -75,7 +76,9 @@ repo = os.path.join(tmp, "repo")
 dist = os.path.join(repo, "dists", "sid")
 os.makedirs(os.path.join(dist, "main", "binary-amd64", "by-hash", "SHA256"))
 xz = lzma.compress(text, preset=6)
-for data, name in ((xz, "Packages.xz"),):
+gz = gzip.compress(text, compresslevel=9, mtime=0)
+xz_only = os.environ.get("GLIMPSE_BENCH_XZ_ONLY") == "1"
+for data, name in ((xz, "Packages.xz"),) + (() if xz_only else ((gz, "Packages.gz"),)):
     sha = hashlib.sha256(data).hexdigest()
     with open(os.path.join(dist, "main", "binary-amd64", "by-hash", "SHA256", sha), "wb") as f:
         f.write(data)
@@ -86,6 +89,8 @@ release = ("Origin: Bench\nLabel: Bench\nSuite: unstable\nCodename: sid\nDate: %
            " %s %d main/binary-amd64/Packages.xz\n"
            % (aptrepo.http_date(time.time() - 60), hashlib.sha256(text).hexdigest(), len(text),
               hashlib.sha256(xz).hexdigest(), len(xz)))
+if not xz_only:
+    release += " %s %d main/binary-amd64/Packages.gz\n" % (hashlib.sha256(gz).hexdigest(), len(gz))
 with open(os.path.join(dist, "Release"), "w") as f:
     f.write(release)
 keys.clearsign(fpr, os.path.join(dist, "Release"), os.path.join(dist, "InRelease"))
@@ -174,8 +179,9 @@ server.wait(timeout=10)
 if not os.environ.get("GLIMPSE_BENCH_KEEP"):
     shutil.rmtree(tmp, ignore_errors=True)
 
-print("updates-bench: %d stanzas (%.1f MB uncompressed, %.1f MB .xz), %d installed, %d upgradable; "
-      "answers equal: %s" % (stanzas, len(text) / 1e6, len(xz) / 1e6, installed_n, len(theirs), same))
+print("updates-bench: %d stanzas (%.1f MB uncompressed, %.1f MB .xz%s), %d installed, %d upgradable; "
+      "answers equal: %s" % (stanzas, len(text) / 1e6, len(xz) / 1e6,
+                             "" if xz_only else ", %.1f MB .gz" % (len(gz) / 1e6), installed_n, len(theirs), same))
 print("%-44s %8s %8s %9s" % ("", "wall s", "CPU s", "peak MB"))
 rows = [("ours, cold (fetch+verify+xz+parse+compare)", ours_cold),
         ("apt-get update + apt list --upgradable", {k: apt_update[k] + apt_list_cold[k] for k in ("wall", "cpu")}
