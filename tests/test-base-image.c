@@ -126,7 +126,6 @@ static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
   Signing signing = GPOINTER_TO_INT (data);
-  g_autoptr(GError) error = NULL;
   g_autofree char *profile = NULL;
   g_autofree char *sum42 = NULL, *sum40 = NULL, *old43 = NULL;
 
