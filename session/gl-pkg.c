@@ -542,6 +542,7 @@ struct _GlPkgOp {
   char *dir;                   /* system/.op-XXXXXX */
   char *input;                 /* dir/input */
   char *new_base;              /* a rebase: the new base tree (in dir), or NULL */
+  GlPkgNetwork network;
   gboolean ran;
 };
 
@@ -838,6 +839,12 @@ gl_pkg_op_free (GlPkgOp *op)
   g_free (op);
 }
 
+void
+gl_pkg_op_set_network (GlPkgOp *op, GlPkgNetwork network)
+{
+  op->network = network;
+}
+
 static const char *
 pkgns_path (void)
 {
@@ -887,6 +894,10 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
     g_ptr_array_add (argv, g_strdup ("--host"));
   g_ptr_array_add (argv, g_strdup ("--op"));
   g_ptr_array_add (argv, g_strdup (op->dir));
+  if (op->network == GL_PKG_NETWORK_HOST)
+    g_ptr_array_add (argv, g_strdup ("--net"));
+  else if (op->network == GL_PKG_NETWORK_FETCH_FIRST)
+    g_ptr_array_add (argv, g_strdup ("--fetch-stage"));
   /* (a rebase starts from the new base alone) */
   if (op->current > 0 && op->new_base == NULL)
     {
@@ -1186,16 +1197,25 @@ typedef struct {
   const char *family;
   const char *refresh, *upgrade, *install, *remove;
   const char *prelude;
+  const char *download_only;   /* the option that makes install/upgrade only download */
 } Family;
 
 static const Family families[] = {
   { "apt", "apt-get update", "apt-get -y dist-upgrade", "apt-get install -y", "apt-get remove -y",
-    "APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG; " },
-  { "dnf", "dnf -y makecache", "dnf -y upgrade", "dnf -y install", "dnf -y remove", "" },
+    "APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG; ", "--download-only" },
+  { "dnf", "dnf -y makecache", "dnf -y upgrade", "dnf -y install", "dnf -y remove", "", "--downloadonly" },
   { "pacman", "pacman -Sy --noconfirm", "pacman -Su --noconfirm", "pacman -S --noconfirm",
-    "pacman -R --noconfirm", "" },
-  { "apk", "apk update", "apk upgrade", "apk add", "apk del", "" },
+    "pacman -R --noconfirm", "", "--downloadonly" },
+  { "apk", "apk update", "apk upgrade", "apk add", "apk del", "", "--simulate" },
 };
+
+/* The script of a two-stage operation (GL_PKG_NETWORK_FETCH_FIRST):
+ * @fetch (downloads, with the network), else @apply (offline). */
+static char *
+staged (const char *fetch, const char *apply)
+{
+  return g_strdup_printf ("if [ \"$GLIMPSE_STAGE\" = fetch ]; then %s; else %s; fi", fetch, apply);
+}
 
 static const Family *
 find_family (GlSandbox *sandbox, GError **error)
@@ -1235,7 +1255,7 @@ prepare_input (GlPkgOp *op, const Family *fam, GError **error)
 
 static gboolean
 run_simple (GlSandbox *sandbox, const char *what, const char *script,
-            const char * const *args, gboolean record_update,
+            const char * const *args, GlPkgNetwork network, gboolean record_update,
             GlPkgProgress progress, gpointer user_data,
             GCancellable *cancellable, GError **error)
 {
@@ -1249,6 +1269,7 @@ run_simple (GlSandbox *sandbox, const char *what, const char *script,
   if (op == NULL || !prepare_input (op, fam, error))
     return FALSE;
   full = g_strconcat ("set -e; ", fam->prelude, script, NULL);
+  gl_pkg_op_set_network (op, network);
   if (!gl_pkg_op_run (op, what, full, args, cancellable, error)
       || !gl_pkg_op_commit (op, cancellable, error))
     return FALSE;
@@ -1279,14 +1300,19 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
 {
   g_autoptr(GlProfile) profile = load_profile (sandbox);
   const Family *fam = find_family (sandbox, error);
-  g_autofree char *list = NULL, *what = NULL, *script = NULL;
+  g_autofree char *list = NULL, *what = NULL, *script = NULL, *fetch = NULL, *apply = NULL;
+  const char *install;
 
   if (fam == NULL || !validate_names (packages, error))
     return FALSE;
   list = g_strjoinv (" ", (char **) packages);
   what = g_strdup_printf ("installing %s into “%s”", list, sandbox->id);
-  script = g_strdup_printf ("%s \"$@\"", profile && profile->cmd_install ? profile->cmd_install : fam->install);
-  return run_simple (sandbox, what, script, packages, FALSE, progress, user_data, cancellable, error);
+  install = profile && profile->cmd_install ? profile->cmd_install : fam->install;
+  fetch = g_strdup_printf ("%s %s \"$@\"", install, fam->download_only);
+  apply = g_strdup_printf ("%s \"$@\"", install);
+  script = staged (fetch, apply);
+  return run_simple (sandbox, what, script, packages, GL_PKG_NETWORK_FETCH_FIRST, FALSE, progress,
+                     user_data, cancellable, error);
 }
 
 gboolean
@@ -1301,7 +1327,8 @@ gl_pkg_uninstall (GlSandbox *sandbox, const char * const *packages, GlPkgProgres
   list = g_strjoinv (" ", (char **) packages);
   what = g_strdup_printf ("removing %s from “%s”", list, sandbox->id);
   script = g_strdup_printf ("%s \"$@\"", fam->remove);
-  return run_simple (sandbox, what, script, packages, FALSE, progress, user_data, cancellable, error);
+  return run_simple (sandbox, what, script, packages, GL_PKG_NETWORK_NONE, FALSE, progress, user_data,
+                     cancellable, error);
 }
 
 gboolean
@@ -1310,15 +1337,19 @@ gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
 {
   g_autoptr(GlProfile) profile = load_profile (sandbox);
   const Family *fam = find_family (sandbox, error);
-  g_autofree char *what = NULL, *script = NULL;
+  g_autofree char *what = NULL, *script = NULL, *fetch = NULL;
+  const char *upgrade;
 
   if (fam == NULL)
     return FALSE;
   what = g_strdup_printf ("updating “%s”", sandbox->id);
-  script = g_strdup_printf ("%s; %s",
-                            profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
-                            profile && profile->cmd_upgrade ? profile->cmd_upgrade : fam->upgrade);
-  return run_simple (sandbox, what, script, NULL, TRUE, progress, user_data, cancellable, error);
+  upgrade = profile && profile->cmd_upgrade ? profile->cmd_upgrade : fam->upgrade;
+  fetch = g_strdup_printf ("%s; %s %s",
+                           profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
+                           upgrade, fam->download_only);
+  script = staged (fetch, upgrade);
+  return run_simple (sandbox, what, script, NULL, GL_PKG_NETWORK_FETCH_FIRST, TRUE, progress,
+                     user_data, cancellable, error);
 }
 
 gboolean

@@ -93,6 +93,18 @@ void        gl_pkg_op_set_new_base (GlPkgOp *op, const char *base);
 /* The tree the sandbox's packages lie over: system/base/tree after a
  * rebase, else rootfs/ (NULL for a sandbox of the host). */
 char       *gl_pkg_base_tree (GlSandbox *sandbox);
+/* Which network the operation's command has (see glimpse-pkgns.c):
+ * NONE: a network namespace of its own (the default; uninstall, remove-repo);
+ * HOST: the host's, for a command that only downloads (add-repo's index check);
+ * FETCH_FIRST: the command runs twice, GLIMPSE_STAGE=fetch with the host's
+ * network (downloads only), then GLIMPSE_STAGE=apply without it (dpkg and
+ * maintainer scripts). */
+typedef enum {
+  GL_PKG_NETWORK_NONE,
+  GL_PKG_NETWORK_HOST,
+  GL_PKG_NETWORK_FETCH_FIRST,
+} GlPkgNetwork;
+void gl_pkg_op_set_network (GlPkgOp *op, GlPkgNetwork network);
 /* Runs /bin/sh -c @script with @args as $1… inside the namespace; its
  * output goes to the progress callback.  @what names the operation in
  * errors ("installing foo"). */

@@ -228,20 +228,26 @@ status_line (const char *message, gpointer data)
 /* Inside the namespace, over the new base: the repositories back in
  * place, then the packages, all at once or, when that fails, one by one,
  * naming each that cannot be installed.  $1: the install command; the
- * packages follow. */
+ * packages follow.  Two stages (GL_PKG_NETWORK_FETCH_FIRST): the fetch
+ * stage downloads with the network, the apply stage installs without. */
 static const char rebase_script[] =
   "set -e\n"
   "APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG\n"
   "install=$1; shift\n"
-  "mkdir -p /etc/apt/keyrings /etc/apt/sources.list.d\n"
-  "for f in /run/glimpse-input/repos/*; do\n"
-  "  case $f in\n"
-  "    *.sources) cp -- \"$f\" /etc/apt/sources.list.d/ ;;\n"
-  "    */glimpse-*) cp -- \"$f\" /etc/apt/keyrings/ ;;\n"
-  "  esac\n"
-  "done\n"
+  "if [ \"$GLIMPSE_STAGE\" = fetch ]; then\n"
+  "  mkdir -p /etc/apt/keyrings /etc/apt/sources.list.d\n"
+  "  for f in /run/glimpse-input/repos/*; do\n"
+  "    case $f in\n"
+  "      *.sources) cp -- \"$f\" /etc/apt/sources.list.d/ ;;\n"
+  "      */glimpse-*) cp -- \"$f\" /etc/apt/keyrings/ ;;\n"
+  "    esac\n"
+  "  done\n"
+  "  [ $# -gt 0 ] || exit 0\n"
+  "  apt-get update || echo 'glimpse-rebase: some package indexes could not be fetched'\n"
+  "  $install --download-only \"$@\" || for p in \"$@\"; do $install --download-only \"$p\" || :; done\n"
+  "  exit 0\n"
+  "fi\n"
   "[ $# -gt 0 ] || exit 0\n"
-  "apt-get update || echo 'glimpse-rebase: some package indexes could not be fetched'\n"
   "if ! $install \"$@\"; then\n"
   "  echo 'glimpse-rebase: installing all at once failed; one by one:'\n"
   "  for p in \"$@\"; do $install \"$p\" || echo \"" FAILED_PREFIX "$p\"; done\n"
@@ -334,6 +340,8 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
   what = g_strdup_printf ("rebasing “%s”", sandbox->id);
   /* the package manager's lines, watched for the packages that failed */
   gl_pkg_op_set_progress (op, watch_line, &watch);
+  /* downloads with the network, dpkg and maintainer scripts without */
+  gl_pkg_op_set_network (op, GL_PKG_NETWORK_FETCH_FIRST);
   if (g_strcmp0 (sandbox->family, "apt") != 0)
     {
       if (!gl_pkg_op_run (op, what, "true", NULL, cancellable, error))

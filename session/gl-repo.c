@@ -654,7 +654,9 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
       return FALSE;
   }
   /* The new repository alone is fetched and verified (other sources are
-   * neither refreshed nor touched); a failure fails the whole operation. */
+   * neither refreshed nor touched); a failure fails the whole operation.
+   * Only apt-get update runs: no package is unpacked, so the host's network. */
+  gl_pkg_op_set_network (op, GL_PKG_NETWORK_HOST);
   script = g_strdup_printf (
     "set -e; APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG\n"
     "name=\"$1\"; keyring=\"$2\"\n"

@@ -4,7 +4,7 @@
  * Plain C, libc + libmount: nothing of GLib between clone and exec.  Run by
  * root (glimpse spawns it); it is NOT setuid and refuses to run as one.
  *
- *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR
+ *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR [--net | --fetch-stage]
  *                 [--lower DIR]… [--hide PATH]… [--input DIR] -- COMMAND [ARG…]
  *
  * --ids    the first uid/gid of the reserved range (65536 ids): uid 0 inside
@@ -14,20 +14,59 @@
  * --lower  system-generation trees above the base, top first
  * --hide   a host path the command must not see (the sandbox store)
  * --input  a directory shown read-only at /run/glimpse-input inside
+ * --net    the command runs with the host's network (it only downloads:
+ *          `apt-get update` of add-repo; no package is unpacked)
+ * --fetch-stage  the command runs twice: first with GLIMPSE_STAGE=fetch and
+ *          the host's network (it downloads, e.g. `apt-get --download-only`),
+ *          then, after every process of the first run is killed, with
+ *          GLIMPSE_STAGE=apply in a network namespace of its own
+ * Without --net or --fetch-stage the command runs in a network namespace of
+ * its own: only a loopback interface of its own, nothing of the host's.
  *
  * What the command sees: an overlay of upper : lowers : mask : base, the
  * base an idmapped clone (open_tree + MOUNT_ATTR_IDMAP) so the host root's
  * files appear owned by root inside; a fresh /proc of a new PID namespace,
  * a minimal /dev, /sys read-only, tmpfs on /tmp, /var/tmp, /run, /home,
- * /root, /mnt, /media; host secrets masked (mask/: /etc/shadow and
- * /etc/gshadow with every password field "*", ssh host keys, sudoers, sudo's
- * state, TLS private keys and backups of the shadow files whited out);
- * policy-rc.d exiting 101; a seccomp filter; no new privileges.  When the
- * command exits, the PID namespace ends and every process left in it dies.
+ * /root, /mnt, /media; policy-rc.d exiting 101; a seccomp filter; no new
+ * privileges.  When the command exits, the PID namespace ends and every
+ * process left in it dies.
+ *
+ * THE RULE for what of the base the command may read (root of the user
+ * namespace may read every file whose owner is mapped, i.e. every file of
+ * the base owned by ids < 65536, whatever its mode):
+ *   Only what every user of the host may read is shown.  The base is walked
+ *   (its own file system only: a clone of its mount without submounts, which
+ *   is exactly what the view shows) before anything of the sandbox runs, and
+ *   in mask/, the layer between the system generations and the base:
+ *   - a directory that is not world-readable and world-searchable (o+rx) is
+ *     an empty directory of the same owner and mode (opaque): packages can
+ *     still add files to it, nothing of the host's shows;
+ *   - a regular file or FIFO that is not world-readable (o+r), and every
+ *     socket, is whited out: it is absent inside (a key a postinst finds
+ *     missing is generated anew, in the sandbox);
+ *   - the only exceptions are the files a package manager must read and
+ *     rewrite: /etc/shadow, /etc/gshadow and their "-" backups are shown as
+ *     copies with every password field "*" (adduser, useradd,
+ *     systemd-sysusers work on the copy; no host hash is ever readable);
+ *   - on a host base, some world-readable places that hold private data by
+ *     convention are whited out too (mail, cron tables, journals, container
+ *     and VM stores, sudo's state), and homes, /root, /mnt, /media, /srv are
+ *     empty.
+ *   The rule is by construction: a file no list names is covered.  The
+ *   system generations above the mask are the sandbox's own (written inside
+ *   this namespace before) and are not walked.  The walk costs one stat per
+ *   file of the base; the view is built only after it ends.
+ * THE RULE for the network: nothing that unpacks or configures a package
+ *   (dpkg, maintainer scripts, triggers) runs in the host's network
+ *   namespace, so a postinst reaches neither the host's loopback services
+ *   nor the network.  Downloads happen in a separate stage (--fetch-stage)
+ *   whose processes are all killed before the apply stage starts.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <grp.h>
@@ -43,7 +82,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -107,6 +149,7 @@ typedef struct {
   gid_t gid;
   const char *base;
   bool host;
+  bool net, fetch_stage;
   const char *op;
   const char *lowers[MAX_LOWERS];
   int n_lowers;
@@ -121,8 +164,8 @@ static Args A;
 static void
 usage (void)
 {
-  die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR [--lower DIR]... "
-       "[--hide PATH]... [--input DIR] -- COMMAND [ARG...] (run by glimpse, as root)");
+  die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR [--net | --fetch-stage] "
+       "[--lower DIR]... [--hide PATH]... [--input DIR] -- COMMAND [ARG...] (run by glimpse, as root)");
 }
 
 static bool
@@ -149,6 +192,16 @@ parse_args (int argc, char **argv)
       if (strcmp (a, "--host") == 0)
         {
           A.host = true;
+          continue;
+        }
+      if (strcmp (a, "--net") == 0)
+        {
+          A.net = true;
+          continue;
+        }
+      if (strcmp (a, "--fetch-stage") == 0)
+        {
+          A.fetch_stage = true;
           continue;
         }
       if (v == NULL)
@@ -188,6 +241,8 @@ parse_args (int argc, char **argv)
   if (i >= argc || A.uid == 0 || A.base == NULL || A.op == NULL)
     usage ();
   A.command = argv + i;
+  if (A.net && A.fetch_stage)
+    die ("--net and --fetch-stage exclude each other");
   if (!abs_clean (A.base) || !abs_clean (A.op) || (A.input && !abs_clean (A.input)))
     die ("paths must be absolute, without \"..\", \":\" or \",\"");
   for (int k = 0; k < A.n_lowers; k++)
@@ -212,35 +267,49 @@ write_file (const char *path, const char *text)
   close (fd);
 }
 
+/* The base as the walk sees it: a clone of its mount without submounts
+ * (what the view shows), not idmapped; ids as on disk. */
+static int base_fd = -1;
+
+/* An id of the base as the package namespace's layers store it: the
+ * host's 0…65535 shifted into the range; a tree already owned by the range
+ * as it is; anything else the range's "nobody". */
 static uid_t
 shift_uid (uid_t u)
 {
-  return u < RANGE ? A.uid + u : A.uid + 65534;
+  if (u < RANGE)
+    return A.uid + u;
+  if (u >= A.uid && u - A.uid < RANGE)
+    return u;
+  return A.uid + 65534;
 }
 
 static gid_t
 shift_gid (gid_t g)
 {
-  return g < RANGE ? A.gid + g : A.gid + 65534;
+  if (g < RANGE)
+    return A.gid + g;
+  if (g >= A.gid && g - A.gid < RANGE)
+    return g;
+  return A.gid + 65534;
 }
 
-/* mask/REL as a directory with the attributes of the host's /REL (so the
+/* mask/REL as a directory with the attributes of the base's REL (so the
  * merged directory looks the same inside), parents first. */
 static void
 mask_mirror_dirs (int mask, const char *rel)
 {
-  char buf[4096];
+  char buf[PATH_MAX];
   char *slash;
-  snprintf (buf, sizeof buf, "%s", rel);
+  if (snprintf (buf, sizeof buf, "%s", rel) >= (int) sizeof buf)
+    die ("/%s: path too long", rel);
   for (slash = strchr (buf, '/'); ; slash = strchr (slash + 1, '/'))
     {
       struct stat st;
-      char host[4200];
       if (slash)
         *slash = '\0';
-      snprintf (host, sizeof host, "/%s", buf);
-      if (lstat (host, &st) != 0 || !S_ISDIR (st.st_mode))
-        die_errno ("cannot mirror %s", host);
+      if (fstatat (base_fd, buf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode))
+        die_errno ("cannot mirror /%s of the base", buf);
       if (mkdirat (mask, buf, 0700) == 0)
         {
           struct timespec ts[2] = { st.st_atim, st.st_mtim };
@@ -248,10 +317,10 @@ mask_mirror_dirs (int mask, const char *rel)
                         AT_SYMLINK_NOFOLLOW) != 0
               || fchmodat (mask, buf, st.st_mode & 07777, 0) != 0
               || utimensat (mask, buf, ts, AT_SYMLINK_NOFOLLOW) != 0)
-            die_errno ("cannot prepare the mask for %s", host);
+            die_errno ("cannot prepare the mask for /%s", buf);
         }
       else if (errno != EEXIST)
-        die_errno ("cannot prepare the mask for %s", host);
+        die_errno ("cannot prepare the mask for /%s", buf);
       if (!slash)
         break;
       *slash = '/';
@@ -265,65 +334,16 @@ parent_of (const char *rel, char *out, size_t size)
   snprintf (out, size, "%.*s", slash ? (int) (slash - rel) : 0, rel);
 }
 
-/* A whiteout over the host's /REL: reads as absent inside. */
+/* A whiteout over the base's REL: reads as absent inside. */
 static void
 mask_whiteout (int mask, const char *rel)
 {
-  char dir[4096];
+  char dir[PATH_MAX];
   parent_of (rel, dir, sizeof dir);
   if (dir[0])
     mask_mirror_dirs (mask, dir);
   if (mknodat (mask, rel, S_IFCHR | 0000, makedev (0, 0)) != 0 && errno != EEXIST)
     die_errno ("cannot mask /%s", rel);
-}
-
-/* mask/REL: the host's /REL (shadow format) with every password field "*". */
-static void
-mask_shadow (int mask, const char *rel)
-{
-  char host[4200], dir[4096];
-  struct stat st;
-  FILE *in, *out;
-  char *line = NULL;
-  size_t cap = 0;
-  int fd;
-
-  snprintf (host, sizeof host, "/%s", rel);
-  in = fopen (host, "re");
-  if (in == NULL)
-    return;
-  if (fstat (fileno (in), &st) != 0)
-    die_errno ("cannot read %s", host);
-  parent_of (rel, dir, sizeof dir);
-  mask_mirror_dirs (mask, dir);
-  fd = openat (mask, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || (out = fdopen (fd, "w")) == NULL)
-    die_errno ("cannot mask %s", host);
-  while (getline (&line, &cap, in) > 0)
-    {
-      char *colon = strchr (line, ':');
-      char *rest = colon ? strchr (colon + 1, ':') : NULL;
-      if (rest == NULL)
-        continue;
-      fprintf (out, "%.*s:*%s", (int) (colon - line), line, rest);
-    }
-  free (line);
-  fclose (in);
-  if (fchown (fd, shift_uid (st.st_uid), shift_gid (st.st_gid)) != 0
-      || fchmod (fd, st.st_mode & 0777) != 0 || fflush (out) != 0)
-    die_errno ("cannot mask %s", host);
-  fclose (out);
-}
-
-static void
-mask_whiteout_glob (int mask, const char *pattern)
-{
-  glob_t g;
-  if (glob (pattern, GLOB_NOSORT, NULL, &g) != 0)
-    return;
-  for (size_t i = 0; i < g.gl_pathc; i++)
-    mask_whiteout (mask, g.gl_pathv[i] + 1);
-  globfree (&g);
 }
 
 static int
@@ -338,21 +358,188 @@ fsetxattr_at (int dfd, const char *name, const char *key, const char *value)
   return r;
 }
 
+/* The base's directory REL as an empty directory of the same owner and
+ * mode: nothing of the base's shows under it. */
+static void
+mask_empty_dir (int mask, const char *rel)
+{
+  mask_mirror_dirs (mask, rel);
+  if (fsetxattr_at (mask, rel, "user.overlay.opaque", "y") != 0)
+    die_errno ("cannot mask /%s", rel);
+}
+
+static const char *shadows[] = { "etc/shadow", "etc/shadow-", "etc/gshadow", "etc/gshadow-" };
+
+/* mask/REL: the base's REL (shadow format) with every password field "*". */
+static void
+mask_shadow (int mask, const char *rel)
+{
+  char dir[PATH_MAX];
+  struct stat st;
+  FILE *in, *out;
+  char *line = NULL;
+  size_t cap = 0;
+  int fd, infd;
+
+  infd = openat (base_fd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (infd < 0 && (errno == ENOENT || errno == ENOTDIR))
+    return;
+  if (infd < 0 || fstat (infd, &st) != 0)
+    die_errno ("cannot read /%s of the base", rel);
+  if (!S_ISREG (st.st_mode))
+    {
+      /* not a file: hidden instead */
+      close (infd);
+      mask_whiteout (mask, rel);
+      return;
+    }
+  if ((in = fdopen (infd, "r")) == NULL)
+    die_errno ("cannot read /%s of the base", rel);
+  parent_of (rel, dir, sizeof dir);
+  mask_mirror_dirs (mask, dir);
+  fd = openat (mask, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0 || (out = fdopen (fd, "w")) == NULL)
+    die_errno ("cannot mask /%s", rel);
+  while (getline (&line, &cap, in) > 0)
+    {
+      char *colon = strchr (line, ':');
+      char *rest = colon ? strchr (colon + 1, ':') : NULL;
+      if (rest == NULL)
+        continue;
+      fprintf (out, "%.*s:*%s", (int) (colon - line), line, rest);
+    }
+  free (line);
+  fclose (in);
+  if (fchown (fd, shift_uid (st.st_uid), shift_gid (st.st_gid)) != 0
+      || fchmod (fd, st.st_mode & 0777) != 0 || fflush (out) != 0)
+    die_errno ("cannot mask /%s", rel);
+  fclose (out);
+}
+
+/* Paths (relative to the base) the walk does not enter: masked already,
+ * or replaced by a mount of the view. */
+static char **skip;
+static size_t n_skip;
+
+static void
+skip_add (const char *rel)
+{
+  skip = realloc (skip, (n_skip + 1) * sizeof *skip);
+  if (skip == NULL || (skip[n_skip] = strdup (rel)) == NULL)
+    die ("out of memory");
+  n_skip++;
+}
+
+static bool
+is_skipped (const char *rel)
+{
+  for (size_t i = 0; i < n_skip; i++)
+    if (strcmp (skip[i], rel) == 0)
+      return true;
+  return false;
+}
+
+static bool
+is_shadow (const char *rel)
+{
+  for (size_t i = 0; i < sizeof shadows / sizeof *shadows; i++)
+    if (strcmp (shadows[i], rel) == 0)
+      return true;
+  return false;
+}
+
+static void
+mask_whiteout_glob (int mask, const char *pattern)
+{
+  glob_t g;
+  if (glob (pattern, GLOB_NOSORT, NULL, &g) != 0)
+    return;
+  for (size_t i = 0; i < g.gl_pathc; i++)
+    {
+      mask_whiteout (mask, g.gl_pathv[i] + 1);
+      skip_add (g.gl_pathv[i] + 1);
+    }
+  globfree (&g);
+}
+
+/* THE RULE (see the top): walks the directory DFD of the base, at REL
+ * (LEN characters of a PATH_MAX buffer); takes DFD over. */
+static void
+mask_walk (int mask, int dfd, char *rel, size_t len)
+{
+  DIR *d = fdopendir (dfd);
+  struct dirent *e;
+
+  if (d == NULL)
+    die_errno ("cannot read /%s of the base", rel);
+  for (;;)
+    {
+      struct stat st;
+      size_t n;
+      errno = 0;
+      if ((e = readdir (d)) == NULL)
+        break;
+      if (e->d_type == DT_LNK || strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
+        continue;
+      n = strlen (e->d_name);
+      if (len + 1 + n >= PATH_MAX)
+        die ("/%s/%s of the base: path too long to check", rel, e->d_name);
+      snprintf (rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", e->d_name);
+      if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          if (errno != ENOENT)
+            die_errno ("cannot check /%s of the base", rel);
+        }
+      else if (S_ISDIR (st.st_mode))
+        {
+          if (is_skipped (rel))
+            ;
+          else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
+            mask_empty_dir (mask, rel);
+          else
+            {
+              int sub = openat (dirfd (d), e->d_name,
+                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+              if (sub < 0)
+                die_errno ("cannot read /%s of the base", rel);
+              mask_walk (mask, sub, rel, strlen (rel));
+            }
+        }
+      else if (S_ISSOCK (st.st_mode)
+               || ((S_ISREG (st.st_mode) || S_ISFIFO (st.st_mode)) && !(st.st_mode & S_IROTH)))
+        {
+          if (!is_shadow (rel))
+            mask_whiteout (mask, rel);
+        }
+      rel[len] = '\0';
+    }
+  if (errno != 0)
+    die_errno ("cannot read /%s of the base", rel);
+  closedir (d);
+}
+
 /* The layer between the base and the system generations (see the top). */
 static void
 build_mask (int opfd)
 {
   int mask, fd;
+  struct stat st;
+  char rel[PATH_MAX] = "";
   static const char policy[] = "#!/bin/sh\n# glimpse: no service starts during a package operation\nexit 101\n";
+  /* replaced by the view's own mounts whatever the base has there */
+  static const char *mounted[] = { "proc", "sys", "dev", "tmp" };
 
   if (mkdirat (opfd, "mask", 0755) != 0)
     die_errno ("cannot create %s/mask", A.op);
   mask = openat (opfd, "mask", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (mask < 0 || fchownat (mask, "", A.uid, A.gid, AT_EMPTY_PATH) != 0)
     die_errno ("cannot prepare %s/mask", A.op);
+  for (size_t i = 0; i < sizeof shadows / sizeof *shadows; i++)
+    mask_shadow (mask, shadows[i]);
+  for (size_t i = 0; i < sizeof mounted / sizeof *mounted; i++)
+    skip_add (mounted[i]);
   if (A.host)
     {
-      static const char *shadows[] = { "etc/shadow", "etc/shadow-", "etc/gshadow", "etc/gshadow-" };
       static const char *hidden[] = {
         "/etc/ssh/ssh_host_*_key", "/etc/sudoers", "/etc/sudoers.d", "/var/lib/sudo",
         "/etc/ssl/private", "/var/backups/*shadow*", "/etc/security/opasswd",
@@ -365,50 +552,38 @@ build_mask (int opfd)
         "/var/lib/libvirt", "/var/lib/AccountsService",
       };
       static const char *empty[] = { "home", "root", "mnt", "media", "srv" };
-      for (size_t i = 0; i < sizeof shadows / sizeof *shadows; i++)
-        mask_shadow (mask, shadows[i]);
       for (size_t i = 0; i < sizeof hidden / sizeof *hidden; i++)
         mask_whiteout_glob (mask, hidden[i]);
       for (int i = 0; i < A.n_hide; i++)
-        if (access (A.hide[i], F_OK) == 0)
-          mask_whiteout (mask, A.hide[i] + 1);
+        {
+          skip_add (A.hide[i] + 1);
+          if (access (A.hide[i], F_OK) == 0)
+            mask_whiteout (mask, A.hide[i] + 1);
+        }
       /* Empty in the layers too, not only under the tmpfs mounted there */
       for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
-        {
-          char p[64];
-          struct stat st;
-          snprintf (p, sizeof p, "/%s", empty[i]);
-          if (lstat (p, &st) != 0 || !S_ISDIR (st.st_mode))
-            continue;
-          mask_mirror_dirs (mask, empty[i]);
-          if (fsetxattr_at (mask, empty[i], "user.overlay.opaque", "y") != 0)
-            die_errno ("cannot mask /%s", empty[i]);
-        }
+        if (fstatat (base_fd, empty[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))
+          {
+            mask_empty_dir (mask, empty[i]);
+            skip_add (empty[i]);
+          }
     }
+  fd = openat (base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    die_errno ("cannot read %s", A.base);
+  mask_walk (mask, fd, rel, 0);
+
   /* No service starts (Debian's invoke-rc.d asks policy-rc.d). */
-  if (access (A.host ? "/usr/sbin" : "", F_OK) == 0 || !A.host)
+  if (fstatat (base_fd, "usr/sbin", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))
     {
-      char p[4200];
-      struct stat st;
-      snprintf (p, sizeof p, "%s/usr/sbin", strcmp (A.base, "/") == 0 ? "" : A.base);
-      if (lstat (p, &st) == 0 && S_ISDIR (st.st_mode))
-        {
-          if (A.host)
-            mask_mirror_dirs (mask, "usr/sbin");
-          else
-            {
-              if ((mkdirat (mask, "usr", 0755) != 0 && errno != EEXIST)
-                  || (mkdirat (mask, "usr/sbin", 0755) != 0 && errno != EEXIST)
-                  || fchownat (mask, "usr", A.uid, A.gid, 0) != 0
-                  || fchownat (mask, "usr/sbin", A.uid, A.gid, 0) != 0)
-                die_errno ("cannot prepare the mask");
-            }
-          fd = openat (mask, "usr/sbin/policy-rc.d", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-          if (fd < 0 || write (fd, policy, sizeof policy - 1) != (ssize_t) (sizeof policy - 1)
-              || fchown (fd, A.uid, A.gid) != 0 || fchmod (fd, 0755) != 0)
-            die_errno ("cannot write policy-rc.d");
-          close (fd);
-        }
+      mask_mirror_dirs (mask, "usr/sbin");
+      if (unlinkat (mask, "usr/sbin/policy-rc.d", 0) != 0 && errno != ENOENT)
+        die_errno ("cannot write policy-rc.d");
+      fd = openat (mask, "usr/sbin/policy-rc.d", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+      if (fd < 0 || write (fd, policy, sizeof policy - 1) != (ssize_t) (sizeof policy - 1)
+          || fchown (fd, A.uid, A.gid) != 0 || fchmod (fd, 0755) != 0)
+        die_errno ("cannot write policy-rc.d");
+      close (fd);
     }
   close (mask);
 }
@@ -828,6 +1003,72 @@ status_code (int st)
   return EXIT_SETUP;
 }
 
+/* A network namespace of the process's own (owned by the package
+ * namespace): only its own loopback, up, nothing of the host's. */
+static void
+private_network (void)
+{
+  struct ifreq ifr;
+  int s;
+
+  if (unshare (CLONE_NEWNET) != 0)
+    die_errno ("cannot create the package operation's network namespace");
+  s = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0)
+    die_errno ("cannot configure the package operation's network");
+  memset (&ifr, 0, sizeof ifr);
+  snprintf (ifr.ifr_name, sizeof ifr.ifr_name, "lo");
+  if (ioctl (s, SIOCGIFFLAGS, &ifr) != 0)
+    die_errno ("cannot configure the package operation's loopback");
+  ifr.ifr_flags |= IFF_UP;
+  if (ioctl (s, SIOCSIFFLAGS, &ifr) != 0)
+    die_errno ("cannot configure the package operation's loopback");
+  close (s);
+}
+
+/* Runs the command once (GLIMPSE_STAGE=STAGE) and reaps every process
+ * until it exits; its wait status. */
+static int
+run_stage (const char *stage)
+{
+  pid_t child;
+  int st;
+
+  child = fork ();
+  if (child < 0)
+    die_errno ("fork");
+  if (child == 0)
+    {
+      char *env[] = {
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOME=/root", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive",
+        "DEBCONF_NONINTERACTIVE_SEEN=true", "APT_LISTCHANGES_FRONTEND=none", "TERM=dumb",
+        "container=glimpse", xasprintf ("GLIMPSE_STAGE=%s", stage), NULL,
+      };
+      setsid ();
+      signal (SIGPIPE, SIG_DFL);
+      {
+        /* A fork bomb stays small (per uid: the range's root) */
+        struct rlimit nproc = { 4096, 4096 };
+        setrlimit (RLIMIT_NPROC, &nproc);
+      }
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        die_errno ("no_new_privs");
+      install_seccomp ();
+      syscall (SYS_close_range, 3, ~0U, 0);
+      execve (A.command[0], A.command, env);
+      die_errno ("cannot run %s inside the sandbox", A.command[0]);
+    }
+  for (;;)
+    {
+      pid_t p = wait (&st);
+      if (p == child)
+        return st;
+      if (p < 0 && errno != EINTR)
+        _exit (EXIT_SETUP);
+    }
+}
+
 /* PID 1 of the operation's PID namespace, in its own mount namespace:
  * builds the view, starts the command and reaps until it exits. */
 static void __attribute__((noreturn))
@@ -837,7 +1078,6 @@ run_init (int base_mnt)
   char lowerdir[8192] = "";
   size_t off = 0;
   int fs, root_mnt, host_mnt;
-  pid_t child;
   int st;
 
   prctl (PR_SET_PDEATHSIG, SIGKILL);
@@ -926,40 +1166,19 @@ run_init (int base_mnt)
   if (umount2 (".", MNT_DETACH) != 0 || chdir ("/") != 0)
     die_errno ("cannot detach the host's tree");
 
-  child = fork ();
-  if (child < 0)
-    die_errno ("fork");
-  if (child == 0)
+  if (A.fetch_stage)
     {
-      static char *env[] = {
-        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-        "HOME=/root", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive",
-        "DEBCONF_NONINTERACTIVE_SEEN=true", "APT_LISTCHANGES_FRONTEND=none", "TERM=dumb",
-        "container=glimpse", NULL,
-      };
-      setsid ();
-      signal (SIGPIPE, SIG_DFL);
-      {
-        /* A fork bomb stays small (per uid: the range's root) */
-        struct rlimit nproc = { 4096, 4096 };
-        setrlimit (RLIMIT_NPROC, &nproc);
-      }
-      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        die_errno ("no_new_privs");
-      install_seccomp ();
-      syscall (SYS_close_range, 3, ~0U, 0);
-      execve (A.command[0], A.command, env);
-      die_errno ("cannot run %s inside the sandbox", A.command[0]);
-    }
-  /* Reap everything; end when the command does (the namespace goes with us). */
-  for (;;)
-    {
-      pid_t p = wait (&st);
-      if (p == child)
+      st = run_stage ("fetch");
+      if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
         _exit (status_code (st));
-      if (p < 0 && errno != EINTR)
-        _exit (EXIT_SETUP);
+      /* Nothing of the fetch stage lives on into the offline one */
+      kill (-1, SIGKILL);
+      while (wait (NULL) > 0 || errno == EINTR)
+        ;
     }
+  if (!A.net)
+    private_network ();
+  _exit (status_code (run_stage (A.fetch_stage ? "apply" : "run")));
 }
 
 int
@@ -988,7 +1207,11 @@ main (int argc, char **argv)
     die_errno ("cannot create %s/stage", A.op);
   if (A.host)
     check_host_mounts ();
+  base_fd = (int) syscall (SYS_open_tree, AT_FDCWD, A.base, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (base_fd < 0)
+    die_errno ("cannot clone %s", A.base);
   build_mask (opfd);
+  close (base_fd);
   userns = make_userns ();
   base_mnt = idmapped_clone (A.base, userns);
 

@@ -59,6 +59,18 @@ gl_serve () {
   URL=http://127.0.0.1:$PORT
 }
 
+# gl_host_sandbox ID: a `host` sandbox whose only repository is the one
+# served here ($URL/repo, signed by the key "good", named "test")
+gl_host_sandbox () {
+  local r
+  check "glimpse create host --name $1" "$GLIMPSE" create host --name "$1"
+  for r in $("$GLIMPSE" repos "$1" | awk '!/\(added\)$/ { print $1 }'); do
+    "$GLIMPSE" remove-repo "$1" "$r" >/dev/null 2>&1
+  done
+  check "add-repo (its index fetched with the host's network)" \
+    "$GLIMPSE" add-repo "$1" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
+}
+
 # The generation `current` of sandbox ID names ("none" without one)
 gl_current () { cat "$GL_STORE/$1/system/current" 2>/dev/null || echo none; }
 gl_tree () { echo "$GL_STORE/$1/system/$(gl_current "$1")/tree"; }

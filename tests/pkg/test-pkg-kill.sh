@@ -26,11 +26,7 @@ gl_deb glimpse-slow 1.0 "$WORK/slow-postinst" "$WORK/slow-extra"
 gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
 gl_serve
 
-check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
-for r in $("$GLIMPSE" repos "$id" | awk '!/\(added\)$/ { print $1 }'); do
-  "$GLIMPSE" remove-repo "$id" "$r" >/dev/null 2>&1
-done
-check "add-repo" "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
+gl_host_sandbox "$id"
 
 wait_for () { # CONDITION: up to 30 s
   local i

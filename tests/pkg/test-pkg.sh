@@ -93,6 +93,7 @@ check_sh "the repository is a deb822 .sources with its own Signed-By" \
 check_sh "repos lists it as added" '"$GLIMPSE" repos "$id" | grep -q "^test .*(added)$"'
 out=$("$GLIMPSE" install "$id" glimpse-hello 2>&1); rc=$?
 check_sh "install glimpse-hello" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || echo "$out" | sed 's/^/# /' | tail -15
 check_sh "… showing the package manager's progress" 'grep -q "Setting up glimpse-hello" <<<"$out"'
 tree=$(gl_tree "$id")
 check_sh "its files are in the new generation, owned by the reserved range" \

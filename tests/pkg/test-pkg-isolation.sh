@@ -1,0 +1,145 @@
+#!/bin/bash
+# Integration: what a maintainer script can reach (glimpse-pkgns.c, "THE
+# RULE"s at its top).  A hostile postinst tries to read a root-only host
+# file that no list names and to connect to a TCP service the test runs on
+# the host's 127.0.0.1, and records what it saw in the sandbox's tree:
+# nothing of the secret, no connection.  A package whose postinst adds
+# system users (adduser --system, useradd -r) still installs, on a copy of
+# /etc/shadow without the host's hashes.  The same rule over a base tree
+# (not the host), through the helper itself, with --net as the control that
+# the service is reachable when the network is the host's.  Needs root.
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/librepo.sh"
+command -v busybox >/dev/null || skip "busybox is not installed (.ci/install-deps installs busybox-static)"
+
+export GLIMPSE_SANDBOX_DIR=$GL_STORE
+export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+id=pkgiso-$$
+GL_SANDBOXES+=("$id")
+
+# --- a root-only host file at a path no list names, and a loopback service
+tag=$$-$RANDOM$RANDOM
+secret=/etc/glimpse-test-secret-$tag
+secret_value=glimpse-leak-$tag
+listen_pid=
+cleanup_iso () { rm -f "$secret"; [ -z "$listen_pid" ] || kill "$listen_pid" 2>/dev/null; }
+trap 'cleanup_iso; gl_cleanup' EXIT
+( umask 077; echo "$secret_value" > "$secret" )
+# Every connection that arrives is recorded in $WORK/connections; the port
+# is written to $WORK/port once it listens.
+python3 -c '
+import os, socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+while True:
+    c, _ = s.accept()
+    with open(sys.argv[1], "a") as f:
+        f.write("connection\n")
+    c.sendall(b"glimpse-host-service\n"); c.close()
+' "$WORK/connections" "$WORK/port" </dev/null >/dev/null 2>&1 &
+listen_pid=$!
+for _ in $(seq 300); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+lport=$(cat "$WORK/port" 2>/dev/null)
+[ -n "$lport" ] || { echo "Bail out! the loopback listener did not start within 30 s"; exit 1; }
+: > "$WORK/connections"
+
+# --- the packages
+gl_key good
+cat > "$WORK/probe-postinst" <<POSTINST
+#!/bin/sh
+r=/var/lib/glimpse-probe
+mkdir -p \$r
+exec > \$r/report 2>&1
+echo "secret: \$(cat $secret 2>&1)"
+if timeout 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$lport && head -c 64 <&3'; then
+  echo "connect: ok"
+else
+  echo "connect: failed"
+fi
+echo "netdev: \$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ' ')"
+echo "done"
+exit 0
+POSTINST
+gl_deb glimpse-probe 1.0 "$WORK/probe-postinst"
+cat > "$WORK/sysuser-postinst" <<'POSTINST'
+#!/bin/sh
+set -e
+if [ "$1" = configure ]; then
+  adduser --system --group --no-create-home --home /nonexistent glimpse-sysuser-a
+  useradd -r -M -s /usr/sbin/nologin glimpse-sysuser-b
+fi
+POSTINST
+gl_deb glimpse-sysuser 1.0 "$WORK/sysuser-postinst"
+gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+gl_serve
+
+gl_host_sandbox "$id"
+
+# --- the probe: no secret, no connection
+out=$("$GLIMPSE" install "$id" glimpse-probe 2>&1); rc=$?
+check_sh "the probe installs (downloaded from 127.0.0.1 in the fetch stage)" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || echo "$out" | sed 's/^/# /' | tail -15
+tree=$(gl_tree "$id")
+rep=$tree/var/lib/glimpse-probe/report
+[ -f "$rep" ] && sed 's/^/# report: /' "$rep"
+check_sh "its postinst ran and reported" 'grep -qx done "$rep"'
+check_sh "a root-only host file no list names is not readable ($secret)" \
+  '! grep -q "$secret_value" "$rep" && grep -q "^secret: .*No such file" "$rep"'
+check_sh "… nor anywhere in the new generation" '! grep -rqs "$secret_value" "$tree"'
+check_sh "the host's loopback service is not reachable from the postinst" \
+  'grep -qx "connect: failed" "$rep" && [ ! -s "$WORK/connections" ]'
+check_sh "its network namespace has only a loopback of its own" 'grep -qx "netdev: lo " "$rep"'
+check_sh "the host's file is unchanged" '[ "$(cat "$secret")" = "$secret_value" ]'
+
+# --- a postinst that adds system users
+host_passwd=$(sha256sum < /etc/passwd)
+out=$("$GLIMPSE" install "$id" glimpse-sysuser 2>&1); rc=$?
+check_sh "a package whose postinst runs adduser --system and useradd -r installs" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || echo "$out" | sed 's/^/# /' | tail -15
+tree=$(gl_tree "$id")
+check_sh "… its users are in the sandbox's passwd and shadow" \
+  'grep -q "^glimpse-sysuser-a:" "$tree/etc/passwd" && grep -q "^glimpse-sysuser-b:" "$tree/etc/passwd" \
+   && grep -q "^glimpse-sysuser-b:" "$tree/etc/shadow" && grep -q "^glimpse-sysuser-a:" "$tree/etc/group"'
+check_sh "… not in the host's" '[ "$(sha256sum < /etc/passwd)" = "$host_passwd" ] && ! grep -q "^glimpse-sysuser" /etc/passwd'
+host_hash_in () {
+  local h
+  for h in $(cut -d: -f2 /etc/shadow /etc/gshadow | grep -E '.{8,}'); do grep -qF -- "$h" "$1" && return 0; done
+  return 1
+}
+check_sh "the sandbox's shadow files carry no host password hash" \
+  '! host_hash_in "$tree/etc/shadow" && ! host_hash_in "$tree/etc/gshadow" \
+   && awk -F: "\$2 != \"*\" && \$2 != \"!\" && \$2 != \"!*\" { bad = 1 } END { exit bad }" "$tree/etc/shadow"'
+check "remove" "$GLIMPSE" remove "$id"
+
+# --- the same rule over a base tree, through the helper
+range=$(awk -F: '$1=="glimpse" {print $2}' /etc/subuid)
+grange=$(awk -F: '$1=="glimpse" {print $2}' /etc/subgid)
+base=$WORK/base op1=$WORK/op1
+mkdir -p "$base"/{bin,etc/private,proc,dev,sys,tmp,var/lib,usr/sbin}
+cp "$(command -v busybox)" "$base/bin/busybox"
+( umask 077; echo "$secret_value" > "$base/etc/glimpse-test-secret-$tag"; echo "$secret_value-dir" > "$base/etc/private/key" )
+chmod 0700 "$base/etc/private"
+echo "public-$tag" > "$base/etc/public"; chmod 0644 "$base/etc/public"
+printf 'root:$6$glimpsetestsalt$notarealhashbutlongenough:19000:0:99999:7:::\n' > "$base/etc/shadow"; chmod 0640 "$base/etc/shadow"
+probe='cat /etc/public; cat /etc/glimpse-test-secret-'$tag'; ls /etc/private; cat /etc/private/key; cat /etc/shadow
+if echo | timeout 10 nc 127.0.0.1 '$lport'; then echo connect: ok; else echo connect: failed; fi'
+run_helper () { # OP-DIR [OPTION]: the probe over $base
+  mkdir -p "$1/upper" "$1/work" "$1/input"; chown "$range:$grange" "$1/upper" "$1/work"
+  "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$1" ${2:+"$2"} -- /bin/busybox sh -c "$probe" 2>&1
+}
+: > "$WORK/connections"
+got=$(run_helper "$op1")
+echo "$got" | sed 's/^/# base: /'
+check_sh "over a base tree, what every user may read is there" 'grep -qx "public-$tag" <<<"$got"'
+check_sh "… a root-only file and a root-only directory's files are not" \
+  '! grep -q "$secret_value" <<<"$got"'
+check_sh "… /etc/shadow reads with no password hash" 'grep -q "^root:\*:19000:" <<<"$got" && ! grep -q notarealhash <<<"$got"'
+check_sh "… the host's loopback service is not reachable" 'grep -qx "connect: failed" <<<"$got" && [ ! -s "$WORK/connections" ]'
+got=$(run_helper "$WORK/op2" --net)
+check_sh "with --net (downloads only) the same service answers: the check above can fail" \
+  'grep -qx "connect: ok" <<<"$got" && grep -qx glimpse-host-service <<<"$got" && [ -s "$WORK/connections" ]'
+finish
