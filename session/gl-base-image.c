@@ -425,8 +425,9 @@ gl_base_image_keyrings (GlProfile *profile, const char *release, GError **error)
 {
   g_autoptr(GStrvBuilder) found = g_strv_builder_new ();
   g_autofree char *dir = g_path_get_dirname (profile->path);
-  g_autofree char *tried = g_strjoinv (", ", profile->keyrings);
   g_auto(GStrv) result = NULL;
+  g_autoptr(GStrvBuilder) all = g_strv_builder_new ();
+  g_auto(GStrv) paths = NULL;
 
   for (guint i = 0; profile->keyrings[i] != NULL; i++)
     {
@@ -436,15 +437,25 @@ gl_base_image_keyrings (GlProfile *profile, const char *release, GError **error)
                                                          : g_build_filename (dir, name, NULL);
       if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
         g_strv_builder_add (found, path);
+      g_strv_builder_add (all, path);
     }
+  paths = g_strv_builder_end (all);
   result = g_strv_builder_end (found);
   if (result[0] == NULL)
     {
+      g_autofree char *tried = g_strjoinv (", ", paths);
+      const char *first = paths[0] != NULL ? paths[0] : "the path Keyring= names";
+      g_autofree char *signers = g_strjoinv (" or ", profile->signed_by);
+      g_autofree char *key = profile->signed_by[0] != NULL
+                             ? g_strdup_printf ("the key %s", signers) : g_strdup ("its signing key");
+
       g_set_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING,
                    "Cannot check the signature of profile “%s”'s base: none of its keyrings "
-                   "exists (%s); install the package the profile names for it, or use a copy "
-                   "you verified yourself with --image FILE --sha256 SUM",
-                   profile->name, tried);
+                   "exists (%s). Put a keyring holding %s at %s (a copy of that file from a "
+                   "system of the distribution, or from its keyring package), or pass one with "
+                   "“sudo glimpse create %s --keyring FILE”; or use an image you verified "
+                   "yourself with --image FILE --sha256 SUM",
+                   profile->name, tried, key, first, profile->name);
       return NULL;
     }
   return g_steal_pointer (&result);
@@ -556,6 +567,13 @@ gl_base_image_resolve (GlProfile *profile, const char *release_pin, const char *
   if (!resolve_release_full (profile, release_pin, machine, &image->release, &image->version,
                              &image->how, &alpine, &checksum_url, cancellable, error))
     return NULL;
+  /* no keyring to check the signature with: say so before any download */
+  if (profile->signature != NULL)
+    {
+      g_auto(GStrv) keyrings = gl_base_image_keyrings (profile, image->release, error);
+      if (keyrings == NULL)
+        return NULL;
+    }
 
   if (alpine.url != NULL)
     {

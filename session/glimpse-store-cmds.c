@@ -9,6 +9,7 @@
 #include <glib-unix.h>
 
 #include "gl-base-image.h"
+#include "gl-gpgv.h"
 #include "gl-create.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
@@ -34,7 +35,10 @@ print_resolution (GlProfile *p)
   image = gl_base_image_resolve (p, NULL, NULL, NULL, &error);
   if (image == NULL)
     {
-      g_print ("  Resolves to: cannot look it up now (offline?): %s\n", error->message);
+      if (g_error_matches (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING))
+        g_print ("  Resolves to: cannot check its signature here: %s\n", error->message);
+      else
+        g_print ("  Resolves to: cannot look it up now (offline?): %s\n", error->message);
       return;
     }
   g_print ("  Resolves to: %s%s%s%s (%s)\n", image->release ? image->release : image->file_name,
@@ -243,7 +247,7 @@ int
 gl_cmd_create (int argc, char **argv)
 {
   char *name = NULL, *image = NULL, *sha256 = NULL, *signature = NULL, *release = NULL;
-  char *display_name = NULL;
+  char *display_name = NULL, *keyring = NULL;
   GOptionEntry entries[] = {
     { "name", 'n', 0, G_OPTION_ARG_STRING, &name, "The new sandbox's id (default: PROFILE, PROFILE-2, …)", "ID" },
     { "display-name", 0, 0, G_OPTION_ARG_STRING, &display_name, "The name menus show (default: the id for a sandbox of the host, else the profile's)", "NAME" },
@@ -251,6 +255,7 @@ gl_cmd_create (int argc, char **argv)
     { "sha256", 0, 0, G_OPTION_ARG_STRING, &sha256, "The SHA-256 the --image must have (default: the profile's)", "SUM" },
     { "signature", 0, 0, G_OPTION_ARG_FILENAME, &signature, "A detached signature of the --image, checked with the profile's keyring", "FILE" },
     { "release", 0, 0, G_OPTION_ARG_STRING, &release, "The release to use instead of the one the profile's channel resolves to", "RELEASE" },
+    { "keyring", 0, 0, G_OPTION_ARG_FILENAME, &keyring, "Check the base's signature against this keyring file instead of the profile's Keyring= (the key must still be one SignedBy= names)", "FILE" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = gl_cli_context_new ("PROFILE",
@@ -286,6 +291,16 @@ gl_cmd_create (int argc, char **argv)
     return gl_cli_fail (error);
   if (!gl_cli_require_root ("Creating a sandbox"))
     return GL_EXIT_PERMISSION;
+  if (keyring != NULL)
+    {
+      if (profile->signature == NULL)
+        return gl_cli_usage ("create", "profile's base is not signed: it takes no --keyring");
+      if (!g_file_test (keyring, G_FILE_TEST_IS_REGULAR))
+        return gl_cli_usage ("create", "--keyring takes a keyring file (binary or ASCII-armored)");
+      g_strfreev (profile->keyrings);
+      profile->keyrings = g_new0 (char *, 2);
+      profile->keyrings[0] = g_canonicalize_filename (keyring, NULL);
+    }
 
   data.profile = profile;
   data.store = store;

@@ -72,7 +72,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..53"
+echo "1..56"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -271,6 +271,20 @@ signed_profile sig-nokeyring signed "$work/no-such-keyring.gpg"
 "$GLIMPSE" create sig-nokeyring >/dev/null 2>"$work/err"; rc=$?
 check "no keyring installed: refused, naming the keyring tried" \
   eval '[ $rc -ne 0 ] && grep -q "none of its keyrings exists ($work/no-such-keyring.gpg)" "$work/err"'
+check "…saying where to put one holding which key, or to pass it with --keyring" \
+  eval 'grep -q "Put a keyring holding the key $good_fpr at $work/no-such-keyring.gpg .*“sudo glimpse create sig-nokeyring --keyring FILE”" "$work/err"'
+id=$("$GLIMPSE" create sig-nokeyring --keyring "$work/good.gpg" 2>"$work/err"); rc=$?
+check "create --keyring FILE checks the signature against that keyring instead" [ $rc -eq 0 -a "$id" = sig-nokeyring ]
+# the bundled ubuntu-lts on a host without Ubuntu's keyring (Debian 12 has
+# no ubuntu-keyring package): the advice comes before any download
+if [ -e /usr/share/keyrings/ubuntu-archive-keyring.gpg ]; then
+  n=$((n+1)); echo "ok $n # SKIP this host has /usr/share/keyrings/ubuntu-archive-keyring.gpg: the bundled ubuntu-lts would go on to download"
+else
+  GLIMPSE_PROFILES_PATH=$GLIMPSE_BUNDLED_PROFILES \
+    "$GLIMPSE" create ubuntu-lts --release noble --name ubuntu-nokey >/dev/null 2>"$work/err"; rc=$?
+  check "ubuntu-lts without Ubuntu's keyring: refused offline, naming the file to put where and the key" \
+    eval '[ $rc -ne 0 -a ! -e "$GLIMPSE_SANDBOX_DIR/ubuntu-nokey" ] && grep -q "Put a keyring holding the key 843938DF228D22F7B3742BC0D94AA3F0EFE21092 at /usr/share/keyrings/ubuntu-archive-keyring.gpg" "$work/err" && ! grep -q "Downloading\|resolve host" "$work/err"'
+fi
 profile sig-file "$base/signed/rootfs.tar.gz" "ChecksumUrl=$base/signed/SHA256SUMS" "Signature=file" \
   "SignatureUrl={url}.sig" "SignedBy=$good_fpr" "Keyring=$work/good.gpg"
 id=$("$GLIMPSE" create sig-file 2>"$work/err"); rc=$?
@@ -377,7 +391,7 @@ check "…its half-built tree stays until the next store operation" \
 check "…which removes it" eval '! store_entries | grep -q "\.creating-"'
 
 # --- remove leaves nothing
-for s in host host-2 named bb bb-2 cut offline sig-good sig-file sig-local archlike oci-good chan-alpine chan-pinned chan-ubuntu moving; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
+for s in host host-2 named bb bb-2 cut offline sig-good sig-nokeyring sig-file sig-local archlike oci-good chan-alpine chan-pinned chan-ubuntu moving; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
 check "remove leaves an empty store" [ -z "$(store_entries)" ]
 
 [ $failed -eq 0 ]

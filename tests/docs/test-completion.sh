@@ -72,8 +72,8 @@ for sh in bash zsh; do
     gl_skip_case "$sh completion" "$sh is not installed (apt install $sh)"
     continue
   fi
-  if [ $sh = bash ]; then opts_create='--display-name= --help --image= --name= --release= --sha256= --signature= '; files='image.tar.gz notes.txt '
-  else opts_create='--display-name --help --image --name --release --sha256 --signature '; files='<files> '; fi
+  if [ $sh = bash ]; then opts_create='--display-name= --help --image= --keyring= --name= --release= --sha256= --signature= '; files='image.tar.gz notes.txt '
+  else opts_create='--display-name --help --image --keyring --name --release --sha256 --signature '; files='<files> '; fi
   # every command glimpse --help lists (and, for bash, --help and --version)
   extra=''; [ $sh = bash ] && extra='--help --version '
   expect $sh "glimpse " "$(echo $commands $extra | tr ' ' '\n' | sort | tr '\n' ' ')"
