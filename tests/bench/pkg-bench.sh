@@ -7,7 +7,9 @@
 #  2. `glimpse update ID` with nothing to do, against `apt-get update &&
 #     apt-get -y dist-upgrade` in that chroot.
 # Both sides use the same loopback repository (a signed flat repository
-# built here) and nothing else, and the same apt options.
+# built here) and nothing else, and the same apt options, except that
+# glimpse runs dpkg with --force-unsafe-io (its commit makes the generation
+# durable; the chroot's dpkg syncs, which costs nothing on its tmpfs).
 # Prints medians and ratios.  Run as root:  sudo tests/bench/pkg-bench.sh [BUILDDIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
