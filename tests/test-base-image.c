@@ -21,6 +21,7 @@
 /* Made once: a GnuPG home with the key the profile trusts and another. */
 static char *gnupg_home;
 static char *good_fpr;
+static char *good_key;   /* its public key, armored */
 
 typedef enum {
   SIGNED,      /* the CHECKSUMs clear-signed by the profile's key */
@@ -170,12 +171,8 @@ fixture_setup (Fixture *f, gconstpointer data)
       const char *releases[] = { "40", "42", "43", "44" };
       g_autofree char *name = g_strdup_printf ("keys/RPM-GPG-KEY-test-%s-primary", releases[i]);
       g_autofree char *path = g_build_filename (f->work, name, NULL);
-      g_autofree char *dir = g_path_get_dirname (path);
-      const char *argv[] = { "gpg", "--homedir", gnupg_home, "--batch", "--yes", "--armor",
-                             "--output", path, "--export", "good@glimpse.invalid", NULL };
 
-      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-      run (argv);
+      write_file (path, good_key);
     }
 }
 
@@ -397,6 +394,16 @@ make_keys (void)
                   NULL, NULL, &out, NULL, &status, &error);
     g_assert_no_error (error);
   }
+  {
+    g_autofree char *path = g_build_filename (gnupg_home, "good.asc", NULL);
+    const char *argv[] = { "gpg", "--homedir", gnupg_home, "--batch", "--yes", "--armor",
+                           "--output", path, "--export", "good@glimpse.invalid", NULL };
+    g_autoptr(GError) error = NULL;
+
+    run (argv);
+    g_file_get_contents (path, &good_key, NULL, &error);
+    g_assert_no_error (error);
+  }
   lines = g_strsplit (out, "\n", -1);
   for (guint i = 0; lines[i] != NULL && good_fpr == NULL; i++)
     if (g_str_has_prefix (lines[i], "fpr:"))
@@ -421,6 +428,7 @@ drop_keys (void)
   gl_rm_rf (gnupg_home, NULL, NULL);
   g_clear_pointer (&gnupg_home, g_free);
   g_clear_pointer (&good_fpr, g_free);
+  g_clear_pointer (&good_key, g_free);
 }
 
 static void
