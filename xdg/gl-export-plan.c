@@ -5,41 +5,105 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gl-export-private.h"
 #include "gl-fm-actions.h"
 #include "gl-icon.h"
 #include "gl-tree.h"
 
-static void
-plan_file_free (GlPlanFile *f)
+void
+gl_plan_file_free (GlPlanFile *f)
 {
+  if (f == NULL)
+    return;
   g_free (f->path);
   g_free (f->sandbox);
-  g_bytes_unref (f->contents);
+  g_clear_pointer (&f->contents, g_bytes_unref);
+  g_free (f->source);
+  g_free (f->want);
+  g_free (f->read_root);
+  g_free (f->read_rel);
   g_free (f);
 }
 
 GHashTable *
 gl_plan_new (void)
 {
-  return g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) plan_file_free);
+  return g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) gl_plan_file_free);
+}
+
+const char *
+gl_plan_file_checksum (GlPlanFile *f)
+{
+  if (f->want == NULL && f->contents != NULL)
+    f->want = gl_checksum_bytes (f->contents);
+  return f->want;
+}
+
+GBytes *
+gl_plan_file_bytes (GlPlanFile *f, GError **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *sum = NULL;
+
+  if (f->contents != NULL)
+    return g_bytes_ref (f->contents);
+  g_return_val_if_fail (f->read_root != NULL, NULL);
+  bytes = gl_tree_read (f->read_root, f->read_rel, gl_tree_data_prefixes, f->read_max, NULL, error);
+  if (bytes == NULL)
+    return NULL;
+  sum = gl_checksum_bytes (bytes);
+  if (g_strcmp0 (sum, f->want) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "Not exporting %s: its source %s%s changed while it was exported; "
+                   "the next export takes the new one", f->path, f->read_root, f->read_rel);
+      return NULL;
+    }
+  return g_steal_pointer (&bytes);
+}
+
+gboolean
+gl_plan_add_file (GHashTable *plan, GlPlanFile *file)
+{
+  GlPlanFile *f = g_hash_table_lookup (plan, file->path);
+
+  if (f != NULL && (strcmp (f->sandbox, file->sandbox) != 0 ||
+                    g_strcmp0 (gl_plan_file_checksum (f), gl_plan_file_checksum (file)) != 0))
+    {
+      gl_plan_file_free (file);
+      return FALSE;
+    }
+  g_hash_table_replace (plan, file->path, file);
+  return TRUE;
 }
 
 gboolean
 gl_plan_add_bytes (GHashTable *plan, const char *path, const char *sandbox, GBytes *bytes, int mode)
 {
-  GlPlanFile *f = g_hash_table_lookup (plan, path);
+  GlPlanFile *f = g_new0 (GlPlanFile, 1);
 
-  if (f != NULL && (strcmp (f->sandbox, sandbox) != 0 || !g_bytes_equal (f->contents, bytes)))
-    return FALSE;
-  f = g_new0 (GlPlanFile, 1);
   f->path = g_strdup (path);
   f->sandbox = g_strdup (sandbox);
   f->contents = g_bytes_ref (bytes);
   f->mode = mode;
-  g_hash_table_replace (plan, f->path, f);
-  return TRUE;
+  return gl_plan_add_file (plan, f);
+}
+
+const char *
+gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source)
+{
+  GlManifestFile *mf = m != NULL ? g_hash_table_lookup (m->files, path) : NULL;
+  g_autofree char *now = NULL;
+
+  if (mf == NULL || source == NULL || mf->source == NULL || mf->stat == NULL ||
+      g_strv_length (mf->checksums) != 1 || strcmp (mf->source, source) != 0)
+    return NULL;
+  now = gl_manifest_stat_key (path);
+  if (now == NULL || strcmp (now, mf->stat) != 0)
+    return NULL;
+  return mf->checksums[0];
 }
 
 gboolean
@@ -111,20 +175,6 @@ gl_export_add_warning (GPtrArray *warnings, GlExportStats *stats, const GError *
     g_ptr_array_add (warnings, g_error_copy (error));
 }
 
-/* An icon file to write once its entry is exported. */
-typedef struct {
-  char *dest;
-  GBytes *bytes;
-  int mode;
-} IconCopy;
-
-static void
-icon_copy_free (IconCopy *c)
-{
-  g_free (c->dest);
-  g_bytes_unref (c->bytes);
-  g_free (c);
-}
 
 static gsize
 icon_cap (const char *ext)
@@ -133,10 +183,12 @@ icon_cap (const char *ext)
 }
 
 /* The icon of one entry: its files read (inside the sandbox's tree, capped)
- * into @copies, the exported name returned (NULL: none found). */
+ * and checked, planned into @copies (GlPlanFile*, read again when written:
+ * a plan never holds every icon at once), the exported name returned
+ * (NULL: none found). */
 static char *
-read_icon (GlExportContext *ctx, GlExportSource *source, GlIconIndex *index, const char *icon,
-           GPtrArray *copies, GlExportStats *stats, GPtrArray *warnings)
+read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIndex *index,
+           const char *icon, GPtrArray *copies, GlExportStats *stats, GPtrArray *warnings)
 {
   g_autoptr(GPtrArray) files = gl_icon_index_resolve (index, icon);
   g_autofree char *base = NULL;
@@ -154,23 +206,44 @@ read_icon (GlExportContext *ctx, GlExportSource *source, GlIconIndex *index, con
     {
       GlIconFile *f = files->pdata[i];
       g_autofree char *file = g_strdup_printf ("%s.%s", exported, f->ext);
+      g_autofree char *dest = f->size_dir != NULL
+        ? g_build_filename (ctx->data_home, "icons", "hicolor", f->size_dir, "apps", file, NULL)
+        : g_build_filename (ctx->data_home, "icons", file, NULL);
       g_autoptr(GError) error = NULL;
+      g_autofree char *key = gl_manifest_stat_key (f->path);
+      g_autofree char *src = key != NULL ? g_strconcat (f->path, "\t", key, NULL) : NULL;
+      const char *keep = gl_plan_copy_unchanged (m, dest, src);
+      struct stat st;
       guint mode = 0;
-      GBytes *bytes = gl_tree_read (f->root, f->path + strlen (f->root), gl_tree_data_prefixes,
-                                    icon_cap (f->ext), &mode, &error);
-      IconCopy *c;
+      g_autoptr(GBytes) bytes = NULL;
+      GlPlanFile *c = g_new0 (GlPlanFile, 1);
 
-      if (bytes == NULL)
+      c->path = g_steal_pointer (&dest);
+      c->sandbox = g_strdup (source->id);
+      /* the same source file (path, inode, size, times, mode) and our copy
+       * untouched since: neither is read again */
+      if (keep != NULL && lstat (c->path, &st) == 0)
         {
+          mode = st.st_mode & 07777;
+          c->keep = TRUE;
+          c->want = g_strdup (keep);
+        }
+      else if ((bytes = gl_tree_read (f->root, f->path + strlen (f->root), gl_tree_data_prefixes,
+                                      icon_cap (f->ext), &mode, &error)) != NULL)
+        {
+          c->want = gl_checksum_bytes (bytes);
+          c->read_root = g_strdup (f->root);
+          c->read_rel = g_strdup (f->path + strlen (f->root));
+          c->read_max = icon_cap (f->ext);
+        }
+      else
+        {
+          gl_plan_file_free (c);
           g_prefix_error (&error, "Icon %s of sandbox %s: ", icon, source->id);
           gl_export_add_warning (warnings, stats, error);
           continue;
         }
-      c = g_new0 (IconCopy, 1);
-      c->dest = f->size_dir != NULL
-        ? g_build_filename (ctx->data_home, "icons", "hicolor", f->size_dir, "apps", file, NULL)
-        : g_build_filename (ctx->data_home, "icons", file, NULL);
-      c->bytes = bytes;
+      c->source = g_steal_pointer (&src);
       /* never more readable than the source */
       c->mode = 0644 & (int) mode;
       g_ptr_array_add (copies, c);
@@ -191,7 +264,7 @@ collision (GPtrArray *warnings, GlExportStats *stats, const char *what, const ch
 }
 
 GlPlanSandbox *
-gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
+gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m, GlExportSource *source,
                  GlExportStats *stats, GPtrArray *warnings)
 {
   GlPlanSandbox *r = g_new0 (GlPlanSandbox, 1);
@@ -213,7 +286,7 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
       GlApp *app = apps->pdata[i];
       g_autoptr(GKeyFile) out = NULL;
       g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) copies = g_ptr_array_new_with_free_func ((GDestroyNotify) icon_copy_free);
+      g_autoptr(GPtrArray) copies = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_plan_file_free);
       g_autofree char *icon = NULL;
       g_autofree char *icon_name = NULL;
       g_autofree char *file = NULL;
@@ -225,7 +298,7 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
         continue;
       icon = g_key_file_get_string (app->entry, DE_GROUP, "Icon", NULL);
       if (icon != NULL)
-        icon_name = read_icon (ctx, source, icons, icon, copies, stats, warnings);
+        icon_name = read_icon (ctx, m, source, icons, icon, copies, stats, warnings);
       out = gl_export_rewrite_entry (app->entry, app->desktop_id, source->id, source->name,
                                      ctx->launcher, icon_name, &error);
       if (out == NULL)
@@ -244,10 +317,11 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
         }
       for (guint c = 0; c < copies->len; c++)
         {
-          IconCopy *copy = copies->pdata[c];
+          GlPlanFile *copy = g_steal_pointer (&copies->pdata[c]);
+          g_autofree char *copy_path = g_strdup (copy->path);
 
-          if (!gl_plan_add_bytes (plan, copy->dest, source->id, copy->bytes, copy->mode))
-            collision (warnings, stats, icon, source->id, copy->dest);
+          if (!gl_plan_add_file (plan, copy))
+            collision (warnings, stats, icon, source->id, copy_path);
         }
       g_ptr_array_add (r->apps, g_steal_pointer (&file));
     }

@@ -16,8 +16,14 @@ G_BEGIN_DECLS
 typedef struct {
   char *path;
   char *sandbox;     /* "" for shared files */
-  GBytes *contents;
+  GBytes *contents;  /* NULL: read from @read_root when written, or @keep */
   int mode;
+  char *source;      /* the key of the source file it is made from, or NULL */
+  char *want;        /* the checksum of its contents (computed when needed) */
+  gboolean keep;     /* the file is as the manifest recorded it, and stays */
+  char *read_root;   /* a copy of the file @read_rel in this tree (gl_tree_read) */
+  char *read_rel;
+  gsize read_max;
 } GlPlanFile;
 
 /* path -> GlPlanFile */
@@ -28,6 +34,17 @@ gboolean    gl_plan_add (GHashTable *plan, const char *path, const char *sandbox
                          const char *data, gssize len, int mode);
 gboolean    gl_plan_add_bytes (GHashTable *plan, const char *path, const char *sandbox,
                                GBytes *bytes, int mode);
+/* Adds @file (taken): FALSE (and @file freed) on a collision, as above. */
+gboolean    gl_plan_add_file (GHashTable *plan, GlPlanFile *file);
+/* The checksum of what @file should contain. */
+const char *gl_plan_file_checksum (GlPlanFile *file);
+/* Its contents: @contents, or the copy read again (and checked against the
+ * checksum of the first read: NULL and an error if it changed since). */
+GBytes     *gl_plan_file_bytes (GlPlanFile *file, GError **error);
+void        gl_plan_file_free (GlPlanFile *file);
+/* The checksum @path keeps if it is Glimpse's copy of the source with key
+ * @source and nobody changed it since (its stat key as recorded), else NULL. */
+const char *gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source);
 
 /* A sandbox as the shared files (menu, Thunar, app folders) see it. */
 typedef struct {
@@ -51,8 +68,8 @@ void           gl_plan_sandbox_free (GlPlanSandbox *r);
 void            gl_plan_control (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
                                  GPtrArray *apps);
 
-GlPlanSandbox *gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
-                                GlExportStats *stats, GPtrArray *warnings);
+GlPlanSandbox *gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m,
+                                GlExportSource *source, GlExportStats *stats, GPtrArray *warnings);
 /* Adds the shared files (the Glimpse menu and its directory file) for
  * @sandboxes, sorted by id. */
 void           gl_plan_shared (GHashTable *plan, GlExportContext *ctx,

@@ -186,6 +186,7 @@ typedef struct {
   GPtrArray *planned;              /* GlPlanSandbox*, one per source */
   GArray *final;                   /* GlExportedSandbox: every sandbox exported afterwards, by id */
   GPtrArray *gone;                 /* ids leaving the manifest */
+  GHashTable *failed;              /* planned paths whose write failed (set) */
   char *apps_dir;
   char *icons_dir;
   gboolean desktop_changed;
@@ -203,6 +204,7 @@ sync_run_clear (SyncRun *run)
   g_clear_pointer (&run->planned, g_ptr_array_unref);
   g_clear_pointer (&run->final, g_array_unref);
   g_clear_pointer (&run->gone, g_ptr_array_unref);
+  g_clear_pointer (&run->failed, g_hash_table_unref);
   g_clear_pointer (&run->apps_dir, g_free);
   g_clear_pointer (&run->icons_dir, g_free);
 }
@@ -242,7 +244,7 @@ sync_plan (SyncRun *run, GPtrArray *sources)
       GlExportSource *source = sources->pdata[i];
 
       g_hash_table_add (run->source_ids, source->id);
-      g_ptr_array_add (run->planned, gl_plan_sandbox (run->plan, run->ctx, source,
+      g_ptr_array_add (run->planned, gl_plan_sandbox (run->plan, run->ctx, run->m, source,
                                                       &run->stats, run->warnings));
     }
 
@@ -292,10 +294,19 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
       GlPlanFile *f = value;
-      g_autofree char *want = gl_checksum_bytes (f->contents);
-      g_autofree char *have = gl_checksum_file (f->path);
+      g_autofree char *want = NULL;
+      g_autofree char *have = NULL;
       GlManifestFile *mf = g_hash_table_lookup (run->m->files, f->path);
 
+      if (f->keep)
+        {
+          /* checked in the plan: our copy of an unchanged source, untouched */
+          run->stats.unchanged++;
+          continue;
+        }
+      want = g_strdup (gl_plan_file_checksum (f));
+      /* our own file as we left it is not read again */
+      have = mf != NULL ? gl_manifest_file_checksum (mf) : gl_checksum_file (f->path);
       if (have != NULL && strcmp (have, want) == 0)
         {
           struct stat st;
@@ -332,10 +343,12 @@ sync_write (SyncRun *run, GHashTable *write_set)
     {
       GlPlanFile *f = g_hash_table_lookup (run->plan, key);
       g_autoptr(GError) werr = NULL;
+      g_autoptr(GBytes) bytes = gl_plan_file_bytes (f, &werr);
 
-      if (!write_file (run->m, f->path, f->contents, f->mode, &werr))
+      if (bytes == NULL || !write_file (run->m, f->path, bytes, f->mode, &werr))
         {
           gl_export_add_warning (run->warnings, &run->stats, werr);
+          g_hash_table_add (run->failed, f->path);
           continue;
         }
       run->stats.written++;
@@ -374,18 +387,28 @@ sync_remove_stale (SyncRun *run)
 
       if (f != NULL)
         {
-          g_autofree char *want = gl_checksum_bytes (f->contents);
+          g_autofree char *want = NULL;
+
+          g_free (mf->sandbox);
+          mf->sandbox = g_strdup (f->sandbox);
+          if (f->keep)
+            continue;   /* kept as recorded */
+          want = g_strdup (gl_plan_file_checksum (f));
           g_strfreev (mf->checksums);
           mf->checksums = g_new0 (char *, 2);
           mf->checksums[0] = g_steal_pointer (&want);
-          g_free (mf->sandbox);
-          mf->sandbox = g_strdup (f->sandbox);
+          /* what the file is now, so the next run need not read it; not
+           * after a failed write (it has other contents) */
+          if (g_hash_table_contains (run->failed, f->path))
+            g_clear_pointer (&mf->stat, g_free);
+          else
+            gl_manifest_file_set_stat (mf, f->source);
           continue;
         }
       if (*mf->sandbox != '\0' && !g_hash_table_contains (run->source_ids, mf->sandbox) &&
           sync_keeps_other (run, mf->sandbox))
         continue;   /* another sandbox's, not being synced */
-      have = gl_checksum_file (mf->path);
+      have = gl_manifest_file_checksum (mf);
       if (have == NULL)
         {
           g_hash_table_iter_remove (&iter);
@@ -515,7 +538,6 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   g_autofree char *manifest_path = gl_export_manifest_path (ctx);
   g_auto(SyncRun) run = { 0, };
   g_autoptr(GHashTable) write_set = g_hash_table_new (g_str_hash, g_str_equal);
-
   run.m = gl_manifest_load (manifest_path, error);
   if (run.m == NULL)
     return FALSE;
@@ -527,6 +549,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.planned = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_plan_sandbox_free);
   run.final = g_array_new (FALSE, TRUE, sizeof (GlExportedSandbox));
   run.gone = g_ptr_array_new_with_free_func (g_free);
+  run.failed = g_hash_table_new (g_str_hash, g_str_equal);
   run.apps_dir = g_build_filename (ctx->data_home, "applications", NULL);
   run.icons_dir = g_build_filename (ctx->data_home, "icons", "hicolor", NULL);
   run.warnings = warnings;
@@ -538,7 +561,12 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   sync_remove_stale (&run);
   sync_shared (&run);
   sync_caches (&run);
-  gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
+  /* the defaults depend on the exported entries (and the host's): again
+   * when an entry changed, and on every complete sync (start-up, "glimpse
+   * export"); not on a refresh that changed no entry, which would read
+   * every exported entry and the host's applications for nothing */
+  if (run.desktop_changed || complete)
+    gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
   if (!sync_finish (&run, error))
     return FALSE;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
 
 #include "gl-icon.h"
 #include "gl-tree.h"
@@ -101,26 +102,56 @@ size_dir_name (int size)
   return NULL;
 }
 
+/* by name, the kind letter aside */
 static gint
-compare_strings (gconstpointer a, gconstpointer b)
+compare_typed (gconstpointer a, gconstpointer b)
 {
-  return strcmp (*(const char * const *) a, *(const char * const *) b);
+  return strcmp (*(const char * const *) a + 1, *(const char * const *) b + 1);
 }
 
+/* The entries of @path, sorted, each prefixed with its kind from the
+ * listing itself: 'd' a directory, 'f' a regular file, '?' anything that
+ * needs a look (a link, or a file system without d_type). */
 static GStrv
-list_dir_sorted (const char *path)
+list_dir_typed (const char *path)
 {
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  DIR *dir = opendir (path);
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  const char *name;
+  struct dirent *d;
 
   if (dir == NULL)
     return NULL;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, compare_strings);
+  while ((d = readdir (dir)) != NULL)
+    {
+      char kind = d->d_type == DT_DIR ? 'd' : d->d_type == DT_REG ? 'f' : '?';
+
+      if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0)
+        continue;
+      if (d->d_type != DT_DIR && d->d_type != DT_REG && d->d_type != DT_LNK && d->d_type != DT_UNKNOWN)
+        continue;
+      g_ptr_array_add (names, g_strdup_printf ("%c%s", kind, d->d_name));
+    }
+  closedir (dir);
+  g_ptr_array_sort (names, compare_typed);
   g_ptr_array_add (names, NULL);
   return (GStrv) g_ptr_array_free (g_steal_pointer (&names), FALSE);
+}
+
+/* The directory @name (a typed entry) of the resolved directory @dir_real,
+ * @rel inside @root: its host path, or NULL if it is none. */
+static char *
+sub_dir (const char *root, const char *dir_real, const char *rel, const char *typed)
+{
+  g_autofree char *real = NULL;
+
+  if (typed[0] == 'd')
+    return g_build_filename (dir_real, typed + 1, NULL);
+  if (typed[0] == 'f')
+    return NULL;
+  real = gl_tree_resolve (root, rel);
+  if (real == NULL || !g_file_test (real, G_FILE_TEST_IS_DIR))
+    return NULL;
+  return g_steal_pointer (&real);
 }
 
 static GlIconFile *
@@ -175,7 +206,10 @@ hash_table_unref0 (gpointer p)
     g_hash_table_unref (p);
 }
 
-/* Lists <theme>/{A}/{B}/ once: every icon file in it by name and size. */
+/* Lists <theme>/{A}/{B}/ once: every icon file in it by name and size,
+ * from the directory listings alone (no stat per file).  A value is the
+ * host path after '=' for a regular file seen in a resolved directory, or
+ * the path inside the root, resolved on lookup, for a link. */
 static GHashTable *
 index_theme (const char *root, const char *theme_rel)
 {
@@ -183,21 +217,22 @@ index_theme (const char *root, const char *theme_rel)
   g_autofree char *theme_dir = gl_tree_resolve (root, theme_rel);
   g_auto(GStrv) level1 = NULL;
 
-  if (theme_dir == NULL || (level1 = list_dir_sorted (theme_dir)) == NULL)
+  if (theme_dir == NULL || (level1 = list_dir_typed (theme_dir)) == NULL)
     return names;
   for (gsize i = 0; level1[i] != NULL; i++)
     {
-      g_autofree char *a_rel = g_build_filename (theme_rel, level1[i], NULL);
-      g_autofree char *a_dir = gl_tree_resolve (root, a_rel);
+      const char *a_name = level1[i] + 1;
+      g_autofree char *a_rel = g_build_filename (theme_rel, a_name, NULL);
+      g_autofree char *a_dir = sub_dir (root, theme_dir, a_rel, level1[i]);
       g_auto(GStrv) level2 = NULL;
 
-      if (a_dir == NULL || !g_file_test (a_dir, G_FILE_TEST_IS_DIR) ||
-          (level2 = list_dir_sorted (a_dir)) == NULL)
+      if (a_dir == NULL || (level2 = list_dir_typed (a_dir)) == NULL)
         continue;
       for (gsize j = 0; level2[j] != NULL; j++)
         {
-          int size = parse_size_dir (level1[i]);
-          const char *context = level2[j];
+          const char *b_name = level2[j] + 1;
+          int size = parse_size_dir (a_name);
+          const char *context = b_name;
           g_autofree char *sdir = NULL;
           g_autofree char *b_rel = NULL;
           g_autofree char *b_dir = NULL;
@@ -205,26 +240,27 @@ index_theme (const char *root, const char *theme_rel)
 
           if (size == 0)
             {
-              size = parse_size_dir (level2[j]);
-              context = level1[i];
+              size = parse_size_dir (b_name);
+              context = a_name;
             }
           if (size == 0 || (sdir = size_dir_name (size)) == NULL)
             continue;
-          b_rel = g_build_filename (a_rel, level2[j], NULL);
-          b_dir = gl_tree_resolve (root, b_rel);
-          if (b_dir == NULL || (files = list_dir_sorted (b_dir)) == NULL)
+          b_rel = g_build_filename (a_rel, b_name, NULL);
+          b_dir = sub_dir (root, a_dir, b_rel, level2[j]);
+          if (b_dir == NULL || (files = list_dir_typed (b_dir)) == NULL)
             continue;
           for (gsize k = 0; files[k] != NULL; k++)
             {
-              const char *dot = strrchr (files[k], '.');
+              const char *file = files[k] + 1;
+              const char *dot = strrchr (file, '.');
               g_autofree char *name = NULL;
               GHashTable *sizes;
 
-              if (dot == NULL || dot == files[k] ||
+              if (files[k][0] == 'd' || dot == NULL || dot == file ||
                   !g_strv_contains (icon_exts, dot + 1) ||
                   (size < 0) != (strcmp (dot + 1, "svg") == 0))
                 continue;
-              name = g_strndup (files[k], dot - files[k]);
+              name = g_strndup (file, dot - file);
               sizes = g_hash_table_lookup (names, name);
               if (sizes == NULL)
                 {
@@ -237,7 +273,10 @@ index_theme (const char *root, const char *theme_rel)
                 continue;
               if (g_hash_table_contains (sizes, sdir) && strcmp (dot + 1, "xpm") == 0)
                 continue;
-              g_hash_table_insert (sizes, g_strdup (sdir), g_build_filename (b_rel, files[k], NULL));
+              g_hash_table_insert (sizes, g_strdup (sdir),
+                                   files[k][0] == 'f'
+                                   ? g_strconcat ("=", b_dir, "/", file, NULL)
+                                   : g_build_filename (b_rel, file, NULL));
             }
         }
     }
@@ -255,7 +294,7 @@ gl_icon_index_new (const char * const *roots)
     {
       RootIndex *ri = g_new0 (RootIndex, 1);
       g_autofree char *icons_dir = gl_tree_resolve (roots[r], "usr/share/icons");
-      g_auto(GStrv) themes = icons_dir != NULL ? list_dir_sorted (icons_dir) : NULL;
+      g_auto(GStrv) themes = icons_dir != NULL ? list_dir_typed (icons_dir) : NULL;
 
       ri->root = g_strdup (roots[r]);
       ri->themes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
@@ -264,11 +303,10 @@ gl_icon_index_new (const char * const *roots)
         {
           g_autofree char *rel = NULL;
 
-          if (strcmp (themes[t], "hicolor") == 0)
+          if (themes[t][0] == 'f' || strcmp (themes[t] + 1, "hicolor") == 0)
             continue;
-          rel = g_build_filename ("usr/share/icons", themes[t], NULL);
-          if (g_file_test (icons_dir, G_FILE_TEST_IS_DIR))
-            g_ptr_array_add (ri->themes, index_theme (roots[r], rel));
+          rel = g_build_filename ("usr/share/icons", themes[t] + 1, NULL);
+          g_ptr_array_add (ri->themes, index_theme (roots[r], rel));
         }
       g_ptr_array_add (index->per_root, ri);
     }
@@ -321,10 +359,13 @@ index_lookup (GlIconIndex *index, const char *name, GPtrArray *result)
           g_hash_table_iter_init (&iter, sizes);
           while (g_hash_table_iter_next (&iter, &key, &value))
             {
-              g_autofree char *real = gl_tree_resolve (ri->root, value);
-              const char *dot = strrchr (value, '.');
+              const char *v = value;
+              g_autofree char *real = v[0] == '=' ? g_strdup (v + 1) : gl_tree_resolve (ri->root, v);
+              const char *dot = strrchr (v, '.');
 
-              if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR))
+              /* a regular file seen in the listing needs no second look:
+               * reading it checks it again (gl_tree_read) */
+              if (real != NULL && (v[0] == '=' || g_file_test (real, G_FILE_TEST_IS_REGULAR)))
                 g_ptr_array_add (result, icon_file_new (ri->root, real, key, dot + 1));
             }
           if (result->len > 0)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gl-manifest.h"
 
@@ -24,6 +25,8 @@ manifest_file_free (GlManifestFile *f)
   g_free (f->path);
   g_free (f->sandbox);
   g_strfreev (f->checksums);
+  g_free (f->stat);
+  g_free (f->source);
   g_free (f);
 }
 
@@ -47,6 +50,7 @@ gl_manifest_free (GlManifest *manifest)
   g_hash_table_unref (manifest->dirs);
   g_hash_table_unref (manifest->merged);
   g_hash_table_unref (manifest->defaults);
+  g_free (manifest->saved);
   g_free (manifest);
 }
 
@@ -66,6 +70,44 @@ gl_checksum_file (const char *path)
     return NULL;
   bytes = g_mapped_file_get_bytes (mf);
   return gl_checksum_bytes (bytes);
+}
+
+char *
+gl_manifest_stat_key (const char *path)
+{
+  struct stat st;
+
+  if (lstat (path, &st) != 0)
+    return NULL;
+  return g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT ".%09ld:%"
+                          G_GINT64_FORMAT ".%09ld:%o",
+                          (guint64) st.st_ino, (gint64) st.st_size,
+                          (gint64) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                          (gint64) st.st_ctim.tv_sec, st.st_ctim.tv_nsec, (guint) st.st_mode);
+}
+
+char *
+gl_manifest_file_checksum (GlManifestFile *file)
+{
+  if (file->stat != NULL && g_strv_length (file->checksums) == 1)
+    {
+      g_autofree char *now = gl_manifest_stat_key (file->path);
+
+      if (now == NULL)
+        return NULL;
+      if (strcmp (now, file->stat) == 0)
+        return g_strdup (file->checksums[0]);
+    }
+  return gl_checksum_file (file->path);
+}
+
+void
+gl_manifest_file_set_stat (GlManifestFile *file, const char *source)
+{
+  g_free (file->stat);
+  file->stat = gl_manifest_stat_key (file->path);
+  g_free (file->source);
+  file->source = g_strdup (source);
 }
 
 void
@@ -141,6 +183,7 @@ gl_manifest_load (const char *path, GError **error)
       return NULL;
     }
 
+  m->saved = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, strlen (data));
   lines = g_strsplit (data, "\n", -1);
   if (lines[0] == NULL || strcmp (lines[0], MANIFEST_MAGIC) != 0)
     {
@@ -183,6 +226,18 @@ gl_manifest_load (const char *path, GError **error)
           for (gsize j = 0; sums[j] != NULL; j++)
             if (*sums[j] != '\0')
               gl_manifest_add_file (m, F (1), F (2), sums[j]);
+        }
+      else if (strcmp (F (0), "cache") == 0 && n == 4)
+        {
+          GlManifestFile *f = g_hash_table_lookup (m->files, F (1));
+
+          if (f != NULL)
+            {
+              g_free (f->stat);
+              f->stat = *F (2) != '\0' ? g_strdup (F (2)) : NULL;
+              g_free (f->source);
+              f->source = *F (3) != '\0' ? g_strdup (F (3)) : NULL;
+            }
         }
       else if (strcmp (F (0), "dir") == 0 && n == 2)
         g_hash_table_add (m->dirs, g_strdup (F (1)));
@@ -252,6 +307,9 @@ file_line (GString *out, const char *key, gpointer value)
   g_autofree char *sums = g_strjoinv (",", f->checksums);
 
   append_fields (out, "file", f->path, f->sandbox, sums, NULL);
+  /* a line of its own: older versions ignore it */
+  if (f->stat != NULL)
+    append_fields (out, "cache", f->path, f->stat, f->source != NULL ? f->source : "", NULL);
 }
 
 gboolean
@@ -269,6 +327,7 @@ gl_manifest_save (GlManifest *manifest, GError **error)
   };
   g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");
   g_autofree char *dir = g_path_get_dirname (manifest->path);
+  g_autofree char *sum = NULL;
 
   /* each kind sorted by key, so the file is stable */
   for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
@@ -280,6 +339,10 @@ gl_manifest_save (GlManifest *manifest, GError **error)
       g_list_free (keys);
     }
 
+  /* nothing changed: no write, no fsync */
+  sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) out->str, out->len);
+  if (g_strcmp0 (sum, manifest->saved) == 0 && g_file_test (manifest->path, G_FILE_TEST_EXISTS))
+    return TRUE;
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
       int saved = errno;
@@ -293,5 +356,7 @@ gl_manifest_save (GlManifest *manifest, GError **error)
       g_prefix_error (error, "Cannot write the export manifest: ");
       return FALSE;
     }
+  g_free (manifest->saved);
+  manifest->saved = g_steal_pointer (&sum);
   return TRUE;
 }

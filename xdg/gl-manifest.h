@@ -12,6 +12,8 @@ typedef struct {
   char *path;
   char *sandbox;     /* owning sandbox id, "" for shared files */
   GStrv checksums;   /* contents Glimpse wrote (more than one only while a sync runs) */
+  char *stat;        /* the file as Glimpse left it (gl_manifest_stat_key), or NULL */
+  char *source;      /* what it was made from (a source file's key), or NULL */
 } GlManifestFile;
 
 typedef struct {
@@ -27,6 +29,7 @@ typedef struct {
   GHashTable *dirs;           /* directories Glimpse created (set) */
   GHashTable *merged;         /* merged files (uca.xml) -> "1" if Glimpse created it, else "0" */
   GHashTable *defaults;       /* MIME type -> the host's app Glimpse set as its default */
+  char *saved;                /* checksum of the text last read or written */
 } GlManifest;
 
 void        gl_manifest_free (GlManifest *manifest);
@@ -42,6 +45,16 @@ void        gl_manifest_add_file (GlManifest *manifest, const char *path,
 void        gl_manifest_set_sandbox (GlManifest *manifest, const char *id,
                                      const char *name, const char * const *apps);
 gboolean    gl_manifest_file_matches (GlManifestFile *file, const char *checksum);
+
+/* "ino:size:mtime:ctime" of @path (not following a link), NULL if it
+ * cannot be stat()ed: a file whose key is unchanged has the contents it had
+ * (a write changes mtime and ctime; ctime cannot be set back). */
+char       *gl_manifest_stat_key (const char *path);
+/* The checksum of @file's contents without reading it when its key still
+ * matches the one recorded; else read (NULL if unreadable). */
+char       *gl_manifest_file_checksum (GlManifestFile *file);
+/* Records what @file is now (after Glimpse wrote it), and its source. */
+void        gl_manifest_file_set_stat (GlManifestFile *file, const char *source);
 
 char       *gl_checksum_file (const char *path);  /* sha256, NULL if unreadable */
 char       *gl_checksum_bytes (GBytes *bytes);

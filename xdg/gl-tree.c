@@ -139,11 +139,30 @@ fail_errno (GError **error, int saved, const char *root, const char *path)
   return FALSE;
 }
 
+/* @path without a leading "/", if it has no empty, "." or ".." component:
+ * then it is where it leads unless a component is a link, which openat2
+ * (RESOLVE_NO_SYMLINKS) refuses.  NULL otherwise. */
+static char *
+plain_rel (const char *path)
+{
+  g_auto(GStrv) parts = NULL;
+
+  while (*path == '/')
+    path++;
+  if (*path == '\0')
+    return NULL;
+  parts = g_strsplit (path, "/", -1);
+  for (gsize i = 0; parts[i] != NULL; i++)
+    if (*parts[i] == '\0' || strcmp (parts[i], ".") == 0 || strcmp (parts[i], "..") == 0)
+      return NULL;
+  return g_strdup (path);
+}
+
 GBytes *
 gl_tree_read (const char *root, const char *path, const char * const *under,
               gsize max, guint *mode, GError **error)
 {
-  g_autofree char *rel = resolve_rel (root, path);
+  g_autofree char *rel = NULL;
   g_autofree char *buf = NULL;
   g_auto(TreeFd) root_fd = -1;
   g_auto(TreeFd) pfd = -1;
@@ -152,6 +171,28 @@ gl_tree_read (const char *root, const char *path, const char * const *under,
   struct stat st, st2;
   gsize len = 0;
 
+  /* the common case costs one openat2: a plain path without links is
+   * opened as it is; only a path with a link in it is resolved component by
+   * component first (and opened the same way afterwards) */
+  rel = plain_rel (path);
+  if (rel != NULL)
+    {
+      root_fd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (root_fd >= 0)
+        pfd = open_in_root (root_fd, rel, O_PATH);
+      /* O_NOFOLLOW gives the last component itself if it is a link: that
+       * one is resolved inside the tree like any other */
+      if (pfd >= 0 && (fstat (pfd, &st) != 0 || S_ISLNK (st.st_mode)))
+        close (g_steal_fd (&pfd));
+      if (pfd < 0)
+        {
+          g_clear_pointer (&rel, g_free);
+          if (root_fd >= 0)
+            close (g_steal_fd (&root_fd));
+        }
+    }
+  if (rel == NULL)
+    rel = resolve_rel (root, path);
   if (rel == NULL)
     {
       fail_errno (error, ENOENT, root, path);
@@ -167,14 +208,16 @@ gl_tree_read (const char *root, const char *path, const char * const *under,
       return NULL;
     }
 
-  root_fd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root_fd < 0)
+    root_fd = open (root, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root_fd < 0)
     {
       fail_errno (error, errno, root, "");
       return NULL;
     }
   /* first without opening the file: a device is never opened */
-  pfd = open_in_root (root_fd, rel, O_PATH);
+  if (pfd < 0)
+    pfd = open_in_root (root_fd, rel, O_PATH);
   if (pfd < 0)
     {
       fail_errno (error, errno, root, rel);

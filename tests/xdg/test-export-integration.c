@@ -4,6 +4,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -674,6 +675,54 @@ test_fm_one_entry (Fixture *f, gconstpointer data)
   }
 }
 
+/* A source icon rewritten in place (same size) is exported again; an
+ * exported icon the user changed is theirs (the manifest's record of what
+ * Glimpse left lets a run skip reading unchanged files, never changed ones). */
+static void
+test_unchanged_not_read (Fixture *f, gconstpointer data)
+{
+  g_autofree char *exported = data_path (f, "icons/hicolor/256x256/apps/glimpse-deb+org.example.Editor.png");
+  g_autofree char *source = g_build_filename (f->root, "rootfs/usr/share/icons/hicolor/256x256/apps/org.example.Editor.png", NULL);
+  g_autofree char *before = NULL, *after = NULL, *src = NULL;
+  gsize len;
+  GlExportStats stats;
+
+  sync_ok (f, TRUE);
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.written, ==, 0);
+  g_assert_true (g_file_get_contents (exported, &before, &len, NULL));
+
+  /* the same size, other bytes, the same mtime: ctime and the contents differ */
+  g_assert_true (g_file_get_contents (source, &src, &len, NULL));
+  src[len - 1] ^= 0x55;
+  {
+    struct stat st;
+    struct timespec times[2];
+    FILE *out;
+
+    g_assert_cmpint (stat (source, &st), ==, 0);
+    out = fopen (source, "r+");
+    g_assert_nonnull (out);
+    g_assert_cmpuint (fwrite (src, 1, len, out), ==, len);
+    fclose (out);
+    times[0] = st.st_atim;
+    times[1] = st.st_mtim;
+    g_assert_cmpint (utimensat (AT_FDCWD, source, times, 0), ==, 0);
+  }
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.written, ==, 1);
+  g_assert_true (g_file_get_contents (exported, &after, NULL, NULL));
+  g_assert_true (memcmp (after, src, len) == 0);
+
+  /* the user's own version of the exported icon stays */
+  tu_write (f->ctx->data_home, "icons/hicolor/256x256/apps/glimpse-deb+org.example.Editor.png", "mine");
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.skipped, ==, 1);
+  g_clear_pointer (&after, g_free);
+  g_assert_true (g_file_get_contents (exported, &after, NULL, NULL));
+  g_assert_cmpstr (after, ==, "mine");
+}
+
 /* the commands, against a fake store (GLIMPSE_SANDBOX_DIR) */
 static void
 test_cli (Fixture *f, gconstpointer data)
@@ -938,6 +987,7 @@ main (int argc, char **argv)
   ADD ("/integration/cli", test_cli);
   ADD ("/integration/file-manager-actions", test_fm_actions);
   ADD ("/integration/file-manager-one-entry", test_fm_one_entry);
+  ADD ("/integration/unchanged-not-read", test_unchanged_not_read);
   ADD ("/integration/default-handler", test_default_handler);
   ADD ("/integration/wm-class", test_wm_class);
   return g_test_run ();
