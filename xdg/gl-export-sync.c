@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -530,6 +531,155 @@ sync_finish (SyncRun *run, GError **error)
   return gl_manifest_save (run->m, error);
 }
 
+static void
+unlock_fd (int fd)
+{
+  if (fd >= 0)
+    close (fd);   /* releases the flock */
+}
+typedef int LockFd;
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC (LockFd, unlock_fd, -1)
+
+/* The user's export state (the manifest's directory) locked for one run:
+ * the agent and a "glimpse export" never rewrite the manifest at the same
+ * time.  A run that empties the state removes the directory while locked;
+ * one that waited then finds another directory (or none) there and locks
+ * again. */
+static int
+lock_export_state (const char *manifest_path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (manifest_path);
+
+  for (;;)
+    {
+      struct stat locked, now;
+      int fd;
+
+      if (g_mkdir_with_parents (dir, 0755) != 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "Cannot create %s for the export state: %s", dir, g_strerror (saved));
+          return -1;
+        }
+      fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0 && errno == ENOENT)
+        continue;
+      if (fd < 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "Cannot open %s to lock the export state: %s", dir, g_strerror (saved));
+          return -1;
+        }
+      while (flock (fd, LOCK_EX) != 0)
+        if (errno != EINTR)
+          {
+            int saved = errno;
+            close (fd);
+            g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                         "Cannot lock the export state %s: %s", dir, g_strerror (saved));
+            return -1;
+          }
+      if (fstat (fd, &locked) == 0 && stat (dir, &now) == 0 &&
+          locked.st_dev == now.st_dev && locked.st_ino == now.st_ino)
+        return fd;
+      close (fd);   /* removed (and maybe made again) while we waited */
+    }
+}
+
+/* A temporary file g_file_set_contents() leaves when the run is killed
+ * between creating and renaming it: "<name>.XXXXXX", <name> one of ours. */
+static gboolean
+is_our_temp (const char *name, GHashTable *ours)
+{
+  gsize len = strlen (name);
+  g_autofree char *base = NULL;
+  gboolean random = FALSE;
+
+  if (len < 8 || name[len - 7] != '.')
+    return FALSE;
+  for (gsize i = len - 6; i < len; i++)
+    if (!g_ascii_isalnum (name[i]))
+      return FALSE;
+    else if (!g_ascii_islower (name[i]))
+      random = TRUE;
+  /* a name such as "x.desktop.backup" may be the user's: the six random
+   * characters of a temporary file are all lower-case letters only once in
+   * about 190 (such a leftover stays) */
+  if (!random)
+    return FALSE;
+  base = g_strndup (name, len - 7);
+  return g_hash_table_contains (ours, base);
+}
+
+/* Removes the temporary files of our files that a killed run left (kill -9
+ * during an export), in the directories of our files, if they are older
+ * than this run. */
+static void
+sync_remove_temporaries (SyncRun *run, gint64 started)
+{
+  g_autoptr(GHashTable) dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      (GDestroyNotify) g_hash_table_unref);
+  GHashTable *tables[] = { run->m->files, run->plan };
+  GHashTableIter iter;
+  gpointer key, value;
+
+  for (gsize t = 0; t < G_N_ELEMENTS (tables); t++)
+    {
+      g_hash_table_iter_init (&iter, tables[t]);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        {
+          g_autofree char *dir = g_path_get_dirname (key);
+          GHashTable *names = g_hash_table_lookup (dirs, dir);
+
+          if (names == NULL)
+            {
+              names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+              g_hash_table_insert (dirs, g_strdup (dir), names);
+            }
+          g_hash_table_add (names, g_path_get_basename (key));
+        }
+    }
+  {
+    g_autofree char *mdir = g_path_get_dirname (run->m->path);
+    GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+    g_hash_table_add (names, g_path_get_basename (run->m->path));
+    if (!g_hash_table_contains (dirs, mdir))
+      g_hash_table_insert (dirs, g_steal_pointer (&mdir), names);
+    else
+      {
+        g_hash_table_add (g_hash_table_lookup (dirs, mdir), g_path_get_basename (run->m->path));
+        g_hash_table_unref (names);
+      }
+  }
+
+  g_hash_table_iter_init (&iter, dirs);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      g_autoptr(GDir) dir = g_dir_open (key, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = NULL;
+          struct stat st;
+
+          if (!is_our_temp (name, value))
+            continue;
+          path = g_build_filename (key, name, NULL);
+          if (lstat (path, &st) == 0 && S_ISREG (st.st_mode) &&
+              (gint64) st.st_mtim.tv_sec * G_USEC_PER_SEC + st.st_mtim.tv_nsec / 1000 < started &&
+              unlink (path) == 0)
+            {
+              g_debug ("Removed %s, left by an export that was killed", path);
+              run->stats.removed++;
+            }
+        }
+    }
+}
+
 static gboolean
 export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
              const char * const *remove_ids,
@@ -538,6 +688,11 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   g_autofree char *manifest_path = gl_export_manifest_path (ctx);
   g_auto(SyncRun) run = { 0, };
   g_autoptr(GHashTable) write_set = g_hash_table_new (g_str_hash, g_str_equal);
+  gint64 started = g_get_real_time ();
+  g_auto(LockFd) lock_fd = lock_export_state (manifest_path, error);
+
+  if (lock_fd < 0)
+    return FALSE;
   run.m = gl_manifest_load (manifest_path, error);
   if (run.m == NULL)
     return FALSE;
@@ -555,6 +710,8 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.warnings = warnings;
 
   sync_plan (&run, sources);
+  if (complete)
+    sync_remove_temporaries (&run, started);
   if (!sync_classify (&run, write_set, error))
     return FALSE;
   sync_write (&run, write_set);

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gio/gdesktopappinfo.h>
@@ -723,6 +725,122 @@ test_unchanged_not_read (Fixture *f, gconstpointer data)
   g_assert_cmpstr (after, ==, "mine");
 }
 
+/* The export state is locked: a second export waits for the first (the
+ * agent and "glimpse export" never both rewrite the manifest). */
+typedef struct {
+  GlExportContext *ctx;
+  GPtrArray *sources;
+  gint done;
+  gboolean ok;
+} LockedRun;
+
+static gpointer
+locked_run (gpointer data)
+{
+  LockedRun *r = data;
+
+  r->ok = gl_export_sync (r->ctx, r->sources, TRUE, NULL, NULL, NULL);
+  g_atomic_int_set (&r->done, 1);
+  return NULL;
+}
+
+/* TRUE when /proc/locks shows a process waiting for a flock on @ino */
+static gboolean
+flock_waiter (guint64 ino)
+{
+  g_autofree char *locks = NULL;
+  g_autofree char *needle = g_strdup_printf (":%" G_GUINT64_FORMAT " ", ino);
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents ("/proc/locks", &locks, NULL, NULL))
+    return FALSE;
+  lines = g_strsplit (locks, "\n", -1);
+  for (gsize i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], "-> FLOCK") != NULL && strstr (lines[i], needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_export_lock (Fixture *f, gconstpointer data)
+{
+  g_autofree char *manifest = gl_export_manifest_path (f->ctx);
+  g_autofree char *dir = g_path_get_dirname (manifest);
+  LockedRun r = { f->ctx, f->sources, 0, FALSE };
+  g_autoptr(GThread) thread = NULL;
+  struct stat st;
+  int fd;
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  sync_ok (f, TRUE);
+  fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fstat (fd, &st), ==, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX), ==, 0);
+
+  thread = g_thread_new ("export", locked_run, &r);
+  while (!flock_waiter ((guint64) st.st_ino))
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_assert_false (g_atomic_int_get (&r.done));
+      g_usleep (1000);
+    }
+  /* waiting for us, not done */
+  g_assert_false (g_atomic_int_get (&r.done));
+  close (fd);
+  g_thread_join (g_steal_pointer (&thread));
+  g_assert_true (r.ok);
+}
+
+/* kill -9 between creating a temporary file and renaming it leaves
+ * <file>.XXXXXX: the next complete export removes ours if older than the
+ * run, and nothing else */
+static void
+test_temporaries (Fixture *f, gconstpointer data)
+{
+  static const char * const ours[] = {
+    "applications/glimpse-deb+org.example.Editor.desktop.Ab3dEf",
+    "icons/hicolor/256x256/apps/glimpse-deb+org.example.Editor.png.XyZ123",
+  };
+  static const char * const theirs[] = {
+    "applications/mine.desktop.Ab3dEf",
+    "applications/glimpse-deb+org.example.Editor.desktop.backup",
+    "applications/glimpse-deb+org.example.Editor.desktop.Ab3d",
+  };
+  g_autofree char *fresh = data_path (f, "applications/glimpse-deb+org.example.Viewer.desktop.Qw12er");
+
+  sync_ok (f, TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (ours); i++)
+    {
+      g_autofree char *p = data_path (f, ours[i]);
+      struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+
+      tu_write (f->ctx->data_home, ours[i], "[Desktop Entry]\n");
+      g_assert_cmpint (utimensat (AT_FDCWD, p, old, 0), ==, 0);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (theirs); i++)
+    tu_write (f->ctx->data_home, theirs[i], "x");
+  /* one made "during" the run: newer than its start */
+  tu_write (f->ctx->data_home, "applications/glimpse-deb+org.example.Viewer.desktop.Qw12er", "x");
+  {
+    struct timespec later[2] = { { time (NULL) + 3600, 0 }, { time (NULL) + 3600, 0 } };
+    g_assert_cmpint (utimensat (AT_FDCWD, fresh, later, 0), ==, 0);
+  }
+
+  sync_ok (f, TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (ours); i++)
+    {
+      g_autofree char *p = data_path (f, ours[i]);
+      g_assert_false (g_file_test (p, G_FILE_TEST_EXISTS));
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (theirs); i++)
+    {
+      g_autofree char *p = data_path (f, theirs[i]);
+      g_assert_true (g_file_test (p, G_FILE_TEST_EXISTS));
+    }
+  g_assert_true (g_file_test (fresh, G_FILE_TEST_EXISTS));
+}
+
 /* the commands, against a fake store (GLIMPSE_SANDBOX_DIR) */
 static void
 test_cli (Fixture *f, gconstpointer data)
@@ -988,6 +1106,8 @@ main (int argc, char **argv)
   ADD ("/integration/file-manager-actions", test_fm_actions);
   ADD ("/integration/file-manager-one-entry", test_fm_one_entry);
   ADD ("/integration/unchanged-not-read", test_unchanged_not_read);
+  ADD ("/integration/export-lock", test_export_lock);
+  ADD ("/integration/temporaries", test_temporaries);
   ADD ("/integration/default-handler", test_default_handler);
   ADD ("/integration/wm-class", test_wm_class);
   return g_test_run ();
