@@ -1,15 +1,18 @@
 /* gl-export-control.c: the control entries of a sandbox's submenu — the
  * original's control window, made desktop-native
  *
- *   glimpse-<id>--terminal.desktop  "Terminal in <name>"
- *   glimpse-<id>--control.desktop   "<name>", with the desktop actions
+ *   glimpse-<id>+.terminal.desktop  "Terminal in <name>"
+ *   glimpse-<id>+.control.desktop   "<name>", with the desktop actions
  *                                   Update now, Show my changes, Purge my
  *                                   changes, Hide from menu
  *
  * Each runs "glimpse control <id> <action>", which asks the session agent
  * (D-Bus activated when it is not running); the agent answers with desktop
- * notifications and the user's terminal.  The double dash keeps the names
- * apart from application entries (a sandbox id never starts with '-').
+ * notifications and the user's terminal.  Named like the applications,
+ * glimpse-<id>+<name>, with a name no application has (a desktop id never
+ * starts with '.').  Older versions named them glimpse-<id>--terminal and
+ * --control: those are in the manifest, not planned any more, and go with
+ * the next export like any stale file.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -18,8 +21,8 @@
 #include "gl-exec.h"
 #include "gl-export-private.h"
 
-#define TERMINAL_SUFFIX "--terminal.desktop"
-#define CONTROL_SUFFIX "--control.desktop"
+#define TERMINAL_SUFFIX "+.terminal.desktop"
+#define CONTROL_SUFFIX "+.control.desktop"
 
 gboolean
 gl_export_is_control_entry (const char *file_name)

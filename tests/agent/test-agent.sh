@@ -246,13 +246,13 @@ check "Refresh([]) succeeds" bus --dest org.glimpse.Session1 \
 
 # The control entries of the sandbox's submenu.
 check "the control entries are exported and gnome-menus shows them in the submenu" \
-  wait_for 1000 in_menu "Glimpse/Alpha	glimpse-$A--terminal.desktop"
-check "… both" in_menu "Glimpse/Alpha	glimpse-$A--control.desktop"
-ctl=$xdg/data/applications/glimpse-$A--control.desktop
+  wait_for 1000 in_menu "Glimpse/Alpha	glimpse-$A+.terminal.desktop"
+check "… both" in_menu "Glimpse/Alpha	glimpse-$A+.control.desktop"
+ctl=$xdg/data/applications/glimpse-$A+.control.desktop
 check "\"Alpha\" has the actions Update now, Show my changes, Purge, Hide" \
   grep -qx "Actions=update;show-changes;purge;hide;" "$ctl"
 check "… each running glimpse control" grep -qx "Exec=$GLIMPSE control $A purge" "$ctl"
-check "\"Terminal in Alpha\" is its name" grep -qx "Name=Terminal in Alpha" "$xdg/data/applications/glimpse-$A--terminal.desktop"
+check "\"Terminal in Alpha\" is its name" grep -qx "Name=Terminal in Alpha" "$xdg/data/applications/glimpse-$A+.terminal.desktop"
 
 # They run what the entries run: glimpse control ID ACTION, as the user.
 ctl () { as_user "$GL_USER_A" "$GLIMPSE" control "$A" "$1"; }

@@ -841,6 +841,55 @@ test_temporaries (Fixture *f, gconstpointer data)
   g_assert_true (g_file_test (fresh, G_FILE_TEST_EXISTS));
 }
 
+/* The control entries are glimpse-ID+.terminal / +.control now; the names
+ * of older versions (glimpse-ID--terminal, --control) go */
+static void
+test_control_names (Fixture *f, gconstpointer data)
+{
+  g_autofree char *manifest_path = gl_export_manifest_path (f->ctx);
+  static const char * const old[] = {
+    "applications/glimpse-deb--terminal.desktop",
+    "applications/glimpse-deb--control.desktop",
+  };
+
+  ((GlExportSource *) f->sources->pdata[0])->control_entries = TRUE;
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (manifest_path, NULL);
+    static const char text[] = "[Desktop Entry]\nType=Application\nName=Old\nExec=glimpse control deb terminal\n";
+    g_autoptr(GBytes) bytes = g_bytes_new_static (text, strlen (text));
+    g_autofree char *sum = gl_checksum_bytes (bytes);
+    const char *apps[] = { "glimpse-deb--terminal.desktop", "glimpse-deb--control.desktop", NULL };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (old); i++)
+      {
+        g_autofree char *p = data_path (f, old[i]);
+        tu_write (f->ctx->data_home, old[i], text);
+        gl_manifest_add_file (m, p, "deb", sum);
+      }
+    gl_manifest_set_sandbox (m, "deb", "Debian “sid”", apps);
+    g_assert_true (gl_manifest_save (m, NULL));
+  }
+
+  sync_ok (f, TRUE);
+  for (gsize i = 0; i < G_N_ELEMENTS (old); i++)
+    {
+      g_autofree char *p = data_path (f, old[i]);
+      g_assert_false (g_file_test (p, G_FILE_TEST_EXISTS));
+    }
+  {
+    g_autofree char *t = data_path (f, "applications/glimpse-deb+.terminal.desktop");
+    g_autofree char *c = data_path (f, "applications/glimpse-deb+.control.desktop");
+    g_autoptr(GlManifest) m = gl_manifest_load (manifest_path, NULL);
+    GlManifestSandbox *s = g_hash_table_lookup (m->sandboxes, "deb");
+
+    g_assert_true (g_file_test (t, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (g_file_test (c, G_FILE_TEST_IS_REGULAR));
+    g_assert_true (gl_export_is_control_entry ("glimpse-deb+.terminal.desktop"));
+    g_assert_true (g_strv_contains ((const char * const *) s->apps, "glimpse-deb+.control.desktop"));
+    g_assert_false (g_strv_contains ((const char * const *) s->apps, "glimpse-deb--control.desktop"));
+  }
+}
+
 /* the commands, against a fake store (GLIMPSE_SANDBOX_DIR) */
 static void
 test_cli (Fixture *f, gconstpointer data)
@@ -1108,6 +1157,7 @@ main (int argc, char **argv)
   ADD ("/integration/unchanged-not-read", test_unchanged_not_read);
   ADD ("/integration/export-lock", test_export_lock);
   ADD ("/integration/temporaries", test_temporaries);
+  ADD ("/integration/control-names", test_control_names);
   ADD ("/integration/default-handler", test_default_handler);
   ADD ("/integration/wm-class", test_wm_class);
   return g_test_run ();
