@@ -107,7 +107,9 @@ gl_notify_format_updates (const char  *sandbox_id,
 
       if (u->held || u->phased)
         continue;
-      g_string_append_printf (b, "%s%s %s → %s", b->len ? "\n" : "", u->name, u->installed, u->candidate);
+      /* a dnf check may not know the installed version */
+      g_string_append_printf (b, "%s%s %s%s→ %s", b->len ? "\n" : "", u->name, u->installed,
+                              u->installed[0] ? " " : "", u->candidate);
       listed++;
     }
   if (regular > listed)

@@ -6,6 +6,7 @@
  */
 #include "gl-updates.h"
 #include "gl-updates-family.h"
+#include "gl-notify.h"
 
 static char *
 dump (GPtrArray *updates)
@@ -139,6 +140,21 @@ test_supported (void)
   g_assert_false (gl_updates_family_supported (NULL));
 }
 
+/* the notification of a dnf check that could not tell the installed version */
+static void
+test_notify_without_installed (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) u = gl_updates_family_parse_dnf ("\nglimpse-hello.noarch  1.1-1  glimpse-test\n", &error);
+  g_autofree char *summary = NULL;
+  g_autofree char *body = NULL;
+
+  g_assert_no_error (error);
+  gl_notify_format_updates ("f40", "Fedora", u, TRUE, &summary, &body);
+  g_assert_cmpstr (summary, ==, "1 update for Fedora");
+  g_assert_nonnull (strstr (body, "glimpse-hello → 1.1-1"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -149,5 +165,6 @@ main (int argc, char **argv)
   g_test_add_func ("/updates-family/apk", test_apk);
   g_test_add_func ("/updates-family/apk-bad", test_apk_bad);
   g_test_add_func ("/updates-family/supported", test_supported);
+  g_test_add_func ("/updates-family/notify-without-installed", test_notify_without_installed);
   return g_test_run ();
 }
