@@ -49,19 +49,17 @@ check_sh "user B's changes list B's own file and none of user A's" \
   '[ $rc -eq 0 ] && grep -qx "added  *$HOME_B/cli-test-b" <<<"$changes_b" && ! grep -q cli-test/ <<<"$changes_b"'
 
 # in use: purge and remove refuse
-as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sleep 30 &
+as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sleep 300 &
 runner=$!
 in_use () { "$GLIMPSE" list > "$WORK/list" && grep -q "^$id .* $1\$" "$WORK/list"; }
-for _ in $(seq 50); do in_use yes && break; sleep 0.1; done
-check "list shows the sandbox in use while an app runs" in_use yes
+check "list shows the sandbox in use while an app runs" gl_wait 30 in_use yes
 as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes 2>/dev/null; rc=$?
 check_sh "purge refuses while an app runs (exit 5)" '[ $rc -eq 5 ]'
 "$GLIMPSE" remove "$id" 2>/dev/null; rc=$?
 check_sh "remove refuses while an app runs (exit 5)" '[ $rc -eq 5 ] && [ -d "$GL_STORE/$id" ]'
 # the oldest process of that command line is the launcher the user started
-kill -TERM "$(pgrep -o -f -- "$id -- sleep 30")"; wait "$runner" 2>/dev/null
-for _ in $(seq 50); do in_use no && break; sleep 0.1; done
-check "killing the launcher ends the app, and the sandbox is free again" in_use no
+kill -TERM "$(pgrep -o -f -- "$id -- sleep 300")"; wait "$runner" 2>/dev/null
+check "killing the launcher ends the app, and the sandbox is free again" gl_wait 30 in_use no
 
 as_user "$GL_USER_A" "$GLIMPSE" purge "$id" < /dev/null 2>/dev/null; rc=$?
 check_sh "purge without a terminal and without --yes asks for --yes (exit 2)" '[ $rc -eq 2 ]'

@@ -144,7 +144,7 @@ profile stall "$base/big.tar.gz?stall=200000" "ChecksumUrl=$base/SHA256SUMS"
 snap=$(store_entries)
 "$GLIMPSE" create stall >/dev/null 2>"$work/err" &
 pid=$!
-for _ in $(seq 100); do [ -s "$(echo "$GLIMPSE_CACHE_DIR"/stall/*/big.tar.gz.part)" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$(echo "$GLIMPSE_CACHE_DIR"/stall/*/big.tar.gz.part)" ] && break; sleep 0.05; done
 kill -INT $pid; wait $pid; rc=$?
 check "SIGINT stops create with status 130 and leaves no sandbox" [ $rc -eq 130 -a "$(store_entries)" = "$snap" ]
 
@@ -375,8 +375,8 @@ done
 check "the bootstrap tool runs as the user glimpse, not as root" \
   eval '[ -n "$child_pid" ] && [ "$(stat -c %U "/proc/$boot_pid")" = glimpse ]'
 kill -KILL $pid; wait $pid 2>/dev/null
-gone() { # pid: gone (or a zombie) within 10 s
-  for _ in $(seq 100); do
+gone() { # pid: gone (or a zombie) within 30 s
+  for _ in $(seq 300); do
     [ -e "/proc/$1" ] || return 0
     [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ] && return 0
     sleep 0.1

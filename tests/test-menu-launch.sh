@@ -62,12 +62,12 @@ as_user "$GL_USER_A" gio launch "$entry" "${files[@]}" 2> "$WORK/gio.err"; rc=$?
 check_sh "gio launch of the exported entry succeeds" '[ $rc -eq 0 ]'
 sed 's/^/# gio: /' "$WORK/gio.err"
 # gio does not wait: the app is done when its output appears in its view.
-got=
-for _ in $(seq 100); do
+dumped () {
   got=$(as_user "$GL_USER_A" "$LAUNCH" "$id" -- /bin/sh -c 'cat "$HOME/argdump.out" 2>/dev/null' | od -An -c)
-  [ -n "$got" ] && break
-  sleep 0.1
-done
+  [ -n "$got" ]
+}
+got=
+gl_wait 60 dumped
 want=$(printf '%s\0' "${files[@]}" | od -An -c)
 check_sh "the app inside got exactly the ${#files[@]} awkward paths" '[ -n "$got" ] && [ "$got" = "$want" ]'
 [ "$got" = "$want" ] || printf '# got:\n%s\n# want:\n%s\n' "$got" "$want"

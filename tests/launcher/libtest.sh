@@ -10,6 +10,7 @@
 set -u
 set -o pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/skip.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/wait.sh"
 
 : "${GL_LAUNCHER:?GL_LAUNCHER must point to the built glimpse-launch-test}"
 GL_TEST_ROOT=${GL_TEST_ROOT:-/var/lib/glimpse-tests}

@@ -172,9 +172,13 @@ check_sh "9: writes still land in the layer, not the host" \
   'grep -q HOME-WRITE-OK <<< "$out" && [ -f "$GL_STORE/t-att-host/users/$UID_A/home/upper/gl-att9" ] && [ ! -e "$HOME_A/gl-att9" ] && [ ! -e /etc/gl-att9 ]'
 
 # 10. the app's view while it runs; the host mount table before/during/after
-as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'cat /proc/self/status > /tmp/gl-att10; sleep 1.5' &
-bg=$!; sleep 0.8
+# (the app runs until the table was read: found by its own arguments)
+as_user $GL_USER_A "$LAUNCH" t-att-bb -- /bin/sh -c 'cat /proc/self/status > /tmp/gl-att10; exec sleep 62.10' &
+bg=$!
+app=$(gl_wait_pid $GL_USER_A '^sleep 62[.]10$')
 mounts_during=$(gl_mounts)
+check "10: the app ran (its process found)" [ -n "$app" ]
+[ -n "$app" ] && kill "$app"
 wait $bg
 st=$(cat "$GL_STORE/t-att-bb/users/$UID_A/tmp/upper/gl-att10")
 check_sh "10: real uid/gid, no capabilities, NoNewPrivs" 'grep -qE "^Uid:[[:space:]]+$UID_A[[:space:]]+$UID_A[[:space:]]+$UID_A[[:space:]]+$UID_A" <<< "$st" && grep -qE "^Gid:[[:space:]]+$GID_A[[:space:]]+$GID_A" <<< "$st" && [ "$(grep -E "^Cap(Prm|Eff|Bnd|Amb|Inh):" <<< "$st" | grep -vc "0000000000000000$")" = 0 ] && grep -qE "^NoNewPrivs:[[:space:]]+1" <<< "$st"'
@@ -185,13 +189,16 @@ check "10: host mount table and checksums unchanged after" host_unchanged
 # 12. another user holding the sandbox's lock cannot keep you out
 as_user $GL_USER_B flock -x -n "$GL_STORE/t-att-bb/lock" true 2>/dev/null; rc=$?
 check "12: the sandbox lock cannot be opened by another user" [ $rc -ne 0 ]
-as_user $GL_USER_B sh -c "exec 8<'$GL_STORE/t-att-bb/users/$UID_B/lock'; flock -x 8; sleep 3" &
-holder=$!; sleep 0.5
+# (held until both launches are done: no pause to outlast, none to wait)
+as_user $GL_USER_B sh -c "exec 8<'$GL_STORE/t-att-bb/users/$UID_B/lock'; flock -x 8; touch '$WORK/att12-held'
+  while [ ! -e '$WORK/att12-release' ]; do sleep 0.05; done" &
+holder=$!
+gl_wait 30 [ -e "$WORK/att12-held" ]
 as_user $GL_USER_A "$LAUNCH" t-att-bb -- true 2>"$WORK/err"; rc=$?
 check_sh "12: user B locking their own layer does not stop user A (0)" '[ $rc = 0 ]'
 as_user $GL_USER_B "$LAUNCH" t-att-bb -- true 2>"$WORK/err"; rc=$?
 check_sh "12: ... and B's own launch says their layer is busy (125)" '[ $rc = 125 ] && grep -q "your layer .* is being changed" "$WORK/err"'
-kill $holder 2>/dev/null; wait $holder 2>/dev/null
+touch "$WORK/att12-release"; wait $holder 2>/dev/null
 
 # 13. the terminal: no TIOCSTI/TIOCLINUX (input the caller's shell would run)
 if command -v script >/dev/null && command -v python3 >/dev/null; then
@@ -227,7 +234,7 @@ fi
 
 # 14. without a terminal the app has a session of its own: kill (0, ...)
 # reaches nothing outside the sandbox
-out=$(as_user $GL_USER_A setsid sh -c "trap 'echo CALLER-SIGNALLED' USR1; sleep 3 & s=\$!
+out=$(as_user $GL_USER_A setsid sh -c "trap 'echo CALLER-SIGNALLED' USR1; sleep 300 & s=\$!
   $LAUNCH t-att-bb -- /bin/sh -c 'kill -USR1 0' </dev/null 2>/dev/null
   kill -0 \$s 2>/dev/null && echo SLEEP-ALIVE; kill \$s" 2>&1)
 check_sh "14: kill 0 inside reaches neither the caller nor its process group" \

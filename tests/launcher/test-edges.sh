@@ -25,12 +25,7 @@ print(struct.unpack("I", fcntl.ioctl(fd, 0xb704, b"\0" * 4))[0])' "$1"
 # slow machine may take longer than any fixed pause to start the app)
 A /bin/sh -c 'exec sleep 61.22' &
 bg=$!
-app=
-for _ in $(seq 100); do
-  app=$(pgrep -u $GL_USER_A -f '^sleep 61[.]22$' | head -1)
-  [ -n "$app" ] && break
-  sleep 0.1
-done
+app=$(gl_wait_pid $GL_USER_A '^sleep 61[.]22$')
 owner=$(ns_owner /proc/"$app"/ns/user 2>&1)
 check_sh "22: the view's user namespace is owned by the caller ($owner), so its namespaces count against the caller's limits" \
   '[ "$owner" = "$UID_A" ]'
@@ -44,10 +39,8 @@ if ( echo "$old_max" > /proc/sys/user/max_user_namespaces ) 2>/dev/null; then
   GL_CLEANUPS+=("echo $old_max > /proc/sys/user/max_user_namespaces")
   A /bin/sh -c 'exec sleep 61.33' &
   bg=$!
-  for _ in $(seq 100); do
-    pgrep -u $GL_USER_A -f '^sleep 61[.]33$' >/dev/null && break
-    sleep 0.1
-  done
+  app=$(gl_wait_pid $GL_USER_A '^sleep 61[.]33$')
+  check "22: the caller's app runs (so its view holds a user namespace)" [ -n "$app" ]
   echo 1 > /proc/sys/user/max_user_namespaces
   root_ok=$(unshare -U true 2>&1 && echo root-ok)
   echo "$old_max" > /proc/sys/user/max_user_namespaces

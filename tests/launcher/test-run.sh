@@ -49,7 +49,7 @@ check "--help exits 0" as_user $GL_USER_A "$LAUNCH" --help >/dev/null
 # signal forwarding: SIGTERM to the launcher reaches the app
 as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c 'trap "echo got-term; exit 7" TERM; echo ready; while :; do sleep 0.05; done' > "$WORK/sig" &
 bgpid=$!
-for _ in $(seq 100); do grep -q ready "$WORK/sig" 2>/dev/null && break; sleep 0.05; done
+gl_wait 30 grep -q ready "$WORK/sig" 2>/dev/null
 lpid=$(pgrep -o -u $UID_A -f "launch-$TEST_NAME t-run-bb -- /bin/sh -c trap")
 kill -TERM $lpid; wait $bgpid; rc=$?
 check_sh "SIGTERM forwarded to the app (trap ran, status 7)" '[ $rc = 7 ] && grep -q got-term "$WORK/sig"' 
@@ -92,8 +92,8 @@ c, _ = s.accept(); c.sendall(b"hello-from-host"); c.close(); os.unlink(p)' "$1" 
   xdisp=$((7300 + $$ % 1000))
   for sp in "/tmp/.X11-unix/X$xdisp" "/run/user/$UID_A/gl-test-bus$$"; do
     rm -f "$WORK/ready"; sock_srv "$sp" "$WORK/ready"; spid=$!
-    for _ in $(seq 100); do [ -e "$WORK/ready" ] && break; sleep 0.05; done
-    got=$(GL_EXTRA_ENV="DISPLAY=:$xdisp" as_user $GL_USER_A timeout 10 "$LAUNCH" t-run-host -- python3 -c '
+    gl_wait 30 [ -e "$WORK/ready" ]
+    got=$(GL_EXTRA_ENV="DISPLAY=:$xdisp" as_user $GL_USER_A timeout 60 "$LAUNCH" t-run-host -- python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(100).decode())' "$sp" 2>&1)
     check "host socket $sp connectable from inside" [ "$got" = hello-from-host ]
@@ -131,14 +131,13 @@ for d in "${made_dirs[@]}"; do rmdir "$d"; done
 
 # --- a real X client reaches the host's X server (Xvfb) ---
 if command -v Xvfb >/dev/null && command -v xdpyinfo >/dev/null; then
-  dpy=
-  for n in $(seq 71 99); do
-    [ -e /tmp/.X11-unix/X$n ] || [ -e /tmp/.X$n-lock ] || { dpy=$n; break; }
-  done
-  Xvfb :$dpy -nolisten tcp -screen 0 640x480x24 >"$WORK/xvfb.log" 2>&1 &
+  # a free display Xvfb picks itself (no race with another X server
+  # starting) and names once it accepts clients
+  Xvfb -displayfd 3 -nolisten tcp -screen 0 640x480x24 3>"$WORK/xvfb.display" >"$WORK/xvfb.log" 2>&1 &
   xpid=$!
-  for _ in $(seq 100); do [ -S /tmp/.X11-unix/X$dpy ] && break; sleep 0.05; done
-  got=$(GL_EXTRA_ENV="DISPLAY=:$dpy" as_user $GL_USER_A timeout 20 "$LAUNCH" t-run-host -- \
+  gl_wait 30 grep -q '^[0-9]' "$WORK/xvfb.display"
+  dpy=$(head -n1 "$WORK/xvfb.display")
+  got=$(GL_EXTRA_ENV="DISPLAY=:$dpy" as_user $GL_USER_A timeout 60 "$LAUNCH" t-run-host -- \
     xdpyinfo 2>&1)
   check_sh "xdpyinfo inside sees the host's Xvfb :$dpy (640x480)" \
     'grep -q "dimensions:[[:space:]]*640x480 pixels" <<< "$got"'
@@ -165,30 +164,34 @@ check "/run/user/UID is the tmpfs's content" [ "$(as_user $GL_USER_A sh -c "echo
 rm -f /run/user/$UID_A/gl-rt
 
 # --- the lock: busy sandbox refused; app holds LOCK_SH for its life ---
-flock -x "$GL_STORE/t-run-bb/lock" sleep 2 &
+# (held until the launch was refused: no pause to outlast, none to wait)
+flock -x "$GL_STORE/t-run-bb/lock" sh -c "touch '$WORK/held'; while [ ! -e '$WORK/release' ]; do sleep 0.05; done" &
 holder=$!
-sleep 0.3
+gl_wait 30 [ -e "$WORK/held" ]
 as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/true 2>"$WORK/err"; rc=$?
 check_sh "sandbox being changed: 125 + message" '[ $rc = 125 ] && grep -q "being changed" "$WORK/err"'
-wait $holder
-as_user $GL_USER_A "$LAUNCH" t-run-bb -- sleep 2 &
-lp=$!; sleep 0.7
+touch "$WORK/release"; wait $holder
+# the app (a sleep of its own, found by its arguments) runs until killed
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- sleep 62.17 &
+lp=$!
+app=$(gl_wait_pid $GL_USER_A '^sleep 62[.]17$')
 flock -x -n -E 99 "$GL_STORE/t-run-bb/lock" true; rc=$?
-check "running app holds the lock (LOCK_EX|LOCK_NB conflicts)" [ $rc = 99 ]
+check_sh "running app holds the lock (LOCK_EX|LOCK_NB conflicts)" '[ -n "$app" ] && [ $rc = 99 ]'
+[ -n "$app" ] && kill "$app"
 wait $lp
 check "lock free after the app exits" flock -x -n "$GL_STORE/t-run-bb/lock" true
 
 # --- errors reach the desktop when there is no terminal ---
 rm -f /run/user/$UID_A/notify.log
 as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/nope 2>/dev/null </dev/null
-for _ in $(seq 50); do [ -s /run/user/$UID_A/notify.log ] && break; sleep 0.05; done
+gl_wait 30 [ -s /run/user/$UID_A/notify.log ]
 log=$(cat /run/user/$UID_A/notify.log 2>/dev/null)
 check_sh "notify-error called with the message" 'grep -q "^args: notify-error --title .*command not found inside sandbox" <<< "$log"'
 check_sh "notify-error runs as the user, no caps, NoNewPrivs" 'grep -q "^uid: $UID_A gid: $GID_A" <<< "$log" &&
   [ "$(grep -E "^Cap(Prm|Eff|Bnd|Amb):" <<< "$log" | grep -vc "0000000000000000$")" = 0 ] && grep -q "NoNewPrivs:.*1" <<< "$log"' 
 rm -f /run/user/$UID_A/notify.log
 as_user $GL_USER_A "$LAUNCH" '../x' -- /bin/true 2>/dev/null </dev/null
-for _ in $(seq 50); do [ -s /run/user/$UID_A/notify.log ] && break; sleep 0.05; done
+gl_wait 30 [ -s /run/user/$UID_A/notify.log ]
 check "early (pre-clone) error also notified, as the user" grep -q "^uid: $UID_A " /run/user/$UID_A/notify.log
 rm -f /run/user/$UID_A/notify.log
 

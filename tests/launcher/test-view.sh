@@ -15,22 +15,37 @@ A () { as_user $GL_USER_A "$LAUNCH" t-view -- "$@"; }
 B () { as_user $GL_USER_B "$LAUNCH" t-view -- "$@"; }
 view_pid () { awk '{ print $7 }' "$UDIR/view" 2>/dev/null; }
 # wait_for NAME: until the app made /tmp/NAME inside the view (seen in the
-# layer; at most 10 s).  Host files an app waits on are made before it
+# layer; at most 30 s).  Host files an app waits on are made before it
 # starts and changed in place (a name new in an overlay's lower layer may
 # stay unseen in a running view).
-wait_for () { for _ in $(seq 200); do [ -e "$UDIR/tmp/upper/$1" ] && return 0; sleep 0.05; done; return 1; }
-go_reset () { echo wait > "$WORK/go"; chmod 644 "$WORK/go"; }
-WAIT_GO="while [ \"\$(cat $WORK/go)\" != go ]; do sleep 0.05; done"
+wait_for () { gl_wait 30 [ -e "$UDIR/tmp/upper/$1" ]; }
+# go_reset [NAME]: the host file $WORK/NAME (default go) says "wait";
+# $(wait_go NAME) is the shell loop an app runs until it says "go".
+go_reset () { echo wait > "$WORK/${1:-go}"; chmod 644 "$WORK/${1:-go}"; }
+wait_go () { echo "while [ \"\$(cat $WORK/$1)\" != go ]; do sleep 0.05; done"; }
+WAIT_GO=$(wait_go go)
+go_reset; go_reset go3
 A true || { fail "first launch"; finish; exit 1; }
 
 # --- 20: twenty launches at the same moment: all run, in one view ---
 inuse_before=$(dmesg 2>/dev/null | grep -c "in-use as upperdir/workdir")
 rm -rf "$UDIR"/{home,tmp,var-tmp,dev-shm,media,mnt,run-user,mountpoints}   # a fresh layer
+# (each app stays until all twenty have printed their namespace, or a
+# launcher failed: however long the machine takes to start them)
+go_reset
 pids=()
 for i in $(seq 20); do
-  A /bin/sh -c 'readlink /proc/self/ns/mnt; sleep 1' > "$WORK/c20.$i" 2>&1 &
+  A /bin/sh -c "readlink /proc/self/ns/mnt; $WAIT_GO" > "$WORK/c20.$i" 2>&1 &
   pids+=($!)
 done
+all_up () {
+  local p
+  [ "$(cat "$WORK"/c20.* | grep -c '^mnt:')" = 20 ] && return 0
+  for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || return 0; done
+  return 1
+}
+gl_wait 60 all_up
+echo go > "$WORK/go"
 failed=0
 for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
 check_sh "20: twenty concurrent first launches all succeed" '[ $failed = 0 ]'
@@ -55,28 +70,29 @@ check "the host /tmp was not written" [ ! -e /tmp/gl-view-x ]
 
 # --- each launcher returns its own app's status, when its own app ends ---
 go_reset
-A /bin/sh -c "touch /tmp/gl-view-started2; sleep 2; exit 5" &
+# (the earlier app runs until told: the later launcher returning at all
+# shows it did not wait for the earlier app or the view)
+A /bin/sh -c "touch /tmp/gl-view-started2; $WAIT_GO; exit 5" &
 long=$!
 wait_for gl-view-started2
-t0=$(date +%s%N)
-A /bin/sh -c 'exit 3'; rc_short=$?
-t1=$(date +%s%N)
-check_sh "a later app's launcher returns its own status (3) when its app ends" \
-  '[ $rc_short = 3 ] && [ $(( (t1 - t0) / 1000000 )) -lt 1500 ]'
+as_user $GL_USER_A timeout 60 "$LAUNCH" t-view -- /bin/sh -c 'exit 3'; rc_short=$?
+check_sh "a later app's launcher returns its own status (3) when its app ends" '[ $rc_short = 3 ]'
 check "the earlier app still runs after the later one ended" kill -0 $long
 A /bin/sh -c 'kill -TERM $$'; rc_sig=$?
 check_sh "a joined app killed by a signal: 143" '[ $rc_sig = 143 ]'
+echo go > "$WORK/go"
 wait $long; rc_long=$?
 check_sh "the first app's launcher returns its own status (5)" '[ $rc_long = 5 ]'
 
 # --- the first app exiting does not end the view under later apps ---
 go_reset
-A /bin/sh -c "touch /tmp/gl-view-started3; sleep 0.3; exit 0" &
+A /bin/sh -c "touch /tmp/gl-view-started3; $(wait_go go3); exit 0" &
 first=$!
 wait_for gl-view-started3
 A /bin/sh -c "touch /tmp/gl-view-later; $WAIT_GO; echo still-here" > "$WORK/later" 2>&1 &
 later=$!
 wait_for gl-view-later
+echo go > "$WORK/go3"
 wait $first
 echo go > "$WORK/go"
 wait $later; rc=$?
@@ -118,10 +134,11 @@ wait $bg
 vp_old=$vp
 
 # forged by the user: a record of A's own (not root's), naming A's own process
-as_user $GL_USER_A sleep 20 &
+# (a sleep no other test runs, found by its arguments once it runs)
+as_user $GL_USER_A sleep 62.21 &
 sl=$!
-sleep 0.2
-slpid=$(pgrep -u $GL_USER_A -x sleep | head -1)
+slpid=$(gl_wait_pid $GL_USER_A '^sleep 62[.]21$')
+check "21: the user's own process for the forged records runs" [ -n "$slpid" ]
 start=$(awk '{ sub(/.*\) /, ""); print $20 }' /proc/$slpid/stat)
 ino () { stat -L -c '%d:%i' /proc/$slpid/ns/$1; }
 forged="glimpse-view 1 sandbox t-view uid $UID_A pid $slpid start $start user $(ino user) mnt $(ino mnt) pid $(ino pid) ipc $(ino ipc)"
@@ -147,7 +164,7 @@ for rec in "" "glimpse-view 1 uid $UID_A pid" "$(head -c 300 /dev/zero | tr '\0'
 done
 # a record that is a FIFO or a symlink never hangs or is followed
 rm -f "$UDIR/view"; mkfifo "$UDIR/view"
-check "21: a FIFO as the record does not hang the launch" timeout 10 setpriv --reuid=$GL_USER_A --regid=$GL_USER_A --init-groups "$LAUNCH" t-view -- true
+check "21: a FIFO as the record does not hang the launch" timeout 60 setpriv --reuid=$GL_USER_A --regid=$GL_USER_A --init-groups "$LAUNCH" t-view -- true
 rm -f "$UDIR/view"; ln -s "$WORK/good-record" "$UDIR/view"
 check "21: a symlink as the record is not followed" A true
 rm -f "$UDIR/view"
