@@ -13,7 +13,9 @@ gl_install_setuid
 UDIR=$GL_STORE/t-view/users/$UID_A
 A () { as_user $GL_USER_A "$LAUNCH" t-view -- "$@"; }
 B () { as_user $GL_USER_B "$LAUNCH" t-view -- "$@"; }
-view_pid () { awk '{ print $7 }' "$UDIR/view" 2>/dev/null; }
+# the record: "glimpse-view 1 sandbox ID uid UID pid PID start ..." (the
+# first "pid" is PID 1's; a later one names the PID namespace)
+view_pid () { awk '{ for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' "$UDIR/view" 2>/dev/null; }
 # wait_for NAME: until the app made /tmp/NAME inside the view (seen in the
 # layer; at most 30 s).  Host files an app waits on are made before it
 # starts and changed in place (a name new in an overlay's lower layer may
@@ -100,7 +102,9 @@ check_sh "an app that joined survives the first app's exit" '[ $rc = 0 ] && grep
 
 # --- the view ends with its last app; purge is possible at once ---
 vp=$(view_pid)
-check_sh "the view's PID 1 is gone after the last app" '[ -n "$vp" ] && ! kill -0 "$vp" 2>/dev/null'
+# gone: no such process, or a zombie (exited; reaping is its parent's business)
+gone () { [ ! -e "/proc/$1" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]; }
+check_sh "the view's PID 1 is gone after the last app" '[ -n "$vp" ] && gone "$vp"'
 check "your layer's lock is free after the last app (purge can run)" flock -x -n "$UDIR/lock" true
 go_reset
 A /bin/sh -c "touch /tmp/gl-view-started4; $WAIT_GO" &
@@ -115,6 +119,9 @@ check_sh "while a view is up, it holds its system generation's lock" '[ "$sysgen
 # (a view is up: $bg)
 vp=$(view_pid)
 view_mnt=$(readlink /proc/"$vp"/ns/mnt)
+# (held open, so no later namespace can be given its inode number once
+# this view is gone: "not $view_mnt" then means another namespace)
+exec {view_pin}<"/proc/$vp/ns/mnt"
 cp -p "$UDIR/view" "$WORK/good-record"
 check_sh "the record is root's, 0644, in users/UID/" '[ "$(stat -c %u:%a "$UDIR/view")" = 0:644 ]'
 # user B copies nothing of A's (0700), but give B A's record anyway (root's):
@@ -190,9 +197,11 @@ A /bin/sh -c "touch /tmp/gl-view-started5; sleep 20" &
 bg=$!
 wait_for gl-view-started5
 vp=$(view_pid); old_mnt=$(readlink /proc/"$vp"/ns/mnt)
+exec {old_pin}<"/proc/$vp/ns/mnt"   # (as view_mnt's)
 kill -KILL "$vp"
 wait $bg
 got=$(A readlink /proc/self/ns/mnt)
 check_sh "21: after PID 1 was killed, the next launch gets a new view" '[ -n "$got" ] && [ "$got" != "$old_mnt" ]'
+exec {view_pin}<&- {old_pin}<&-
 
 finish
