@@ -1012,9 +1012,10 @@ test_default_handler (Fixture *f, gconstpointer data)
   g_autofree char *list = data_path (f, "applications/mimeapps.list");
   const char *gio_plain[] = { "gio", "mime", "text/plain", NULL };
   g_autofree char *out = NULL;
+  g_autofree char *xdg_mime = g_find_program_in_path ("xdg-mime");
   int status;
 
-  if (g_find_program_in_path ("xdg-mime") == NULL)
+  if (xdg_mime == NULL)
     {
       gl_test_skip ("xdg-mime is not installed (apt install xdg-utils)");
       return;
