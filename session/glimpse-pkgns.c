@@ -52,15 +52,23 @@
  *     convention are whited out too (mail, cron tables, journals, container
  *     and VM stores, sudo's state), and homes, /root, /mnt, /media, /srv are
  *     empty.
- *   The rule is by construction: a file no list names is covered.  The
- *   system generations above the mask are the sandbox's own (written inside
- *   this namespace before) and are not walked.  The walk costs one stat per
- *   file of the base; the view is built only after it ends.
+ *   The rule is by construction: a file no list names is covered -- as of
+ *   the walk.  The base stays live under the view, so on a host base a file
+ *   that root creates, or makes private, while the command runs is readable
+ *   to it (a known gap: closing it needs the host's root files not to be
+ *   owned by the namespace's root, or a check at open).  The system
+ *   generations above the mask are the sandbox's own (written inside this
+ *   namespace before) and are not walked.  The walk costs one stat per file
+ *   of the base; the view is built only after it ends.
  * THE RULE for the network: nothing that unpacks or configures a package
  *   (dpkg, maintainer scripts, triggers) runs in the host's network
  *   namespace, so a postinst reaches neither the host's loopback services
  *   nor the network.  Downloads happen in a separate stage (--fetch-stage)
  *   whose processes are all killed before the apply stage starts.
+ *   Known gap: the fetch stage runs the sandbox's own apt (its
+ *   configuration, methods and libraries, which an earlier package may have
+ *   replaced) with the host's network; closing it needs the downloads done
+ *   by trusted code (a filtering proxy, or libcurl on apt's --print-uris).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
