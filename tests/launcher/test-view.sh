@@ -163,7 +163,9 @@ sed "s/pid $vp_old /pid $slpid /" "$WORK/good-record" > "$UDIR/view"
 got=$(A readlink /proc/self/ns/mnt)
 check_sh "21: a stale record whose pid is now another process of the user: refused, a new view" \
   '[ -n "$got" ] && [ "$got" != "$(readlink /proc/$slpid/ns/mnt)" ] && [ "$got" != "$view_mnt" ]'
-kill $sl 2>/dev/null; wait $sl 2>/dev/null
+# (the sleep itself: $sl is the shell that runs as_user, and an orphaned
+# sleep would hold the test's output open for a minute)
+kill "$slpid" $sl 2>/dev/null; wait $sl 2>/dev/null
 # truncated / garbage records
 for rec in "" "glimpse-view 1 uid $UID_A pid" "$(head -c 300 /dev/zero | tr '\0' x)"; do
   printf '%s' "$rec" > "$UDIR/view"
