@@ -516,6 +516,7 @@ bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *
     .as_user = TRUE,
   };
   struct passwd *pw;
+  struct stat parent_st;
   guint32 range_uid, range_gid;
   gsize n_groups = 0;
   gboolean ok;
@@ -545,7 +546,8 @@ bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *
   /* 0711: mmdebstrap hands its temporary tree inside to the namespace's root */
   if (!gl_mkdir (scratch, 0711, error))
     return FALSE;
-  if (chown (scratch, pw->pw_uid, pw->pw_gid) != 0 || chmod (parent, 0711) != 0)
+  if (stat (parent, &parent_st) != 0 || chown (scratch, pw->pw_uid, pw->pw_gid) != 0
+      || chmod (parent, 0711) != 0)
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
@@ -561,6 +563,19 @@ bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *
         argv->pdata[i] = g_strdup (tarball);
       }
   ok = gl_spawn_run ((const char * const *) argv->pdata, &spawn, NULL, cancellable, &local_error);
+  /* searchable by others no longer than the bootstrap needs (a package
+   * operation's scratch is the range's only) */
+  if (chown (parent, parent_st.st_uid, parent_st.st_gid) != 0
+      || chmod (parent, parent_st.st_mode & 07777) != 0)
+    {
+      int saved = errno;
+      if (ok)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "Cannot set the mode of %s: %s", parent, g_strerror (saved));
+          return FALSE;
+        }
+    }
   if (!ok)
     {
       if (g_error_matches (local_error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
@@ -681,7 +696,11 @@ gl_create_build_base (GlProfile *profile, const GlCreateOptions *options, const 
 {
   g_return_val_if_fail (profile->base_type != GL_PROFILE_BASE_HOST, FALSE);
 
-  if (!gl_mkdir (rootfs, 0755, error))
+  /* Private until defanged: tar as root restores set-id bits, file
+   * capabilities and device nodes, and the scratch around the tree is
+   * reachable by every user (the bootstrap's 0711, a package operation's);
+   * anyone who got inside now could keep a descriptor in it. */
+  if (!gl_mkdir (rootfs, 0700, error))
     return FALSE;
   if (profile->base_type == GL_PROFILE_BASE_TARBALL &&
       !build_tarball (profile, options, rootfs, release, cancellable, error))
@@ -691,14 +710,6 @@ gl_create_build_base (GlProfile *profile, const GlCreateOptions *options, const 
     return FALSE;
   if (!ensure_resolv_conf (rootfs, error))
     return FALSE;
-  /* whatever the archive said, the tree's top is root's and not writable by others */
-  if (chown (rootfs, 0, 0) != 0 || chmod (rootfs, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot set owner and mode of %s: %s", rootfs, g_strerror (saved));
-      return FALSE;
-    }
   if (!run_hooks (profile, options, sandbox_path, rootfs, id, cancellable, error))
     return FALSE;
   /* The tree lies in the store where every host user can reach it: an
@@ -707,6 +718,14 @@ gl_create_build_base (GlProfile *profile, const GlCreateOptions *options, const 
   if (!gl_pkg_tree_defang (rootfs, error))
     {
       g_prefix_error (error, "Cannot clear set-id bits of the new tree: ");
+      return FALSE;
+    }
+  /* only now reachable: root's, and not writable by others */
+  if (chown (rootfs, 0, 0) != 0 || chmod (rootfs, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot set owner and mode of %s: %s", rootfs, g_strerror (saved));
       return FALSE;
     }
   return TRUE;

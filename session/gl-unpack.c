@@ -231,6 +231,9 @@ gl_unpack_archive_strip (const char    *archive_path,
   g_ptr_array_add (argv, (char *) "--xattrs-include=*");
   g_ptr_array_add (argv, (char *) (geteuid () == 0 ? "--same-owner" : "--no-same-owner"));
   g_ptr_array_add (argv, (char *) "--delay-directory-restore");
+  /* the top keeps the caller's owner and mode (private until the tree is
+   * defanged), whatever the archive's "./" says */
+  g_ptr_array_add (argv, (char *) "--no-overwrite-dir");
   if (strip_components > 0)
     {
       strip = g_strdup_printf ("--strip-components=%u", strip_components);

@@ -20,7 +20,18 @@ GL_SANDBOXES+=("$id")
 
 gl_need_mirror
 
-sed -e "s|^PostCreate=hooks/|PostCreate=$GLIMPSE_BUNDLED_PROFILES/hooks/|" \
+# A hook runs after the unpack and before the tree is defanged: while the
+# tree still has the archive's set-id programs, no ordinary user may reach
+# them (the scratch around it is 0711 for the bootstrap).
+cat > "$WORK/peek-hook.sh" <<EOF
+#!/bin/sh
+f=\$(find "\$GLIMPSE_ROOTFS" -xdev -type f -perm -4000 | head -n 1)
+echo "setid \$f" > "$WORK/peek"
+setpriv --reuid=$UID_A --regid=$GID_A --clear-groups -- test -e "\$f" && echo "reachable by $GL_USER_A" >> "$WORK/peek"
+exit 0
+EOF
+chmod 755 "$WORK/peek-hook.sh"
+sed -e "s|^PostCreate=hooks/\(.*\)|PostCreate=$GLIMPSE_BUNDLED_PROFILES/hooks/\1;$WORK/peek-hook.sh;|" \
     "$GLIMPSE_BUNDLED_PROFILES/debian-stable.profile" > "$WORK/profiles/rootless-test.profile"
 
 host_sums=$(ls -A / | sha256sum)
@@ -54,6 +65,9 @@ check_sh "the tree has its own owners in the store (root's files root's)" \
 check_sh "no set-id program and nothing writable by others in it" \
   '[ -z "$(find "$root" -xdev ! -type l \( ! -type d -perm /6000 -o -perm /0002 \) -print -quit)" ]'
 check_sh "no device node in the store" '[ -z "$(find "$root" -xdev \( -type b -o -type c \) -print -quit)" ]'
+sed 's/^/#   before the defang: /' "$WORK/peek" 2>/dev/null
+check_sh "before the tree is defanged, its set-id programs are out of an ordinary user's reach" \
+  'grep -q "^setid /" "$WORK/peek" && ! grep -q reachable "$WORK/peek"'
 check_sh "no bootstrap scratch is left" '[ ! -e "$GL_STORE/$id/bootstrap" ] && [ -z "$(ls -A "$GL_STORE" | grep "^\.creating-")" ]'
 
 # debootstrap would run the scripts as the host's root: refused, with a message
