@@ -779,8 +779,13 @@ gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
     return NULL;
 
   tmpl = g_build_filename (op->system, ".op-XXXXXX", NULL);
-  if (g_mkdtemp_full (tmpl, 0711) == NULL)
+  /* Searchable by the range only (its root builds the view in it): what a
+   * script leaves in upper/ (a program set-uid to the range, which owns
+   * every sealed generation) is nobody else's to reach while it runs. */
+  if (g_mkdtemp_full (tmpl, 0700) == NULL)
     return errno_error (error, errno, "Cannot create", tmpl), NULL;
+  if (chown (tmpl, 0, op->gid) != 0 || chmod (tmpl, 0710) != 0)
+    return errno_error (error, errno, "Cannot hand over", tmpl), NULL;
   op->dir = g_steal_pointer (&tmpl);
   op->input = g_build_filename (op->dir, "input", NULL);
   {
