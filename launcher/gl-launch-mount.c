@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------------- */
@@ -142,9 +143,11 @@ gl_launch_mount_die_fs (int fsfd, const char *what)
   die_with_error ("%s", what);
 }
 
-int
-gl_launch_mount_overlay (const int *lowers, size_t n_lowers, int upper, int work,
-                         unsigned attrs, const char *what)
+/* One try at the overlay; -1 with errno EBUSY when a writable layer is
+ * still in use by another overlay. */
+static int
+try_overlay (const int *lowers, size_t n_lowers, int upper, int work, unsigned attrs,
+             const char *what)
 {
   cleanup_fd int fs = fsopen ("overlay", FSOPEN_CLOEXEC);
   char lowerdir[1024] = "";
@@ -168,13 +171,56 @@ gl_launch_mount_overlay (const int *lowers, size_t n_lowers, int upper, int work
       if (fsconfig (fs, FSCONFIG_SET_STRING, "workdir", p, 0) != 0)
         gl_launch_mount_die_fs (fs, what);
     }
-  if (fsconfig (fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0
-      || fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
+  if (fsconfig (fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0)
     gl_launch_mount_die_fs (fs, what);
+  /* A writable layer is mounted once at a time (two overlays on one upper
+   * layer are undefined behaviour): with index=on the kernel refuses an
+   * upper or work directory still in use by another overlay (EBUSY) -
+   * even one kept alive by a descriptor of an old view's mount namespace,
+   * or by an open file of it, after the view itself has ended.  The check
+   * comes before the index is set up; in a user namespace the index
+   * itself then falls back to off (the kernel logs that), so the layers
+   * keep their format. */
+  if (upper >= 0 && fsconfig (fs, FSCONFIG_SET_STRING, "index", "on", 0) != 0)
+    gl_launch_mount_die_fs (fs, what);
+  if (fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
+    {
+      if (errno == EBUSY && upper >= 0)
+        return -1;
+      gl_launch_mount_die_fs (fs, what);
+    }
   mnt = fsmount (fs, FSMOUNT_CLOEXEC, attrs);
   if (mnt < 0)
     gl_launch_mount_die_fs (fs, what);
   return mnt;
+}
+
+int
+gl_launch_mount_overlay (const int *lowers, size_t n_lowers, int upper, int work,
+                         unsigned attrs, const char *what)
+{
+  /* The kernel lets go of an ended view's overlays shortly after its last
+   * process (the release is deferred): a launch right after the view's
+   * end may find a layer still marked in use for a few milliseconds.  It
+   * waits for that, up to about 3 s, before concluding that something
+   * keeps the old view. */
+  for (unsigned delay_ms = 5, waited = 0;; waited += delay_ms, delay_ms *= 2)
+    {
+      int mnt = try_overlay (lowers, n_lowers, upper, work, attrs, what);
+      struct timespec ts;
+      if (mnt >= 0)
+        return mnt;
+      if (waited >= 3000)
+        break;
+      ts.tv_sec = (time_t) (delay_ms / 1000);
+      ts.tv_nsec = (long) (delay_ms % 1000) * 1000000L;
+      while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
+        ;
+    }
+  die_status (GL_EXIT_VIEW_HELD, "%s: your layer is still in use by an earlier view of this "
+              "sandbox, which a process outside it keeps (it holds the view's mount namespace, "
+              "e.g. through nsenter, or a file of it open); close that process and launch again",
+              what);
 }
 
 /* Creates the configured filesystem context FS and mounts it, detached. */

@@ -337,6 +337,21 @@ gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
         die_with_error ("cannot make users/ of sandbox \"%s\" mode 0711", sb->id);
     }
 
+  /* users/.views/: root's, 0700.  Not in users/<uid>/, which is yours: a
+   * record or lock you could delete or replace would let the next launch
+   * build a second view on the same layer. */
+  if (privileged)
+    {
+      if (mkdirat (users_fd, GL_LAUNCH_VIEWS_DIR, 0700) != 0 && errno != EEXIST)
+        die_with_error ("cannot create users/" GL_LAUNCH_VIEWS_DIR " in sandbox \"%s\"", sb->id);
+      sb->views_fd = gl_launch_store_open_trusted_at (users_fd, GL_LAUNCH_VIEWS_DIR,
+                                                      "users/" GL_LAUNCH_VIEWS_DIR "/", S_IFDIR,
+                                                      false);
+      if (fstat (sb->views_fd, &st) != 0 || (st.st_mode & 07777) != 0700)
+        die ("sandbox not usable: users/" GL_LAUNCH_VIEWS_DIR "/ is not mode 0700; ask your "
+             "administrator to remove it");
+    }
+
   snprintf (uidname, sizeof uidname, "%u", (unsigned) uid);
   if (fstatat (users_fd, uidname, &st, AT_SYMLINK_NOFOLLOW) != 0)
     {

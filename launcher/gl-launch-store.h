@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+/* users/.views/: root's records and locks of the users' running views. */
+#define GL_LAUNCH_VIEWS_DIR ".views"
+
 /* One sandbox as checked, held by descriptors (-1: none). */
 typedef struct {
   const char *id;
@@ -20,9 +23,10 @@ typedef struct {
   int userdir_fd;       /* users/<uid>/, the caller's */
   int lock_fd;          /* lock, shared (privileged only) */
   int user_lock_fd;     /* users/<uid>/lock, shared */
+  int views_fd;         /* users/.views/ (root's, 0700; privileged only) */
 } GlLaunchSandbox;
 
-#define GL_LAUNCH_SANDBOX_INIT { NULL, false, -1, -1, -1, 0, -1, -1, -1, -1 }
+#define GL_LAUNCH_SANDBOX_INIT { NULL, false, -1, -1, -1, 0, -1, -1, -1, -1, -1 }
 
 /* Dies unless FD is owned by root, not group/world-writable, of TYPE
  * (S_IFDIR, S_IFREG) and on a local filesystem. */
@@ -36,8 +40,11 @@ int gl_launch_store_open_trusted_at (int dirfd, const char *name, const char *wh
                                      mode_t type, bool missing_ok);
 
 /* Opens and checks sandbox ID of the store at STORE for UID/GID: its
- * sandbox.conf and layers, the sandbox lock (shared, when PRIVILEGED), and
- * users/<uid>/ (made by root when PRIVILEGED and missing). */
+ * sandbox.conf and layers, the sandbox lock (shared, when PRIVILEGED),
+ * users/<uid>/ (made by root when PRIVILEGED and missing) and, when
+ * PRIVILEGED, users/.views/ (made by root when missing): where root keeps
+ * what no user may change, the record of each user's running view and the
+ * lock that serialises finding, building and joining it. */
 void gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
                            uid_t uid, gid_t gid, bool privileged);
 /* Takes the caller's lock users/<uid>/lock, shared; run with the caller's

@@ -63,10 +63,12 @@ extern char **environ;
 
 #define GL_MAX_PASSED 64
 
-/* In users/<uid>/: root's record of the running view, and the lock that
- * serialises finding, building and joining it. */
-#define GL_VIEW_RECORD "view"
-#define GL_VIEW_LOCK "view.lock"
+/* In users/.views/ (root's, 0700): <uid>, root's record of that user's
+ * running view, and <uid>.lock, the lock that serialises finding, building
+ * and joining it (both root's, 0600: nothing the user can delete or
+ * replace).  Without privilege (no views are shared) the lock is the
+ * user's own users/<uid>/view.lock. */
+#define GL_VIEW_LOCK_UNPRIV "view.lock"
 
 /* ---------------------------------------------------------------------- */
 /* State of the top-level process                                          */
@@ -106,11 +108,13 @@ typedef struct {
   size_t n_socks;
   Overlaid ov[8];
   size_t n_ov;
+  int pid1_lock;       /* the view lock again (its own open file), for PID 1 */
+  unsigned long long stale_mnt; /* mount namespace (inode) of a recorded view that is gone */
 } Launch;
 
 static Launch L = {
   .sb = GL_LAUNCH_SANDBOX_INIT,
-  .sandbox_copy = -1, .base_copy = -1,
+  .sandbox_copy = -1, .base_copy = -1, .pid1_lock = -1,
 };
 
 static const char usage_text[] =
@@ -1070,11 +1074,10 @@ view_sockets (View *v)
 
 /* Builds the view and pivots into it.  Runs as the user, with CAP_SYS_ADMIN
  * in the new user namespace only. */
-static int
+static void
 build_view (void)
 {
   View v = { { NULL, 0, 0 }, { NULL, 0 }, -1, -1, -1 };
-  int view_lock;
   char uidname[32];
   OverlayJobs jobs;
   pthread_t helpers[N_HELPERS];
@@ -1111,11 +1114,6 @@ build_view (void)
   view_attach (&v);
   view_sockets (&v);
 
-  /* PID 1's own hold on users/<uid>/view.lock (see run_view_init). */
-  view_lock = openat (v.userdir_fd, GL_VIEW_LOCK, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (view_lock < 0)
-    die_with_error ("cannot open users/%u/" GL_VIEW_LOCK, (unsigned) L.uid);
-
   /* Into the view; the old root goes away entirely. */
   if (fchdir (v.root) != 0)
     die_with_error ("cannot enter the sandbox root");
@@ -1128,7 +1126,6 @@ build_view (void)
     die_with_error ("cannot make the sandbox's mounts private");
   if (chdir ("/") != 0)
     die_with_error ("cannot enter the sandbox root");
-  return view_lock;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1190,7 +1187,7 @@ proc_is_dead (const char *pid)
  * children of their launchers (outside), so they are watched by pidfd;
  * what they leave behind is reparented here and reaped.  The view ends
  * only after a look at this namespace's /proc shows nobody else, taken
- * under users/<uid>/view.lock, which every launcher holds from finding the
+ * under the view lock (users/.views/<uid>.lock), which every launcher holds from finding the
  * view until its app exists: no launch can join a view that is ending. */
 #define MAX_WATCHED 512
 static GL_NORETURN void
@@ -1254,7 +1251,7 @@ child_main (int sync_fd, int err_fd)
 {
   char byte;
   sigset_t set;
-  int sigfd, view_lock, null;
+  int sigfd, null;
   /* All capabilities, but of the new user namespace only: they count on
    * nothing but the user's own files (overlayfs copy-up needs them). */
   uint64_t keep = (1ULL << (CAP_LAST_CAP + 1)) - 1;
@@ -1290,12 +1287,12 @@ child_main (int sync_fd, int err_fd)
   if (L.privileged)
     (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-  view_lock = build_view ();
+  build_view ();
 
   /* Nothing of the host stays open: only the locks the view holds for its
    * whole life (the sandbox's, the user's layer's, the system
    * generation's) and its own hold on the view lock, as 3 to 6. */
-  keep_fds[0] = view_lock;
+  keep_fds[0] = L.pid1_lock;     /* opened for us by the launcher */
   keep_fds[1] = L.sb.lock_fd;
   keep_fds[2] = L.sb.user_lock_fd;
   keep_fds[3] = L.sb.gen_lock_fd;
@@ -1434,8 +1431,10 @@ open_proc_ns (pid_t pid, ViewNs *ns, unsigned long long id[8])
   "mnt %llu:%llu pid %llu:%llu ipc %llu:%llu\n"
 
 /* Finds the running view of this user through root's record
- * users/<uid>/view and checks it as SECURITY.md says: the record is a
- * regular file of root's, for this sandbox and user; the recorded process is alive (pidfd), started
+ * users/.views/<uid> and checks it as SECURITY.md says: the record is a
+ * regular file of root's (0600, in root's 0700 directory: the user can
+ * neither read, delete nor replace it), for this sandbox and user; the
+ * recorded process is alive (pidfd), started
  * at the recorded time, and its user, mount, PID and IPC namespaces are the
  * recorded ones; the user namespace is the caller's.  Its PID 1, with NS
  * open; 0 (with a reason in *WHY) when there is no usable view. */
@@ -1451,15 +1450,16 @@ view_find (ViewNs *ns, const char **why)
   int pid, used = 0;
   unsigned long long start, rec[8], id[8];
   char sandbox[GL_LAUNCH_ID_MAX + 1];
+  char name[32];
 
   *why = "no record";
-  fd = openat (L.sb.userdir_fd, GL_VIEW_RECORD, O_RDONLY | O_NOFOLLOW | O_NONBLOCK
-               | O_NOCTTY | O_CLOEXEC);
+  snprintf (name, sizeof name, "%u", (unsigned) L.uid);
+  fd = openat (L.sb.views_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     return 0;
   *why = "the record is not root's";
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != 0 || st.st_nlink != 1
-      || (st.st_mode & 022) != 0 || st.st_size >= (off_t) sizeof buf)
+      || (st.st_mode & 077) != 0 || st.st_size >= (off_t) sizeof buf)
     return 0;
   len = read (fd, buf, sizeof buf - 1);
   *why = "the record is malformed";
@@ -1472,12 +1472,16 @@ view_find (ViewNs *ns, const char **why)
     return 0;
   *why = "the recorded view is gone";
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
-  if (pidfd < 0)
-    return 0;
-  if (proc_start_time (pid) != start || start == 0)
-    return 0;
+  if (pidfd < 0 || proc_start_time (pid) != start || start == 0)
+    {
+      L.stale_mnt = rec[3];     /* (its mount namespace may still be held) */
+      return 0;
+    }
   if (!open_proc_ns (pid, ns, id))
-    return 0;
+    {
+      L.stale_mnt = rec[3];     /* exited (a zombie has no namespaces) */
+      return 0;
+    }
   *why = "the recorded process is another one now";
   for (int i = 0; i < 8; i++)
     if (id[i] != rec[i])
@@ -1504,11 +1508,12 @@ view_find (ViewNs *ns, const char **why)
   return (pid_t) pid;
 }
 
-/* Writes root's record of the view whose PID 1 is PID (as root). */
+/* Writes root's record of the view whose PID 1 is PID (as root), in
+ * users/.views/<uid>. */
 static void
 view_record (pid_t pid, const unsigned long long id[8])
 {
-  char buf[512];
+  char buf[512], name[32], tmp[40];
   unsigned long long start = proc_start_time (pid);
   cleanup_fd int fd = -1;
   int len;
@@ -1517,14 +1522,14 @@ view_record (pid_t pid, const unsigned long long id[8])
     die ("the sandbox's first process went away while starting");
   len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, L.id, (unsigned) L.uid, (int) pid, start,
                   id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
-  (void) unlinkat (L.sb.userdir_fd, ".view.new", 0);
-  fd = openat (L.sb.userdir_fd, ".view.new", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW
-               | O_CLOEXEC, 0644);
-  if (fd < 0 || fchmod (fd, 0644) != 0 || gl_write_all (fd, buf, (size_t) len) != 0
-      || renameat (L.sb.userdir_fd, ".view.new", L.sb.userdir_fd, GL_VIEW_RECORD) != 0)
-    die_with_error ("cannot record the view in users/%u/ of sandbox \"%s\" (remove users/%u/"
-                    GL_VIEW_RECORD " if it is not a file)", (unsigned) L.uid, L.id,
-                    (unsigned) L.uid);
+  snprintf (name, sizeof name, "%u", (unsigned) L.uid);
+  snprintf (tmp, sizeof tmp, "%u.new", (unsigned) L.uid);
+  (void) unlinkat (L.sb.views_fd, tmp, 0);
+  fd = openat (L.sb.views_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0 || fchmod (fd, 0600) != 0 || gl_write_all (fd, buf, (size_t) len) != 0
+      || renameat (L.sb.views_fd, tmp, L.sb.views_fd, name) != 0)
+    die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
+                    "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
 }
 
 /* The app, in the view: enter its mount and IPC namespaces (the user and
@@ -1805,6 +1810,70 @@ done:
 /* ---------------------------------------------------------------------- */
 /* The top-level process                                                   */
 
+/* True if PID (a /proc entry name) has its mount namespace, or a
+ * descriptor of it, in WANT ("mnt:[INODE]"). */
+static bool
+holds_mnt_ns (const char *pid, const char *want)
+{
+  char path[300], link[64];
+  ssize_t n;
+  DIR *d;
+  struct dirent *e;
+  bool found = false;
+
+  snprintf (path, sizeof path, "/proc/%s/ns/mnt", pid);
+  n = readlink (path, link, sizeof link - 1);
+  if (n > 0 && (link[n] = '\0', strcmp (link, want) == 0))
+    return true;
+  snprintf (path, sizeof path, "/proc/%s/fd", pid);
+  d = opendir (path);
+  while (!found && d != NULL && (e = readdir (d)) != NULL)
+    {
+      if (e->d_name[0] == '.')
+        continue;
+      n = readlinkat (dirfd (d), e->d_name, link, sizeof link - 1);
+      found = n > 0 && (link[n] = '\0', strcmp (link, want) == 0);
+    }
+  if (d != NULL)
+    closedir (d);
+  return found;
+}
+
+/* After the kernel refused to mount a layer still in use: name the
+ * processes of yours that keep the previous view (its mount namespace, or
+ * a descriptor of it).  Runs as you, after dropping privileges. */
+static void
+report_view_holders (void)
+{
+  char want[64];
+  DIR *d;
+  struct dirent *e;
+  int named = 0;
+
+  if (L.stale_mnt == 0 || (d = opendir ("/proc")) == NULL)
+    return;
+  snprintf (want, sizeof want, "mnt:[%llu]", L.stale_mnt);
+  while (named < 5 && (e = readdir (d)) != NULL)
+    {
+      char path[300], comm[64] = "";
+      cleanup_fd int fd = -1;
+      ssize_t n;
+      if (e->d_name[0] < '1' || e->d_name[0] > '9' || !holds_mnt_ns (e->d_name, want))
+        continue;
+      snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
+      fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd >= 0 && (n = read (fd, comm, sizeof comm - 1)) > 0)
+        comm[n - (comm[n - 1] == '\n')] = '\0';
+      for (char *c = comm; *c; c++)
+        if ((unsigned char) *c < 0x20 || *c == 0x7f)
+          *c = '?';
+      fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
+               "process %s (%s); close it, then launch again\n", L.id, e->d_name, comm);
+      named++;
+    }
+  closedir (d);
+}
+
 static void
 write_proc_file (pid_t pid, const char *name, const char *content)
 {
@@ -1902,36 +1971,63 @@ read_groups (void)
     die_with_error ("cannot read your groups");
 }
 
-/* users/<uid>/view.lock, made and opened with your ids and taken
- * exclusively: launches of yours find, build and join your view one at a
- * time, and the view's PID 1 never ends while one is joining. */
+/* The view lock, taken exclusively: launches of yours find, build and
+ * join your view one at a time, and the view's PID 1 never ends while one
+ * is joining.  Setuid: root's users/.views/<uid>.lock (0600), which you
+ * can neither remove nor replace.  Without privilege (every launch builds
+ * its own view): your users/<uid>/view.lock. */
 static int
 open_view_lock (void)
 {
   struct stat st;
+  char name[48];
   int fd;
 
   if (L.privileged)
     {
-      setfsgid (L.gid);
-      setfsuid (L.uid);
+      snprintf (name, sizeof name, "%u.lock", (unsigned) L.uid);
+      fd = openat (L.sb.views_fd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK
+                   | O_NOCTTY | O_CLOEXEC, 0600);
+      if (fd < 0)
+        die_with_error ("cannot open the view lock users/" GL_LAUNCH_VIEWS_DIR "/%s in "
+                        "sandbox \"%s\"", name, L.id);
+      if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != 0 || st.st_nlink != 1
+          || (st.st_mode & 077) != 0)
+        die ("sandbox not usable: users/" GL_LAUNCH_VIEWS_DIR "/%s is not a regular file of "
+             "root's with mode 0600; ask your administrator to remove it", name);
     }
-  fd = openat (L.sb.userdir_fd, GL_VIEW_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK
-               | O_NOCTTY | O_CLOEXEC, 0600);
-  if (L.privileged)
+  else
     {
-      setfsuid (0);
-      setfsgid (0);
+      fd = openat (L.sb.userdir_fd, GL_VIEW_LOCK_UNPRIV, O_RDONLY | O_CREAT | O_NOFOLLOW
+                   | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+      if (fd < 0)
+        die_with_error ("cannot open your view lock users/%u/" GL_VIEW_LOCK_UNPRIV " in "
+                        "sandbox \"%s\"", (unsigned) L.uid, L.id);
+      if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != L.uid)
+        die ("sandbox not usable: users/%u/" GL_VIEW_LOCK_UNPRIV " is not a regular file of "
+             "yours; remove it", (unsigned) L.uid);
     }
-  if (fd < 0)
-    die_with_error ("cannot open your view lock users/%u/" GL_VIEW_LOCK " in sandbox \"%s\"",
-                    (unsigned) L.uid, L.id);
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != L.uid)
-    die ("sandbox not usable: users/%u/" GL_VIEW_LOCK " is not a regular file of yours; "
-         "remove it", (unsigned) L.uid);
   while (flock (fd, LOCK_EX) != 0)
     if (errno != EINTR)
       die_with_error ("cannot lock your view of sandbox \"%s\"", L.id);
+  return fd;
+}
+
+/* The same lock file once more, as an open file of its own (flock locks
+ * belong to open files): the view's PID 1 takes it in turn with the
+ * launchers.  Opened here, as root when setuid: PID 1 could not open
+ * root's file. */
+static int
+reopen_view_lock (int view_lock)
+{
+  char path[40];
+  struct stat a, b;
+  int fd;
+  snprintf (path, sizeof path, "/proc/self/fd/%d", view_lock);
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &a) != 0 || fstat (view_lock, &b) != 0 || a.st_dev != b.st_dev
+      || a.st_ino != b.st_ino)
+    die_with_error ("cannot open the view lock again for the sandbox's first process");
   return fd;
 }
 
@@ -2021,6 +2117,7 @@ main (int argc, char **argv)
     }
 
   make_copies ();
+  L.pid1_lock = reopen_view_lock (view_lock);
 
   if (pipe2 (sync_p, O_CLOEXEC) != 0 || pipe2 (err_p, O_CLOEXEC) != 0)
     die_with_error ("cannot create pipes");
@@ -2080,6 +2177,7 @@ main (int argc, char **argv)
     }
   if (L.privileged && (setresuid ((uid_t) -1, 0, (uid_t) -1) != 0 || gl_capset (perm, perm) != 0))
     die_with_error ("cannot switch back to root");
+  close (L.pid1_lock);
 
   close (sync_p[0]);
   close (err_p[1]);
@@ -2128,6 +2226,11 @@ main (int argc, char **argv)
       if (errlen > 0)
         {
           show_errors (errbuf, errlen);
+        }
+      if (WIFEXITED (child_status) && WEXITSTATUS (child_status) == GL_EXIT_VIEW_HELD)
+        {
+          report_view_holders ();
+          return GL_EXIT_LAUNCHER;
         }
       if (WIFEXITED (child_status) && WEXITSTATUS (child_status) != 0)
         return WEXITSTATUS (child_status);

@@ -478,7 +478,8 @@ gl_cmd_info (int argc, char **argv)
   users_dir = g_build_filename (s->path, "users", NULL);
   users = g_dir_open (users_dir, 0, NULL);
   while (users != NULL && (uid = g_dir_read_name (users)) != NULL)
-    g_print ("User layer:   %s/%s\n", users_dir, uid);
+    if (g_ascii_isdigit (uid[0]))       /* not users/.views/, root's records */
+      g_print ("User layer:   %s/%s\n", users_dir, uid);
   return GL_EXIT_OK;
 }
 

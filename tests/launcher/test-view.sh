@@ -11,11 +11,13 @@
 gl_make_sandbox t-view rootfs
 gl_install_setuid
 UDIR=$GL_STORE/t-view/users/$UID_A
+# root's records and locks of the users' views (root 0700; records 0600)
+VIEWS=$GL_STORE/t-view/users/.views
 A () { as_user $GL_USER_A "$LAUNCH" t-view -- "$@"; }
 B () { as_user $GL_USER_B "$LAUNCH" t-view -- "$@"; }
 # the record: "glimpse-view 1 sandbox ID uid UID pid PID start ..." (the
 # first "pid" is PID 1's; a later one names the PID namespace)
-view_pid () { awk '{ for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' "$UDIR/view" 2>/dev/null; }
+view_pid () { awk '{ for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' "$VIEWS/$UID_A" 2>/dev/null; }
 # wait_for NAME: until the app made /tmp/NAME inside the view (seen in the
 # layer; at most 30 s).  Host files an app waits on are made before it
 # starts and changed in place (a name new in an overlay's lower layer may
@@ -27,10 +29,18 @@ go_reset () { echo wait > "$WORK/${1:-go}"; chmod 644 "$WORK/${1:-go}"; }
 wait_go () { echo "while [ \"\$(cat $WORK/$1)\" != go ]; do sleep 0.05; done"; }
 WAIT_GO=$(wait_go go)
 go_reset; go_reset go3
+# kmsg_mark; kmsg_inuse_since MARK: overlayfs warnings of two mounts on one
+# layer (undefined behaviour) logged after the mark (the kernel time of the
+# last message): counted by time, as old messages leave the ring buffer
+kmsg_mark () { dmesg 2>/dev/null | tail -1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'; }
+kmsg_inuse_since () {
+  dmesg 2>/dev/null | awk -v m="${1:-0}" '{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
+    t + 0 > m + 0 && /in-use as upperdir\/workdir of another mount, accessing/ { n++ } END { print n + 0 }'
+}
 A true || { fail "first launch"; finish; exit 1; }
 
 # --- 20: twenty launches at the same moment: all run, in one view ---
-inuse_before=$(dmesg 2>/dev/null | grep -c "in-use as upperdir/workdir")
+kmark=$(kmsg_mark)
 rm -rf "$UDIR"/{home,tmp,var-tmp,dev-shm,media,mnt,run-user,mountpoints}   # a fresh layer
 # (each app stays until all twenty have printed their namespace, or a
 # launcher failed: however long the machine takes to start them)
@@ -53,8 +63,8 @@ for p in "${pids[@]}"; do wait "$p" || failed=$((failed + 1)); done
 check_sh "20: twenty concurrent first launches all succeed" '[ $failed = 0 ]'
 n_ns=$(cat "$WORK"/c20.* | grep '^mnt:' | sort -u | wc -l)
 check_sh "20: ... all in one view (one mount namespace, not $n_ns)" '[ "$n_ns" = 1 ]'
-inuse_after=$(dmesg 2>/dev/null | grep -c "in-use as upperdir/workdir")
-check_sh "20: the kernel logged no \"in-use as upperdir/workdir\"" '[ "$inuse_after" = "$inuse_before" ]'
+inuse_new=$(kmsg_inuse_since "$kmark")
+check_sh "20: the kernel logged no \"in-use as upperdir/workdir\"" '[ "$inuse_new" = 0 ]'
 
 # --- coherence: a file one app creates is seen by another at once ---
 go_reset
@@ -119,20 +129,23 @@ check_sh "while a view is up, it holds its system generation's lock" '[ "$sysgen
 # (a view is up: $bg)
 vp=$(view_pid)
 view_mnt=$(readlink /proc/"$vp"/ns/mnt)
-# (held open, so no later namespace can be given its inode number once
-# this view is gone: "not $view_mnt" then means another namespace)
-exec {view_pin}<"/proc/$vp/ns/mnt"
-cp -p "$UDIR/view" "$WORK/good-record"
-check_sh "the record is root's, 0644, in users/UID/" '[ "$(stat -c %u:%a "$UDIR/view")" = 0:644 ]'
+# (B's comparisons below run while this view is up, so its namespace's
+# inode number cannot have been reused.  Nothing may hold it open after the
+# view: a held view's layers stay mounted, and the next launch refuses.)
+cp -p "$VIEWS/$UID_A" "$WORK/good-record"
+check_sh "the record is root's, 0600, in root's 0700 users/.views/" \
+  '[ "$(stat -c %u:%a "$VIEWS/$UID_A")" = 0:600 ] && [ "$(stat -c %u:%a "$VIEWS")" = 0:700 ]'
+check_sh "F3: the user can neither remove nor replace the record or the view lock" \
+  '! as_user $GL_USER_A rm -f "$VIEWS/$UID_A" 2>/dev/null && ! as_user $GL_USER_A sh -c ": > $VIEWS/$UID_A.lock" 2>/dev/null && [ -s "$VIEWS/$UID_A" ]'
 # user B copies nothing of A's (0700), but give B A's record anyway (root's):
 install -d -o $GL_USER_B -m 0700 "$GL_STORE/t-view/users/$UID_B" 2>/dev/null
 B true
-cp -p "$WORK/good-record" "$GL_STORE/t-view/users/$UID_B/view"
+cp -p "$WORK/good-record" "$VIEWS/$UID_B"
 b_mnt=$(B readlink /proc/self/ns/mnt)
 check_sh "21: user B given A's record does not join A's view" '[ -n "$b_mnt" ] && [ "$b_mnt" != "$view_mnt" ]'
 # a record naming B but A's view (as if root were fooled): the namespace
 # owner check refuses it
-sed "s/uid $UID_A /uid $UID_B /" "$WORK/good-record" > "$GL_STORE/t-view/users/$UID_B/view"
+sed "s/uid $UID_A /uid $UID_B /" "$WORK/good-record" > "$VIEWS/$UID_B"
 b_mnt=$(B readlink /proc/self/ns/mnt)
 check_sh "21: a record of B's naming A's view is refused (user namespace not B's)" \
   '[ -n "$b_mnt" ] && [ "$b_mnt" != "$view_mnt" ]'
@@ -149,35 +162,38 @@ check "21: the user's own process for the forged records runs" [ -n "$slpid" ]
 start=$(awk '{ sub(/.*\) /, ""); print $20 }' /proc/$slpid/stat)
 ino () { stat -L -c '%d:%i' /proc/$slpid/ns/$1; }
 forged="glimpse-view 1 sandbox t-view uid $UID_A pid $slpid start $start user $(ino user) mnt $(ino mnt) pid $(ino pid) ipc $(ino ipc)"
-rm -f "$UDIR/view"
-as_user $GL_USER_A sh -c "echo '$forged' > '$UDIR/view'"
+# (where records used to be, the user's own users/UID/, and where they are:
+# the user cannot write there)
+as_user $GL_USER_A sh -c "echo '$forged' > '$UDIR/view'; echo '$forged' > '$VIEWS/$UID_A'" 2>/dev/null
 got=$(A readlink /proc/self/ns/mnt)
 check_sh "21: a record forged by the user is not followed" '[ -n "$got" ] && [ "$got" != "$(readlink /proc/$slpid/ns/mnt)" ]'
+rm -f "$UDIR/view"
 # the same, written by root: the user namespace is not the user's view (owner, ns checks)
-echo "$forged" > "$UDIR/view"; chmod 0644 "$UDIR/view"
+echo "$forged" > "$VIEWS/$UID_A"; chmod 0600 "$VIEWS/$UID_A"
 got=$(A readlink /proc/self/ns/mnt)
 check_sh "21: a root-owned record naming a process outside any view is not joined" \
   '[ -n "$got" ] && [ "$got" != "$(readlink /proc/$slpid/ns/mnt)" ]'
 # stale: PID 1 gone, its pid now another process of the user (the sleep)
-sed "s/pid $vp_old /pid $slpid /" "$WORK/good-record" > "$UDIR/view"
+sed "s/pid $vp_old /pid $slpid /" "$WORK/good-record" > "$VIEWS/$UID_A"
+cp "$VIEWS/$UID_A" "$WORK/stale-record"
 got=$(A readlink /proc/self/ns/mnt)
 check_sh "21: a stale record whose pid is now another process of the user: refused, a new view" \
-  '[ -n "$got" ] && [ "$got" != "$(readlink /proc/$slpid/ns/mnt)" ] && [ "$got" != "$view_mnt" ]'
+  '[ -n "$got" ] && [ "$got" != "$(readlink /proc/$slpid/ns/mnt)" ] && gone "$vp_old" && grep -q "pid $slpid " "$WORK/stale-record"'
 # (the sleep itself: $sl is the shell that runs as_user, and an orphaned
 # sleep would hold the test's output open for a minute)
 kill "$slpid" $sl 2>/dev/null; wait $sl 2>/dev/null
 # truncated / garbage records
 for rec in "" "glimpse-view 1 uid $UID_A pid" "$(head -c 300 /dev/zero | tr '\0' x)"; do
-  printf '%s' "$rec" > "$UDIR/view"
+  printf '%s' "$rec" > "$VIEWS/$UID_A"
   check "21: a truncated or garbage record: a launch still works (builds its own view)" A true
 done
 # a record that is a FIFO or a symlink never hangs or is followed
-rm -f "$UDIR/view"; mkfifo "$UDIR/view"
+rm -f "$VIEWS/$UID_A"; mkfifo -m 0600 "$VIEWS/$UID_A"
 check "21: a FIFO as the record does not hang the launch" timeout 60 setpriv --reuid=$GL_USER_A --regid=$GL_USER_A --init-groups "$LAUNCH" t-view -- true
-rm -f "$UDIR/view"; ln -s "$WORK/good-record" "$UDIR/view"
+rm -f "$VIEWS/$UID_A"; ln -s "$WORK/good-record" "$VIEWS/$UID_A"
 check "21: a symlink as the record is not followed" A true
-rm -f "$UDIR/view"
-# a record of another sandbox of the same user (moved by the user) is not followed
+rm -f "$VIEWS/$UID_A"
+# a record of another sandbox of the same user (moved there) is not followed
 gl_make_sandbox t-view2 rootfs
 A2 () { as_user $GL_USER_A "$LAUNCH" t-view2 -- "$@"; }
 A2 true
@@ -186,11 +202,70 @@ A /bin/sh -c "touch /tmp/gl-view-started9; $WAIT_GO" &
 bg=$!
 wait_for gl-view-started9
 other_mnt=$(readlink /proc/"$(view_pid)"/ns/mnt)
-mv "$UDIR/view" "$GL_STORE/t-view2/users/$UID_A/view"
+mv "$VIEWS/$UID_A" "$GL_STORE/t-view2/users/.views/$UID_A"
 got=$(A2 readlink /proc/self/ns/mnt)
-check_sh "21: another sandbox's record (moved by the user) is not followed" '[ -n "$got" ] && [ "$got" != "$other_mnt" ]'
+check_sh "21: another sandbox's record (moved there) is not followed" '[ -n "$got" ] && [ "$got" != "$other_mnt" ]'
 echo go > "$WORK/go"
 wait $bg
+
+# --- F3: nothing the user owns decides whether the view is joined ---
+# With a view up, the user deletes and replaces every file of theirs in
+# users/UID/ (where the record and the view lock used to be): the next
+# launch still joins the view; no second overlay on the same layer.
+go_reset
+A /bin/sh -c "touch /tmp/gl-view-started6; $WAIT_GO" &
+bg=$!
+wait_for gl-view-started6
+up_mnt=$(readlink /proc/"$(view_pid)"/ns/mnt)
+kmark=$(kmsg_mark)
+as_user $GL_USER_A sh -c "cd '$UDIR' && rm -f lock view view.lock .view.new && echo forged > view && : > view.lock && : > lock"
+got=$(A readlink /proc/self/ns/mnt)
+inuse_new=$(kmsg_inuse_since "$kmark")
+check_sh "F3: after the user removed and replaced their files in users/UID/, the next launch joins the running view ($got, $up_mnt)" \
+  '[ -n "$got" ] && [ "$got" = "$up_mnt" ]'
+check_sh "F3: ... and no second overlay was mounted on the user's layer (no in-use warning)" \
+  '[ "$inuse_new" = 0 ]'
+echo go > "$WORK/go"
+wait $bg
+rm -f "$UDIR/view" "$UDIR/view.lock"
+
+# --- a process outside keeps the view's mount namespace after its end ---
+# The caller owns the view's user namespace, so they may hold its mount
+# namespace (nsenter, or just a descriptor of /proc/PID/ns/mnt): the
+# overlays then stay mounted after the view's PID 1 has gone.  The next
+# launch must not mount the same layer again: it refuses, naming the
+# holder, and works again once the holder is closed.
+go_reset
+A /bin/sh -c "touch /tmp/gl-view-started7; $WAIT_GO" &
+bg=$!
+wait_for gl-view-started7
+vp=$(view_pid)
+app=$(gl_wait_pid $GL_USER_A '^/bin/sh -c touch /tmp/gl-view-started7')
+as_user $GL_USER_A python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+open(sys.argv[2], "w").close()
+time.sleep(300)' /proc/"$app"/ns/mnt "$WORK/held-ready" gl-view-holder-7 &
+holder_bg=$!
+gl_wait 30 [ -e "$WORK/held-ready" ]
+holder=$(gl_wait_pid $GL_USER_A 'gl-view-holder-7$')
+echo go > "$WORK/go"
+wait $bg
+gl_wait 30 gone "$vp"
+kmark=$(kmsg_mark)
+out=$(A true 2>&1); rc=$?
+inuse_new=$(kmsg_inuse_since "$kmark")
+check_sh "held view: its PID 1 ended while the holder keeps its mount namespace" \
+  '[ -n "$holder" ] && gone "$vp" && kill -0 "$holder"'
+check_sh "held view: the next launch refuses (125), naming the holder ($out)" \
+  '[ $rc = 125 ] && grep -q "still held by process $holder (python3)" <<< "$out"'
+check_sh "held view: ... and mounted nothing on the layer in use (no in-use warning)" \
+  '[ "$inuse_new" = 0 ]'
+kill "$holder"; wait "$holder_bg" 2>/dev/null
+# (the kernel frees the old mounts shortly after the holder has gone)
+ok_after=
+A_quiet () { A true 2>/dev/null; }
+gl_wait 30 A_quiet && ok_after=yes
+check_sh "held view: once the holder is closed, launching works again" '[ "$ok_after" = yes ]'
 
 # PID 1 killed while an app runs: the app dies with the view; the next
 # launch builds a new one
@@ -198,12 +273,12 @@ go_reset
 A /bin/sh -c "touch /tmp/gl-view-started5; sleep 20" &
 bg=$!
 wait_for gl-view-started5
-vp=$(view_pid); old_mnt=$(readlink /proc/"$vp"/ns/mnt)
-exec {old_pin}<"/proc/$vp/ns/mnt"   # (as view_mnt's)
+vp=$(view_pid)
 kill -KILL "$vp"
 wait $bg
+# (the old view is gone, so a launch that works is in a new one; its
+# namespace may even reuse the old one's inode number)
 got=$(A readlink /proc/self/ns/mnt)
-check_sh "21: after PID 1 was killed, the next launch gets a new view" '[ -n "$got" ] && [ "$got" != "$old_mnt" ]'
-exec {view_pin}<&- {old_pin}<&-
+check_sh "21: after PID 1 was killed, the next launch gets a new view" '[ -n "$got" ] && [ -n "$vp" ] && gone "$vp"'
 
 finish
