@@ -210,8 +210,11 @@ gl_launch_mount_overlay (const int *lowers, size_t n_lowers, int upper, int work
       struct timespec ts;
       if (mnt >= 0)
         return mnt;
+      /* (pauses of 5, 10, ... 1280 ms, then the rest to 3 s: 445) */
       if (waited >= 3000)
         break;
+      if (waited + delay_ms > 3000)
+        delay_ms = 3000 - waited;
       ts.tv_sec = (time_t) (delay_ms / 1000);
       ts.tv_nsec = (long) (delay_ms % 1000) * 1000000L;
       while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
