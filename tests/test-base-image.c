@@ -179,9 +179,7 @@ fixture_setup (Fixture *f, gconstpointer data)
 static void
 fixture_teardown (Fixture *f, gconstpointer data)
 {
-  g_subprocess_force_exit (f->server);
-  g_subprocess_wait (f->server, NULL, NULL);
-  g_clear_object (&f->server);
+  gl_test_http_stop (&f->server);
   g_free (f->root);
   g_free (f->work);
   g_free (f->base);

@@ -21,3 +21,11 @@ gl_test_http_start (const char *root, char **base)
   *base = g_strdup_printf ("http://127.0.0.1:%s", line);
   return server;
 }
+
+void
+gl_test_http_stop (GSubprocess **server)
+{
+  g_subprocess_force_exit (*server);
+  g_subprocess_wait (*server, NULL, NULL);
+  g_clear_object (server);
+}

@@ -8,7 +8,10 @@ G_BEGIN_DECLS
 
 /* Starts http-server.py on 127.0.0.1 serving @root; *@base gets
  * "http://127.0.0.1:PORT".  The server exits when the returned process's
- * stdin closes (g_subprocess_force_exit it in the teardown). */
+ * stdin closes; gl_test_http_stop () it in the teardown. */
 GSubprocess *gl_test_http_start (const char *root, char **base);
+
+/* Ends the server *@server started, waits for it and clears *@server. */
+void gl_test_http_stop (GSubprocess **server);
 
 G_END_DECLS
