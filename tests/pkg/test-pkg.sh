@@ -128,6 +128,8 @@ out=$(as_user "$GL_USER_A" "$GLIMPSE_PKGNS" --ids 1:1 --base / --op /tmp -- /bin
 check_sh "nor run the namespace helper (it is not setuid and says so)" '[ $rc -eq 125 ] && grep -q "run as root" <<<"$out"'
 
 # --- case 29: the hostile maintainer script
+# (removed by the EXIT trap too, however the test ends: a failure, a kill)
+GL_CLEANUPS+=("rm -f /root/glimpse-pkg-secret")
 echo "secret-$$" > /root/glimpse-pkg-secret; chmod 600 /root/glimpse-pkg-secret
 before_mounts=$(gl_mounts)
 out=$("$GLIMPSE" install "$id" glimpse-hostile 2>&1); rc=$?
