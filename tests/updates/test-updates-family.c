@@ -22,6 +22,38 @@ dump (GPtrArray *updates)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+typedef GPtrArray *(*ParseFunc) (const char *out, GError **error);
+
+/* @parse reads @out as @expected (dump()'s lines) */
+static void
+assert_parsed (ParseFunc parse, const char *out, const char *expected)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) u = parse (out, &error);
+  g_autofree char *d = NULL;
+
+  g_assert_no_error (error);
+  d = dump (u);
+  g_assert_cmpstr (d, ==, expected);
+}
+
+/* @parse refuses each of the @n outputs @bad, the message naming @tool
+ * when given */
+static void
+assert_refused (ParseFunc parse, const char * const *bad, gsize n, const char *tool)
+{
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) u = parse (bad[i], &error);
+
+      g_assert_null (u);
+      g_assert_error (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_FAILED);
+      if (tool != NULL)
+        g_assert_nonnull (strstr (error->message, tool));
+    }
+}
+
 static void
 test_dnf (void)
 {
@@ -36,16 +68,11 @@ test_dnf (void)
     "Obsoleting Packages\n"
     "grub2-tools.x86_64                     1:2.06-1.fc40                updates\n"
     "    grub2-tools-efi.x86_64             1:2.02-1.fc40                @fedora\n";
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) u = gl_updates_family_parse_dnf (out, &error);
-  g_autofree char *d = NULL;
 
-  g_assert_no_error (error);
-  d = dump (u);
-  g_assert_cmpstr (d, ==,
-                   "glibc|x86_64||2.39-22.fc40|updates\n"
-                   "kernel-core|x86_64||6.11.5-200.fc40|updates\n"
-                   "python3-some-really-long-package-name-for-wrapping|noarch||1:3.2-1.fc40|updates-testing\n");
+  assert_parsed (gl_updates_family_parse_dnf, out,
+                 "glibc|x86_64||2.39-22.fc40|updates\n"
+                 "kernel-core|x86_64||6.11.5-200.fc40|updates\n"
+                 "python3-some-really-long-package-name-for-wrapping|noarch||1:3.2-1.fc40|updates-testing\n");
 }
 
 static void
@@ -58,15 +85,7 @@ test_dnf_bad (void)
     "glibc.x86_64 2.39-1\n",                       /* cut short */
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) u = gl_updates_family_parse_dnf (bad[i], &error);
-
-      g_assert_null (u);
-      g_assert_error (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_FAILED);
-      g_assert_nonnull (strstr (error->message, "dnf check-update"));
-    }
+  assert_refused (gl_updates_family_parse_dnf, bad, G_N_ELEMENTS (bad), "dnf check-update");
 }
 
 static void
@@ -76,18 +95,11 @@ test_checkupdates (void)
     "linux 6.11.4.arch1-1 -> 6.11.5.arch1-1\n"
     "python-pip 24.2-1 -> 24.3.1-1\n"
     "\n";
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) u = gl_updates_family_parse_checkupdates (out, &error);
-  g_autofree char *d = NULL;
+  const char *bad[] = { "==> ERROR: Cannot fetch updates\n" };
 
-  g_assert_no_error (error);
-  d = dump (u);
-  g_assert_cmpstr (d, ==, "linux||6.11.4.arch1-1|6.11.5.arch1-1|\npython-pip||24.2-1|24.3.1-1|\n");
-
-  g_clear_pointer (&u, g_ptr_array_unref);
-  u = gl_updates_family_parse_checkupdates ("==> ERROR: Cannot fetch updates\n", &error);
-  g_assert_null (u);
-  g_assert_error (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_FAILED);
+  assert_parsed (gl_updates_family_parse_checkupdates, out,
+                 "linux||6.11.4.arch1-1|6.11.5.arch1-1|\npython-pip||24.2-1|24.3.1-1|\n");
+  assert_refused (gl_updates_family_parse_checkupdates, bad, G_N_ELEMENTS (bad), NULL);
 }
 
 static void
@@ -97,16 +109,11 @@ test_apk (void)
     "busybox-1.36.1-r29 x86_64 {busybox} (GPL-2.0-only) [upgradable from: busybox-1.36.1-r28]\n"
     "py3-3to2-1.1.1-r9 noarch {py3-3to2} (Apache-2.0) [upgradable from: py3-3to2-1.1.1-r8]\n"
     "libcrypto3-3.3.2-r1 aarch64 {openssl} (Apache-2.0) [upgradable from: libcrypto3-3.3.1-r3]\n";
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) u = gl_updates_family_parse_apk (out, &error);
-  g_autofree char *d = NULL;
 
-  g_assert_no_error (error);
-  d = dump (u);
-  g_assert_cmpstr (d, ==,
-                   "busybox|x86_64|1.36.1-r28|1.36.1-r29|\n"
-                   "py3-3to2|noarch|1.1.1-r8|1.1.1-r9|\n"
-                   "libcrypto3|aarch64|3.3.1-r3|3.3.2-r1|\n");
+  assert_parsed (gl_updates_family_parse_apk, out,
+                 "busybox|x86_64|1.36.1-r28|1.36.1-r29|\n"
+                 "py3-3to2|noarch|1.1.1-r8|1.1.1-r9|\n"
+                 "libcrypto3|aarch64|3.3.1-r3|3.3.2-r1|\n");
 }
 
 static void
@@ -119,14 +126,7 @@ test_apk_bad (void)
     "WARNING: fetching https://example.invalid/main: temporary error (try again later)\n",
   };
 
-  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) u = gl_updates_family_parse_apk (bad[i], &error);
-
-      g_assert_null (u);
-      g_assert_error (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_FAILED);
-    }
+  assert_refused (gl_updates_family_parse_apk, bad, G_N_ELEMENTS (bad), NULL);
 }
 
 static void
