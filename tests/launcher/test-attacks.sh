@@ -223,8 +223,17 @@ PY
 int main (void) { char c = 0; int r = ioctl (0, TIOCSTI, &c); printf ("%s\n", r == 0 ? "allowed" : errno == 1 ? "EPERM" : "other"); return 0; }
 C
   then
-    out=$(as_user $GL_USER_A script -qec "$LAUNCH t-att-host -- $WORK/sti32" /dev/null | tr -d '\r')
-    check "13: TIOCSTI refused to a 32-bit program" [ "$out" = EPERM ]
+    # a kernel with IA-32 emulation turned off (ia32_emulation=0, seen on
+    # some virtual machines) runs no 32-bit program at all: there is no
+    # compat ioctl to refuse, and that must hold inside as well
+    "$WORK/sti32" </dev/null >/dev/null 2>&1; host_rc=$?
+    out=$(as_user $GL_USER_A script -qec "$LAUNCH t-att-host -- $WORK/sti32; echo rc=\$?" /dev/null | tr -d '\r')
+    if [ $host_rc = 126 ]; then
+      check_sh "13: a 32-bit program runs neither outside nor inside (no IA-32 emulation here)" \
+        '! grep -qx -e allowed -e EPERM -e other <<< "$out" && ! grep -qx "rc=0" <<< "$out"'
+    else
+      check_sh "13: TIOCSTI refused to a 32-bit program" 'grep -qx EPERM <<< "$out"'
+    fi
   else
     skip_case "13: TIOCSTI to a 32-bit program" "no 32-bit C toolchain (apt install gcc-multilib)"
   fi
