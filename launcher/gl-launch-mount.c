@@ -6,8 +6,8 @@
 #include "gl-launch-die.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
-#include <libmount/libmount.h>
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <string.h>
@@ -18,49 +18,108 @@
 #include <unistd.h>
 
 /* ---------------------------------------------------------------------- */
-/* Mount tables, through libmount                                          */
+/* Mount tables                                                            */
 
-/* libmount reads the environment only in mnt_init_debug() (LIBMOUNT_DEBUG),
- * which is never called here: the table functions below do not initialise
- * debugging.  (Its getuid() != geteuid() check only hides addresses in the
- * debug output of a setuid program; it does not ignore LIBMOUNT_DEBUG.)  The
- * launcher also clears its environment before anything else runs. */
+/* The kernel's mountinfo format (proc(5)), read here rather than through
+ * libmount: the launcher needs three fields of it, and linking libmount
+ * loaded libmount, libblkid, libselinux and libpcre2 into every launch
+ * (and ran libselinux's start-up code as root).  A line is
+ *   ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
+ * with single spaces between fields; the kernel writes space, tab, newline
+ * and backslash inside a field as \ooo. */
+
+/* Decodes \ooo in S in place; false for an escape the kernel never writes
+ * (a NUL byte, which would cut the path short). */
+static bool
+unescape_field (char *s)
+{
+  char *w = s;
+  for (const char *r = s; *r != '\0';)
+    {
+      if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7'
+          && r[3] >= '0' && r[3] <= '7')
+        {
+          char c = (char) (((r[1] - '0') << 6) | ((r[2] - '0') << 3) | (r[3] - '0'));
+          if (c == '\0')
+            return false;
+          *w++ = c;
+          r += 4;
+        }
+      else
+        *w++ = *r++;
+    }
+  *w = '\0';
+  return true;
+}
+
+/* The next field of a mountinfo line at *P (split off in place), or NULL
+ * when the line has no more. */
+static char *
+next_field (char **p)
+{
+  char *start = *p, *sp;
+  if (start == NULL || *start == '\0')
+    return NULL;
+  sp = strchr (start, ' ');
+  if (sp != NULL)
+    {
+      *sp = '\0';
+      *p = sp + 1;
+    }
+  else
+    *p = NULL;
+  return start;
+}
+
+/* One line (its newline removed): the mount point, type and superblock
+ * options, unescaped; false when the line is not a mountinfo line. */
+static bool
+parse_mountinfo_line (char *line, char **target, char **fstype, char **fsopts)
+{
+  char *p = line, *f;
+  for (int i = 0; i < 4; i++)           /* id, parent, maj:min, root */
+    if (next_field (&p) == NULL)
+      return false;
+  if ((*target = next_field (&p)) == NULL || next_field (&p) == NULL)   /* + options */
+    return false;
+  do                                    /* optional fields up to "-" */
+    if ((f = next_field (&p)) == NULL)
+      return false;
+  while (strcmp (f, "-") != 0);
+  if ((*fstype = next_field (&p)) == NULL || next_field (&p) == NULL    /* + source */
+      || (*fsopts = next_field (&p)) == NULL || p != NULL)
+    return false;
+  return unescape_field (*target) && unescape_field (*fstype) && unescape_field (*fsopts);
+}
+
 int
 gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
                              char **error)
 {
-  struct libmnt_table *tb = mnt_new_table ();
-  struct libmnt_iter *it = mnt_new_iter (MNT_ITER_FORWARD);
-  struct libmnt_fs *fs = NULL;
-  size_t cap = 0;
-  int rc;
+  cleanup_free char *line = NULL;
+  size_t line_cap = 0, cap = 0, lineno = 0;
+  ssize_t len;
 
   out->paths = NULL;
   out->fstypes = NULL;
   out->fsopts = NULL;
   out->n = 0;
   *error = NULL;
-  if (tb == NULL || it == NULL)
-    die_oom ();
-  rc = mnt_table_parse_stream (tb, f, name);
-  /* A read error part of the way (an I/O error, or getline() out of memory
-   * under the caller's RLIMIT_AS) must not pass as the end of the table. */
-  if (rc == 0 && ferror (f))
-    rc = -EIO;
-  if (rc != 0)
+  errno = 0;
+  while ((len = getline (&line, &line_cap, f)) >= 0)
     {
-      *error = xasprintf ("cannot read the mount table %s: %s", name,
-                          strerror (rc < 0 ? -rc : EINVAL));
-      mnt_free_iter (it);
-      mnt_unref_table (tb);
-      return rc < 0 ? rc : -EINVAL;
-    }
-  while (mnt_table_next_fs (tb, it, &fs) == 0)
-    {
-      const char *target = mnt_fs_get_target (fs);
-      const char *type = mnt_fs_get_fstype (fs);
-      const char *opts = mnt_fs_get_fs_options (fs);
-      if (target == NULL || target[0] != '/')
+      char *target, *fstype, *fsopts;
+      lineno++;
+      if (len > 0 && line[len - 1] == '\n')
+        line[--len] = '\0';
+      if ((size_t) len != strlen (line) || !parse_mountinfo_line (line, &target, &fstype, &fsopts))
+        {
+          *error = xasprintf ("cannot read the mount table %s: line %zu is not in the "
+                              "mountinfo format", name, lineno);
+          gl_launch_mount_table_clear (out);
+          return -EINVAL;
+        }
+      if (target[0] != '/')
         continue;
       if (out->n == cap)
         {
@@ -69,12 +128,20 @@ gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
           out->fstypes = xrealloc (out->fstypes, cap * sizeof (char *));
           out->fsopts = xrealloc (out->fsopts, cap * sizeof (char *));
         }
-      out->fstypes[out->n] = xstrdup (type ? type : "");
-      out->fsopts[out->n] = xstrdup (opts ? opts : "");
+      out->fstypes[out->n] = xstrdup (fstype);
+      out->fsopts[out->n] = xstrdup (fsopts);
       out->paths[out->n++] = xstrdup (target);
+      errno = 0;
     }
-  mnt_free_iter (it);
-  mnt_unref_table (tb);
+  /* A read error part of the way (an I/O error, or getline() out of memory
+   * under the caller's RLIMIT_AS) must not pass as the end of the table. */
+  if (ferror (f) || !feof (f))
+    {
+      int errsv = errno ? errno : EIO;
+      *error = xasprintf ("cannot read the mount table %s: %s", name, strerror (errsv));
+      gl_launch_mount_table_clear (out);
+      return -errsv;
+    }
   return 0;
 }
 

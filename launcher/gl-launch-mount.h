@@ -19,7 +19,7 @@ typedef struct {
   size_t n;
 } GlLaunchMountTable;
 
-/* Reads a mountinfo-format table from F through libmount.  Returns 0, or a
+/* Reads a mountinfo-format table from F.  Returns 0, or a
  * negative errno with *ERROR set to a message (malloc'd): a read error part
  * of the way through is an error, never a shorter table. */
 int gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,

@@ -202,7 +202,7 @@ main (void)
     ok (b == NULL, "Basement is not Base");
   }
 
-  /* mount tables, through libmount (SECURITY.md case 28) */
+  /* mount tables (SECURITY.md case 28) */
   {
     static const char text[] =
       "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
@@ -225,6 +225,37 @@ main (void)
     rc = parse_text (text, 10, &t, &error);
     ok (rc < 0 && t.n == 0, "a read error inside a line is an error");
     free (error);
+    error = NULL;
+    /* several optional fields, escapes in the type and options */
+    rc = parse_text ("40 22 0:50 / /run/user/1000/doc rw,nosuid shared:5 master:2 - "
+                     "fuse.portal\134x portal rw,user_id=1000,group_id=1000\054x\n"
+                     "41 22 0:51 / none rw - tmpfs none rw\n", (size_t) -1, &t, &error);
+    ok (rc == 0 && t.n == 1 && strcmp (t.paths[0], "/run/user/1000/doc") == 0
+        && strcmp (t.fstypes[0], "fuse.portal\\x") == 0
+        && strcmp (t.fsopts[0], "rw,user_id=1000,group_id=1000,x") == 0,
+        "mountinfo: optional fields skipped, type and options unescaped, relative targets left out");
+    gl_launch_mount_table_clear (&t);
+    free (error);
+    /* lines the kernel never writes: an error, not a table without them */
+    {
+      static const char *const bad[] = {
+        "36 22 98:0 /mnt1 /mnt/x rw,noatime master:1 ext3 /dev/root rw\n",      /* no "-" */
+        "36 22 98:0 /mnt1 /mnt/x rw - ext3 /dev/root\n",                          /* short */
+        "36 22 98:0 /mnt1 /mnt/x rw - ext3 /dev/root rw extra\n",                 /* long */
+        "36 22 98:0 /mnt1 /mnt/x\\000y rw - ext3 /dev/root rw\n",               /* NUL */
+        "36 22 98:0 /\n",
+      };
+      bool all = true;
+      for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        {
+          error = NULL;
+          rc = parse_text (bad[i], (size_t) -1, &t, &error);
+          if (rc == 0 || t.n != 0 || error == NULL || strstr (error, "line 1") == NULL)
+            all = false;
+          free (error);
+        }
+      ok (all, "a line not in the mountinfo format is an error naming the line");
+    }
   }
   {
     /* The real table under a caller's tiny address-space limit: the
