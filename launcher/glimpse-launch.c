@@ -42,6 +42,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -1163,16 +1164,17 @@ exec_app (char *const *command, char **env)
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
 
-/* True if /proc/PID (of this PID namespace) is a zombie or gone. */
+/* True if PID (an entry of the proc directory PROC_DIR) is a zombie or
+ * gone. */
 static bool
-proc_is_dead (const char *pid)
+proc_is_dead (int proc_dir, const char *pid)
 {
   char path[300], buf[512];
   cleanup_fd int fd = -1;
   ssize_t n;
   char *rp;
-  snprintf (path, sizeof path, "/proc/%s/stat", pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
+  snprintf (path, sizeof path, "%s/stat", pid);
+  fd = openat (proc_dir, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return true;
   n = read (fd, buf, sizeof buf - 1);
@@ -1216,7 +1218,7 @@ run_view_init (int view_lock, int sigfd)
           if (e->d_name[0] < '1' || e->d_name[0] > '9' || strcmp (e->d_name, "1") == 0
               || strspn (e->d_name, "0123456789") != strlen (e->d_name))
             continue;
-          if (proc_is_dead (e->d_name))
+          if (proc_is_dead (dirfd (d), e->d_name))
             continue;   /* a zombie its launcher will reap */
           others = true;
           if (n == MAX_WATCHED + 1)
@@ -1532,21 +1534,16 @@ view_record (pid_t pid, const unsigned long long id[8])
                     "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
 }
 
-/* The app, in the view: enter its mount and IPC namespaces (the user and
- * PID ones are entered by the helper that started it), drop everything,
- * exec. */
+/* The app, in the view (the helper that started it entered the view's
+ * namespaces): drop everything, exec. */
 static GL_NORETURN void
-app_main (ViewNs *ns, int err_fd, int tty, char *const *command)
+app_main (int err_fd, int tty, char *const *command)
 {
   struct sigaction sa;
   sigset_t none;
 
   gl_die_hook = NULL;
   gl_error_fd = err_fd;
-  if (setns (ns->mnt, CLONE_NEWNS) != 0)
-    die_with_error ("cannot enter the sandbox's mount namespace");
-  if (setns (ns->ipc, CLONE_NEWIPC) != 0)
-    die_with_error ("cannot enter the sandbox's IPC namespace");
 
   /* A process group of its own: kill (0, ...) then reaches nothing
    * outside the sandbox.  On a terminal it becomes the foreground group
@@ -1593,47 +1590,77 @@ app_main (ViewNs *ns, int err_fd, int tty, char *const *command)
   exec_app (command, L.app_env);
 }
 
-/* After the app: when no other process of yours is left in the view (PID
- * namespace PIDNS_INO), its PID 1 is ending; wait (a little) for it, so
- * that the view is gone when the last launcher returns (a purge right after
- * then works). */
+/* After the app: when no other process is left in the view (its /proc,
+ * VIEW_PROC), its PID 1 is ending; wait (a little) for it, so that the
+ * view is gone when the last launcher returns (a purge right after then
+ * works).  The view's /proc lists the view's processes only: no look at
+ * every process of the machine. */
 static void
-view_wait_end (pid_t view_pid, int view_pidfd, unsigned long long pidns_ino)
+view_wait_end (int view_pidfd, int view_proc)
 {
-  char want[64];
   DIR *d;
   struct dirent *e;
   bool others = false;
+  int fd;
 
-  if (view_pidfd < 0)
+  if (view_pidfd < 0 || view_proc < 0 || (fd = openat (view_proc, ".", O_RDONLY | O_DIRECTORY
+                                                       | O_CLOEXEC)) < 0)
     return;
-  snprintf (want, sizeof want, "pid:[%llu]", pidns_ino);
-  d = opendir ("/proc");
+  d = fdopendir (fd);
   if (d == NULL)
-    return;
-  while (!others && (e = readdir (d)) != NULL)
     {
-      char path[300], link[64];
-      ssize_t n;
-      pid_t p;
-      if (e->d_name[0] < '1' || e->d_name[0] > '9')
-        continue;
-      p = (pid_t) atoi (e->d_name);
-      if (p == view_pid || p == getpid ())
-        continue;
-      snprintf (path, sizeof path, "/proc/%s/ns/pid", e->d_name);
-      n = readlink (path, link, sizeof link - 1);
-      if (n <= 0)
-        continue;       /* not yours, or a zombie */
-      link[n] = '\0';
-      others = strcmp (link, want) == 0;
+      close (fd);
+      return;
     }
+  while (!others && (e = readdir (d)) != NULL)
+    others = e->d_name[0] >= '1' && e->d_name[0] <= '9' && strcmp (e->d_name, "1") != 0
+             && strspn (e->d_name, "0123456789") == strlen (e->d_name)
+             && !proc_is_dead (dirfd (d), e->d_name);
   closedir (d);
   if (!others)
     {
       struct pollfd p = { view_pidfd, POLLIN, 0 };
       (void) poll (&p, 1, 2000);
     }
+}
+
+/* The helper's answer: the app's pid, and a descriptor (or none) beside it. */
+static int
+send_pid_and_fd (int sock, pid_t pid, int fd)
+{
+  union { struct cmsghdr h; char buf[CMSG_SPACE (sizeof (int))]; } c;
+  struct iovec iov = { &pid, sizeof pid };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+  if (fd >= 0)
+    {
+      memset (&c, 0, sizeof c);
+      msg.msg_control = c.buf;
+      msg.msg_controllen = sizeof c.buf;
+      CMSG_FIRSTHDR (&msg)->cmsg_level = SOL_SOCKET;
+      CMSG_FIRSTHDR (&msg)->cmsg_type = SCM_RIGHTS;
+      CMSG_FIRSTHDR (&msg)->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (CMSG_FIRSTHDR (&msg)), &fd, sizeof fd);
+    }
+  return sendmsg (sock, &msg, MSG_NOSIGNAL) == (ssize_t) sizeof pid ? 0 : -1;
+}
+
+static int
+recv_pid_and_fd (int sock, pid_t *pid, int *fd)
+{
+  union { struct cmsghdr h; char buf[CMSG_SPACE (sizeof (int))]; } c;
+  struct iovec iov = { pid, sizeof *pid };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
+                        .msg_controllen = sizeof c.buf };
+  struct cmsghdr *h;
+  ssize_t n;
+  *fd = -1;
+  while ((n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+    ;
+  for (h = n > 0 ? CMSG_FIRSTHDR (&msg) : NULL; h != NULL; h = CMSG_NXTHDR (&msg, h))
+    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS
+        && h->cmsg_len == CMSG_LEN (sizeof (int)))
+      memcpy (fd, CMSG_DATA (h), sizeof *fd);
+  return n == (ssize_t) sizeof *pid && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? 0 : -1;
 }
 
 /* Runs COMMAND in the view NS (checked; VIEW_LOCK held) and returns like
@@ -1644,8 +1671,7 @@ static int
 run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
 {
   int view_pidfd = (int) syscall (SYS_pidfd_open, view_pid, 0);
-  unsigned long long pidns_ino = 0;
-  struct stat nst;
+  int view_proc = -1;
   sigset_t set;
   int sigfd, err_p[2], pid_p[2], app_status = 0, tty = -1;
   pid_t app = -1, helper, own_pgrp = getpgrp ();
@@ -1653,8 +1679,6 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
   char errbuf[4096];
   bool err_open = true;
 
-  if (fstat (ns->pid, &nst) == 0)
-    pidns_ino = (unsigned long long) nst.st_ino;
   drop_privs_for_good ();
 
   /* On a terminal whose foreground group is ours, the app gets it. */
@@ -1673,10 +1697,12 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
   if (sigfd < 0 || pipe2 (err_p, O_CLOEXEC) != 0)
     die_with_error ("cannot set up waiting for the command");
 
-  /* A helper enters the view's user and PID namespaces (yours: no
-   * privilege needed) and starts the app as our child (CLONE_PARENT); we
-   * stay outside, so a notification we may run is not in the view. */
-  if (pipe2 (pid_p, O_CLOEXEC) != 0)
+  /* A helper enters the view's namespaces (yours: no privilege needed)
+   * and starts the app as our child (CLONE_PARENT); we stay outside, so a
+   * notification we may run is not in the view.  It sends back the app's
+   * pid and the view's /proc (for view_wait_end: only timing depends on
+   * it). */
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pid_p) != 0)
     die_with_error ("cannot set up starting the command");
   helper = fork ();
   if (helper < 0)
@@ -1692,6 +1718,11 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
         die_with_error ("cannot enter the sandbox's user namespace");
       if (setns (ns->pid, CLONE_NEWPID) != 0)
         die_with_error ("cannot enter the sandbox's PID namespace");
+      if (setns (ns->mnt, CLONE_NEWNS) != 0)
+        die_with_error ("cannot enter the sandbox's mount namespace");
+      if (setns (ns->ipc, CLONE_NEWIPC) != 0)
+        die_with_error ("cannot enter the sandbox's IPC namespace");
+      view_proc = open ("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       memset (&ca, 0, sizeof ca);
       ca.flags = CLONE_PARENT;
       ca.exit_signal = 0;
@@ -1699,12 +1730,12 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
       if (app < 0)
         die_with_error ("cannot start the command in the sandbox");
       if (app == 0)
-        app_main (ns, err_p[1], tty, command);
-      _exit (gl_write_all (pid_p[1], &app, sizeof app) == 0 ? 0 : GL_EXIT_LAUNCHER);
+        app_main (err_p[1], tty, command);
+      _exit (send_pid_and_fd (pid_p[1], app, view_proc) == 0 ? 0 : GL_EXIT_LAUNCHER);
     }
   close (err_p[1]);
   close (pid_p[1]);
-  if (read (pid_p[0], &app, sizeof app) != (ssize_t) sizeof app)
+  if (recv_pid_and_fd (pid_p[0], &app, &view_proc) != 0)
     app = -1;
   close (pid_p[0]);
   while (waitpid (helper, NULL, 0) < 0 && errno == EINTR)
@@ -1778,7 +1809,7 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
 done:
   if (tty >= 0)
     (void) tcsetpgrp (tty, own_pgrp);
-  view_wait_end (view_pid, view_pidfd, pidns_ino);
+  view_wait_end (view_pidfd, view_proc);
   while (err_open)
     {
       ssize_t n = read (err_p[0], errbuf + errlen, sizeof errbuf - 1 - errlen);
