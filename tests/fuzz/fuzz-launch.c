@@ -1,14 +1,17 @@
 /* glimpse-launch's parsers: its arguments, the caller's environment,
- * sandbox.conf and paths.  The input is split at NUL bytes into strings
+ * sandbox.conf, paths and the mount table.  The input is split at NUL bytes into strings
  * (argv, envp, paths); the whole input is also read as a sandbox.conf.
  * Properties: a RUN parse has a valid id (checked against an independent
  * reading of ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$) and "--" before a
  * non-empty command; the app's environment holds only allow-listed names
- * (exact names, no prefixes), each once, and the launcher's own values.
+ * (exact names, no prefixes), each once, and the launcher's own values;
+ * the whole input read as a mountinfo table is a table of absolute paths,
+ * one at most per line, or an error with a message and no table.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdbool.h>
 #include <string.h>
 
+#include "gl-launch-mount.h"
 #include "gl-launch-pure.h"
 #include "fuzz.h"
 
@@ -168,6 +171,30 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           FUZZ_ASSERT (k < 1000);
         }
     }
+  /* the input as a mount table */
+  {
+    FILE *f = fmemopen ((void *) data, size ? size : 1, "r");
+    GlLaunchMountTable t;
+    char *error = NULL;
+    size_t lines = 1;
+
+    FUZZ_ASSERT (f != NULL);
+    if (size == 0)
+      (void) fgetc (f);         /* an empty stream */
+    for (size_t i = 0; i < size; i++)
+      lines += data[i] == '\n';
+    if (gl_launch_mount_table_parse (f, "fuzz", &t, &error) == 0)
+      {
+        FUZZ_ASSERT (error == NULL && t.n <= lines);
+        for (size_t i = 0; i < t.n; i++)
+          FUZZ_ASSERT (t.paths[i][0] == '/' && t.fstypes[i] != NULL && t.fsopts[i] != NULL);
+        gl_launch_mount_table_clear (&t);
+      }
+    else
+      FUZZ_ASSERT (error != NULL && t.n == 0);
+    free (error);
+    fclose (f);
+  }
   free (buf);
   return 0;
 }
