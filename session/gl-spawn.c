@@ -122,6 +122,7 @@ typedef struct {
   GByteArray *out;
   GByteArray *err;
   GByteArray *partial;      /* GL_SPAWN_OUTPUT_LINES: the line so far */
+  GByteArray *extra_partial; /* the same for options->extra_lines_fd */
   gboolean cancelled;
   GSource *kill_timer;
 } Run;
@@ -138,6 +139,23 @@ emit_line (Run *run, const char *data, gsize len)
 }
 
 static void
+take_lines (Run *run, GByteArray *partial, const guint8 *data, gsize len)
+{
+  g_byte_array_append (partial, data, (guint) len);
+  for (;;)
+    {
+      guint8 *nl = memchr (partial->data, '\n', partial->len);
+      gsize n;
+
+      if (nl == NULL)
+        break;
+      n = (gsize) (nl - partial->data);
+      emit_line (run, (const char *) partial->data, n);
+      g_byte_array_remove_range (partial, 0, (guint) n + 1);
+    }
+}
+
+static void
 take_output (Run *run, GByteArray *into, const guint8 *data, gsize len)
 {
   if (run->options->output != GL_SPAWN_OUTPUT_LINES)
@@ -145,24 +163,27 @@ take_output (Run *run, GByteArray *into, const guint8 *data, gsize len)
       g_byte_array_append (into, data, (guint) len);
       return;
     }
-  g_byte_array_append (run->partial, data, (guint) len);
-  for (;;)
-    {
-      guint8 *nl = memchr (run->partial->data, '\n', run->partial->len);
-      gsize n;
-
-      if (nl == NULL)
-        break;
-      n = (gsize) (nl - run->partial->data);
-      emit_line (run, (const char *) run->partial->data, n);
-      g_byte_array_remove_range (run->partial, 0, (guint) n + 1);
-    }
+  take_lines (run, run->partial, data, len);
 }
 
 typedef struct {
   Run *run;
   GByteArray *into;
 } PipeWatch;
+
+/* options->extra_lines_fd: whatever it holds now (it is non-blocking) */
+static gboolean
+read_extra (int fd, GIOCondition condition, gpointer user_data)
+{
+  Run *run = user_data;
+  guint8 buf[4096];
+  ssize_t n;
+
+  while ((n = read (fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0)
+      take_lines (run, run->extra_partial, buf, (gsize) n);
+  return n == 0 ? G_SOURCE_REMOVE : G_SOURCE_CONTINUE;
+}
 
 static gboolean
 on_pipe (int fd, GIOCondition condition, gpointer user_data)
@@ -294,6 +315,10 @@ gl_spawn_run (const char * const    *argv,
   g_autoptr(GByteArray) out = g_byte_array_new ();
   g_autoptr(GByteArray) err = g_byte_array_new ();
   g_autoptr(GByteArray) partial = g_byte_array_new ();
+  g_autoptr(GByteArray) extra_partial = g_byte_array_new ();
+  g_autoptr(GSource) extra_source = NULL;
+  int extra_fd = options && options->output == GL_SPAWN_OUTPUT_LINES && options->extra_lines_fd > 0
+                 ? options->extra_lines_fd : -1;
   g_auto(GStrv) env = NULL;
   g_autoptr(GSource) child_watch = NULL;
   g_autoptr(GSource) cancel_source = NULL;
@@ -339,7 +364,10 @@ gl_spawn_run (const char * const    *argv,
   shown = g_strjoinv (" ", (char **) argv);
   if (!g_spawn_async_with_pipes_and_fds (options->cwd, argv, (const char * const *) env, flags,
                                          child_setup, &setup,
-                                         -1, merged[1], merged[1], NULL, NULL, 0,
+                                         -1, merged[1], merged[1],
+                                         options->pass_fd_as > 0 ? &options->pass_fd : NULL,
+                                         options->pass_fd_as > 0 ? &options->pass_fd_as : NULL,
+                                         options->pass_fd_as > 0 ? 1 : 0,
                                          &run.pid, NULL,
                                          options->output == GL_SPAWN_OUTPUT_CAPTURE ? &out_fd : NULL,
                                          options->output == GL_SPAWN_OUTPUT_CAPTURE ? &err_fd : NULL,
@@ -361,7 +389,15 @@ gl_spawn_run (const char * const    *argv,
   run.out = out;
   run.err = err;
   run.partial = partial;
+  run.extra_partial = extra_partial;
   g_main_context_push_thread_default (context);
+  if (extra_fd >= 0)
+    {
+      g_unix_set_fd_nonblocking (extra_fd, TRUE, NULL);
+      extra_source = g_unix_fd_source_new (extra_fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
+      g_source_set_callback (extra_source, G_SOURCE_FUNC (read_extra), &run, NULL);
+      g_source_attach (extra_source, context);
+    }
   if (merged[0] >= 0)
     {
       close (merged[1]);
@@ -390,6 +426,13 @@ gl_spawn_run (const char * const    *argv,
   if (cancel_source != NULL)
     g_source_destroy (cancel_source);
   g_source_destroy (child_watch);
+  if (extra_source != NULL)
+    {
+      g_source_destroy (extra_source);
+      read_extra (extra_fd, G_IO_IN, &run);
+      if (extra_partial->len > 0)
+        emit_line (&run, (const char *) extra_partial->data, extra_partial->len);
+    }
   g_main_context_pop_thread_default (context);
   /* what the child left running in its group goes with it when stopped */
   if (run.cancelled)

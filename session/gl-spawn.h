@@ -50,6 +50,14 @@ typedef struct {
   const gid_t *groups;
   gsize n_groups;
   guint kill_delay_ms;            /* cancelled: SIGTERM, this long, SIGKILL; 0: 5 s */
+  /* A descriptor of ours the child gets as @pass_fd_as (both 0: none) */
+  int pass_fd;
+  int pass_fd_as;
+  /* GL_SPAWN_OUTPUT_LINES: the read end of a pipe of ours whose lines go
+   * to line_func too, between the child's lines (-1 or 0: none).  It does
+   * not keep the run waiting: what it holds when the child ends is read
+   * then.  The caller closes it. */
+  int extra_lines_fd;
 } GlSpawnOptions;
 
 typedef struct {

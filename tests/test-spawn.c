@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
+#include <glib-unix.h>
 
 #include "gl-spawn.h"
 #include "gl-test-skip.h"
@@ -87,6 +88,37 @@ test_lines (void)
   g_assert_cmpstr (lines->pdata[1], ==, "two");
   g_assert_true (g_utf8_validate (lines->pdata[2], -1, NULL));
   g_assert_true (g_str_has_prefix (lines->pdata[2], "thr"));
+}
+
+/* A descriptor handed to the child at a number of our choice; lines of a
+ * pipe of ours between the child's, the child's end of the run not held
+ * up by that pipe staying open. */
+static void
+test_pass_fd_and_extra_lines (void)
+{
+  const char *argv[] = { "sh", "-c", "echo child; read -r word <&7; echo \"got $word\"", NULL };
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES, .line_func = collect_line, .line_data = lines };
+  g_autoptr(GError) error = NULL;
+  int given[2], extra[2];
+
+  g_assert_true (g_unix_open_pipe (given, FD_CLOEXEC, NULL));
+  g_assert_true (g_unix_open_pipe (extra, FD_CLOEXEC, NULL));
+  g_assert_cmpint (write (given[1], "word\n", 5), ==, 5);
+  g_assert_cmpint (write (extra[1], "ours\n", 5), ==, 5);
+  options.pass_fd = given[0];
+  options.pass_fd_as = 7;
+  options.extra_lines_fd = extra[0];
+  g_assert_true (gl_spawn_run (argv, &options, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lines->len, ==, 3);
+  g_assert_true (g_ptr_array_find_with_equal_func (lines, "ours", g_str_equal, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (lines, "child", g_str_equal, NULL));
+  g_assert_true (g_ptr_array_find_with_equal_func (lines, "got word", g_str_equal, NULL));
+  close (given[0]);
+  close (given[1]);
+  close (extra[0]);
+  close (extra[1]);
 }
 
 /* The child leads its own process group; stdin is /dev/null. */
@@ -315,6 +347,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/capture", test_capture);
   g_test_add_func ("/spawn/status", test_status);
   g_test_add_func ("/spawn/lines", test_lines);
+  g_test_add_func ("/spawn/pass-fd-and-extra-lines", test_pass_fd_and_extra_lines);
   g_test_add_func ("/spawn/group", test_group);
   g_test_add_func ("/spawn/cancel", test_cancel);
   g_test_add_func ("/spawn/forward", test_forward);
