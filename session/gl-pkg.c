@@ -16,8 +16,10 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "gl-apt-sources.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
+#include "gl-pkg-proxy.h"
 #include "gl-profile.h"
 #include "gl-spawn.h"
 
@@ -37,7 +39,10 @@ const char gl_pkg_apt_conf[] =
   /* No fsync per unpacked file: nothing of the operation counts until its
    * commit, which makes the new generation durable itself (its files'
    * data, then `current`); a crash before that discards it all anyway. */
-  "Dpkg::Options { \"--force-confdef\"; \"--force-confold\"; \"--force-unsafe-io\"; };\n";
+  "Dpkg::Options { \"--force-confdef\"; \"--force-confold\"; \"--force-unsafe-io\"; };\n"
+  /* Read after the sandbox's apt.conf.d (in place of its /etc/apt/apt.conf):
+   * the proxy of an operation that downloads (written by gl_pkg_op_run) */
+  "Dir::Etc::main \"/run/glimpse-input/apt-proxy.conf\";\n";
 
 static gboolean
 errno_error (GError **error, int errsv, const char *what, const char *path)
@@ -546,6 +551,7 @@ struct _GlPkgOp {
   char *input;                 /* dir/input */
   char *new_base;              /* a rebase: the new base tree (in dir), or NULL */
   GlPkgNetwork network;
+  GPtrArray *extra_uris;       /* gl_pkg_op_allow_uri */
   gboolean ran;
 };
 
@@ -840,6 +846,8 @@ gl_pkg_op_free (GlPkgOp *op)
     }
   if (op->lock_fd >= 0)
     close (op->lock_fd);
+  if (op->extra_uris)
+    g_ptr_array_unref (op->extra_uris);
   g_free (op->system);
   g_free (op->dir);
   g_free (op->input);
@@ -851,6 +859,143 @@ void
 gl_pkg_op_set_network (GlPkgOp *op, GlPkgNetwork network)
 {
   op->network = network;
+}
+
+void
+gl_pkg_op_allow_uri (GlPkgOp *op, const char *uri)
+{
+  if (op->extra_uris == NULL)
+    op->extra_uris = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (op->extra_uris, g_strdup (uri));
+}
+
+/* Every http(s):// URL in the lines of @text that are not comments */
+static void
+add_uris_in_text (GPtrArray *uris, const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      const char *p = *l;
+      while (g_ascii_isspace (*p))
+        p++;
+      if (*p == '#' || *p == ';')
+        continue;
+      while ((p = strstr (p, "http")) != NULL)
+        {
+          gsize n;
+          if (!g_str_has_prefix (p, "http://") && !g_str_has_prefix (p, "https://"))
+            {
+              p += 4;
+              continue;
+            }
+          n = strcspn (p, " \t\r\"',;");
+          g_ptr_array_add (uris, g_strndup (p, n));
+          p += n;
+        }
+    }
+}
+
+/* The regular files (no links) @rel of @root, or every regular file in
+ * the directory @rel when @dir */
+static void
+add_uris_in_files (GPtrArray *uris, const char *root, const char *rel, gboolean dir, const char *suffix)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+  g_autoptr(GDir) d = NULL;
+  const char *e;
+  struct stat st;
+
+  if (!dir)
+    {
+      g_autofree char *text = NULL;
+      if (lstat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size < 4 * 1024 * 1024
+          && g_file_get_contents (path, &text, NULL, NULL))
+        add_uris_in_text (uris, text);
+      return;
+    }
+  d = g_dir_open (path, 0, NULL);
+  while (d && (e = g_dir_read_name (d)) != NULL)
+    if (suffix == NULL || g_str_has_suffix (e, suffix))
+      {
+        g_autofree char *child = g_build_filename (rel, e, NULL);
+        add_uris_in_files (uris, root, child, FALSE, NULL);
+      }
+}
+
+GStrv
+gl_pkg_repository_uris (GlSandbox *sandbox, const char *base, GStrv *unknown)
+{
+  g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GStrvBuilder) missing = g_strv_builder_new ();
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_auto(GStrv) mirrors = NULL;
+
+  /* the base's own configuration: the host's, or the tree glimpse made
+   * at creation (or rebase); package operations never write it */
+  if (g_strcmp0 (sandbox->family, "apt") == 0)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) sources = gl_apt_sources_read (base, &error);
+      if (sources == NULL)
+        g_debug ("The apt sources of %s: %s", base, error->message);
+      for (guint i = 0; sources && i < sources->len; i++)
+        {
+          GlAptSource *src = sources->pdata[i];
+          if (src->enabled)
+            g_ptr_array_add (uris, g_strdup (src->uri));
+        }
+    }
+  else
+    {
+      add_uris_in_files (uris, base, "etc/yum.repos.d", TRUE, ".repo");
+      add_uris_in_files (uris, base, "etc/dnf/dnf.conf", FALSE, NULL);
+      add_uris_in_files (uris, base, "etc/pacman.conf", FALSE, NULL);
+      add_uris_in_files (uris, base, "etc/pacman.d", TRUE, NULL);
+      add_uris_in_files (uris, base, "etc/apk/repositories", FALSE, NULL);
+    }
+  /* the repositories glimpse added, as it recorded them */
+  for (char **r = sandbox->repositories; r && *r; r++)
+    {
+      g_autofree char *prefix = g_strconcat (*r, "=", NULL);
+      gboolean found = FALSE;
+      for (char **u = sandbox->repository_uris; u && *u; u++)
+        if (g_str_has_prefix (*u, prefix))
+          {
+            g_ptr_array_add (uris, g_strdup (*u + strlen (prefix)));
+            found = TRUE;
+          }
+      if (!found)
+        g_strv_builder_add (missing, *r);
+    }
+  /* the administrator's mirrors */
+  if (g_key_file_load_from_file (kf, "/etc/glimpse/glimpse.conf", G_KEY_FILE_NONE, NULL)
+      && (mirrors = g_key_file_get_string_list (kf, "Packages", "Mirrors", NULL, NULL)) != NULL)
+    for (char **m = mirrors; *m; m++)
+      g_ptr_array_add (uris, g_strdup (g_strstrip (*m)));
+  if (unknown)
+    *unknown = g_strv_builder_end (missing);
+  g_ptr_array_add (uris, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&uris), FALSE);
+}
+
+/* The operation's proxy, allowed the sandbox's repositories */
+static GlPkgProxy *
+make_proxy (GlPkgOp *op, const char *base)
+{
+  GlPkgProxy *proxy = gl_pkg_proxy_new ();
+  g_auto(GStrv) unknown = NULL;
+  g_auto(GStrv) uris = gl_pkg_repository_uris (op->sandbox, base, &unknown);
+
+  for (char **u = uris; *u; u++)
+    if (!gl_pkg_proxy_allow (proxy, *u))
+      g_debug ("Not a repository address the proxy can allow: %s", *u);
+  for (guint i = 0; op->extra_uris && i < op->extra_uris->len; i++)
+    gl_pkg_proxy_allow (proxy, op->extra_uris->pdata[i]);
+  for (char **n = unknown; *n; n++)
+    say (op, "glimpse: the repository %s was added by an older glimpse, which did not record its "
+         "address; downloads from it are refused until it is added again (glimpse add-repo)", *n);
+  return proxy;
 }
 
 static const char *
@@ -888,11 +1033,32 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
   g_autofree char *store_parent = g_path_get_dirname (gl_paths_store_dir ());
   g_autoptr(GPtrArray) tail = NULL;
   RunState rs = { op, NULL };
+  g_autoptr(GlPkgProxy) proxy = NULL;
+  int relay_fd = -1, log_fd = -1;
   gboolean ok;
   int status;
 
   g_return_val_if_fail (!op->ran, FALSE);
   op->ran = TRUE;
+  if (op->network != GL_PKG_NETWORK_NONE)
+    {
+      g_autofree char *conf = g_build_filename (op->input, "apt-proxy.conf", NULL);
+      g_autofree char *text = g_strdup_printf (
+        "// glimpse: downloads go through glimpse's proxy (the only way out)\n"
+        "#clear Acquire::http::Proxy;\n#clear Acquire::https::Proxy;\n"
+        "Acquire::http::Proxy \"http://127.0.0.1:%d\";\n"
+        "Acquire::https::Proxy \"http://127.0.0.1:%d\";\n", GL_PKG_PROXY_PORT, GL_PKG_PROXY_PORT);
+      g_autofree char *base = op->new_base ? g_strdup (op->new_base) : rootfs ? gl_pkg_base_tree (op->sandbox)
+                                                                              : g_strdup ("/");
+      if (!g_file_set_contents_full (conf, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+        return FALSE;
+      proxy = make_proxy (op, base);
+      if (!gl_pkg_proxy_start (proxy, &relay_fd, &log_fd, error))
+        return FALSE;
+      options.pass_fd = relay_fd;
+      options.pass_fd_as = 3;
+      options.extra_lines_fd = log_fd;
+    }
   g_ptr_array_add (argv, g_strdup (pkgns_path ()));
   g_ptr_array_add (argv, g_strdup ("--ids"));
   g_ptr_array_add (argv, g_strdup (ids));
@@ -902,10 +1068,15 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
     g_ptr_array_add (argv, g_strdup ("--host"));
   g_ptr_array_add (argv, g_strdup ("--op"));
   g_ptr_array_add (argv, g_strdup (op->dir));
-  if (op->network == GL_PKG_NETWORK_HOST)
+  if (op->network == GL_PKG_NETWORK_PROXY)
     g_ptr_array_add (argv, g_strdup ("--net"));
   else if (op->network == GL_PKG_NETWORK_FETCH_FIRST)
     g_ptr_array_add (argv, g_strdup ("--fetch-stage"));
+  if (op->network != GL_PKG_NETWORK_NONE)
+    {
+      g_ptr_array_add (argv, g_strdup ("--proxy-fd"));
+      g_ptr_array_add (argv, g_strdup ("3"));
+    }
   /* (a rebase starts from the new base alone) */
   if (op->current > 0 && op->new_base == NULL)
     {
@@ -940,6 +1111,11 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
   options.line_func = on_line;
   options.line_data = &rs;
   ok = gl_spawn_run ((const char * const *) argv->pdata, &options, &result, cancellable, &local);
+  if (relay_fd >= 0)
+    close (relay_fd);
+  g_clear_pointer (&proxy, gl_pkg_proxy_free);
+  if (log_fd >= 0)
+    close (log_fd);
   if (ok)
     return TRUE;
   status = result.wait_status;
@@ -1397,6 +1573,7 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
           return FALSE;
         delete_old_generations (op->system, next);
         g_clear_pointer (&sandbox->repositories, g_strfreev);
+        g_clear_pointer (&sandbox->repository_uris, g_strfreev);
         return gl_sandbox_save (sandbox, error);
       }
   }
@@ -1412,5 +1589,6 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
   }
   delete_old_generations (op->system, 0);
   g_clear_pointer (&sandbox->repositories, g_strfreev);
+  g_clear_pointer (&sandbox->repository_uris, g_strfreev);
   return gl_sandbox_save (sandbox, error);
 }

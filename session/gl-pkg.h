@@ -93,18 +93,32 @@ void        gl_pkg_op_set_new_base (GlPkgOp *op, const char *base);
 /* The tree the sandbox's packages lie over: system/base/tree after a
  * rebase, else rootfs/ (NULL for a sandbox of the host). */
 char       *gl_pkg_base_tree (GlSandbox *sandbox);
-/* Which network the operation's command has (see glimpse-pkgns.c):
- * NONE: a network namespace of its own (the default; uninstall, remove-repo);
- * HOST: the host's, for a command that only downloads (add-repo's index check);
- * FETCH_FIRST: the command runs twice, GLIMPSE_STAGE=fetch with the host's
- * network (downloads only), then GLIMPSE_STAGE=apply without it (dpkg and
+/* Which network the operation's command has (see glimpse-pkgns.c).  It
+ * never has the host's: every stage runs in a network namespace of its
+ * own, and downloads go through glimpse's proxy (gl-pkg-proxy.h) to the
+ * sandbox's repositories only.
+ * NONE: no way out at all (the default; uninstall, remove-repo);
+ * PROXY: downloads through the proxy (add-repo's index check);
+ * FETCH_FIRST: the command runs twice, GLIMPSE_STAGE=fetch with the proxy
+ * (downloads only), then GLIMPSE_STAGE=apply without it (dpkg and
  * maintainer scripts). */
 typedef enum {
   GL_PKG_NETWORK_NONE,
-  GL_PKG_NETWORK_HOST,
+  GL_PKG_NETWORK_PROXY,
   GL_PKG_NETWORK_FETCH_FIRST,
 } GlPkgNetwork;
 void gl_pkg_op_set_network (GlPkgOp *op, GlPkgNetwork network);
+/* An origin the operation may download from besides the sandbox's own
+ * repositories (add-repo: the one being added). */
+void gl_pkg_op_allow_uri (GlPkgOp *op, const char *uri);
+/* The addresses of the repositories an operation on @sandbox may download
+ * from, as glimpse knows them, never as the sandbox's system layer says:
+ * the sources of its base (@base: the host's /, rootfs/, a rebase's new
+ * base) as of its creation, the repositories added with add-repo
+ * (sandbox.conf's RepositoryURIs=), and the [Packages] Mirrors= of
+ * /etc/glimpse/glimpse.conf.  @unknown: names of added repositories
+ * without a recorded address (added by an older glimpse). */
+GStrv gl_pkg_repository_uris (GlSandbox *sandbox, const char *base, GStrv *unknown);
 /* Runs /bin/sh -c @script with @args as $1… inside the namespace; its
  * output goes to the progress callback.  @what names the operation in
  * errors ("installing foo"). */

@@ -577,6 +577,22 @@ strv_remove (char ***strv, const char *s)
   *strv = g_strv_builder_end (b);
 }
 
+/* RepositoryURIs=: NAME=URI for each repository glimpse added */
+static void
+record_uri (GlSandbox *sandbox, const char *name, const char *uri)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  g_autofree char *prefix = g_strconcat (name, "=", NULL);
+  g_autofree char *entry = uri ? g_strconcat (prefix, uri, NULL) : NULL;
+  for (char **p = sandbox->repository_uris; p && *p; p++)
+    if (!g_str_has_prefix (*p, prefix))
+      g_strv_builder_add (b, *p);
+  if (entry)
+    g_strv_builder_add (b, entry);
+  g_strfreev (sandbox->repository_uris);
+  sandbox->repository_uris = g_strv_builder_end (b);
+}
+
 gboolean
 gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const char *name_arg,
              GlPkgProgress progress, gpointer user_data, GCancellable *cancellable, GError **error)
@@ -655,8 +671,10 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
   }
   /* The new repository alone is fetched and verified (other sources are
    * neither refreshed nor touched); a failure fails the whole operation.
-   * Only apt-get update runs: no package is unpacked, so the host's network. */
-  gl_pkg_op_set_network (op, GL_PKG_NETWORK_HOST);
+   * Only apt-get update runs (no package is unpacked), through the proxy,
+   * which lets it reach the new repository and the sandbox's own only. */
+  gl_pkg_op_set_network (op, GL_PKG_NETWORK_PROXY);
+  gl_pkg_op_allow_uri (op, source->uris[0]);
   script = g_strdup_printf (
     "set -e; APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG\n"
     "name=\"$1\"; keyring=\"$2\"\n"
@@ -675,6 +693,7 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
       return FALSE;
   }
   strv_add (&sandbox->repositories, name);
+  record_uri (sandbox, name, source->uris[0]);
   return gl_sandbox_save (sandbox, error);
 }
 
@@ -823,5 +842,6 @@ gl_repo_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progress, gp
       return FALSE;
   }
   strv_remove (&sandbox->repositories, name);
+  record_uri (sandbox, name, NULL);
   return gl_sandbox_save (sandbox, error);
 }

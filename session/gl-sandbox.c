@@ -31,6 +31,7 @@ gl_sandbox_free (GlSandbox *sandbox)
   g_free (sandbox->follows);
   g_strfreev (sandbox->launchers);
   g_strfreev (sandbox->repositories);
+  g_strfreev (sandbox->repository_uris);
   g_clear_pointer (&sandbox->created, g_date_time_unref);
   g_clear_pointer (&sandbox->updated, g_date_time_unref);
   g_free (sandbox);
@@ -168,6 +169,7 @@ gl_sandbox_load_from_data (const char *id, const char *path,
   sandbox->follows = g_key_file_get_string (kf, SANDBOX_GROUP, "Follows", NULL);
   sandbox->launchers = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Launchers", NULL, NULL);
   sandbox->repositories = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Repositories", NULL, NULL);
+  sandbox->repository_uris = g_key_file_get_string_list (kf, SANDBOX_GROUP, "RepositoryURIs", NULL, NULL);
   sandbox->created = get_time (kf, "Created");
   sandbox->updated = get_time (kf, "Updated");
 
@@ -234,6 +236,10 @@ gl_sandbox_to_data (GlSandbox *sandbox, gsize *length)
   g_key_file_set_string_list (kf, SANDBOX_GROUP, "Repositories",
                               (const char * const *) (sandbox->repositories ? sandbox->repositories : (char *[]) { NULL }),
                               sandbox->repositories ? g_strv_length (sandbox->repositories) : 0);
+  if (sandbox->repository_uris && sandbox->repository_uris[0])
+    g_key_file_set_string_list (kf, SANDBOX_GROUP, "RepositoryURIs",
+                                (const char * const *) sandbox->repository_uris,
+                                g_strv_length (sandbox->repository_uris));
   set_time (kf, "Created", sandbox->created);
   set_time (kf, "Updated", sandbox->updated);
 

@@ -23,6 +23,9 @@ typedef struct {
   char *follows;         /* the moving suite it follows (Debian "stable"), or NULL */
   char **launchers;      /* desktop ids exported by default (admin's choice) */
   char **repositories;   /* extra repositories, in the family's own syntax */
+  char **repository_uris; /* "NAME=URI" of each added repository: what glimpse
+                           * itself recorded (RepositoryURIs=), the only
+                           * record of them the sandbox cannot rewrite */
   GDateTime *created;
   GDateTime *updated;
 } GlSandbox;

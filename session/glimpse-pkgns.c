@@ -4,7 +4,8 @@
  * Plain C, libc + libmount: nothing of GLib between clone and exec.  Run by
  * root (glimpse spawns it); it is NOT setuid and refuses to run as one.
  *
- *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR [--net | --fetch-stage]
+ *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR
+ *                 [--net | --fetch-stage] [--proxy-fd FD]
  *                 [--lower DIR]… [--hide PATH]… [--input DIR] -- COMMAND [ARG…]
  *
  * --ids    the first uid/gid of the reserved range (65536 ids): uid 0 inside
@@ -14,14 +15,16 @@
  * --lower  system-generation trees above the base, top first
  * --hide   a host path the command must not see (the sandbox store)
  * --input  a directory shown read-only at /run/glimpse-input inside
- * --net    the command runs with the host's network (it only downloads:
- *          `apt-get update` of add-repo; no package is unpacked)
+ * --net    the command downloads (`apt-get update` of add-repo; no package
+ *          is unpacked): through the relay to --proxy-fd
  * --fetch-stage  the command runs twice: first with GLIMPSE_STAGE=fetch and
- *          the host's network (it downloads, e.g. `apt-get --download-only`),
- *          then, after every process of the first run is killed, with
- *          GLIMPSE_STAGE=apply in a network namespace of its own
- * Without --net or --fetch-stage the command runs in a network namespace of
- * its own: only a loopback interface of its own, nothing of the host's.
+ *          the relay (it downloads, e.g. `apt-get --download-only`), then,
+ *          after every process of the first run (and the relay) is killed,
+ *          with GLIMPSE_STAGE=apply and no way out at all
+ * --proxy-fd  with --net or --fetch-stage: a SOCK_SEQPACKET socket of
+ *          glimpse's download proxy (gl-pkg-proxy.h), the relay's only peer
+ * Every stage runs in a network namespace of its own: only a loopback
+ * interface of its own, nothing of the host's.
  *
  * What the command sees: an overlay of upper : lowers : mask : base, the
  * base an idmapped clone (open_tree + MOUNT_ATTR_IDMAP) so the host root's
@@ -60,15 +63,32 @@
  *   generations above the mask are the sandbox's own (written inside this
  *   namespace before) and are not walked.  The walk costs one stat per file
  *   of the base; the view is built only after it ends.
- * THE RULE for the network: nothing that unpacks or configures a package
- *   (dpkg, maintainer scripts, triggers) runs in the host's network
- *   namespace, so a postinst reaches neither the host's loopback services
- *   nor the network.  Downloads happen in a separate stage (--fetch-stage)
- *   whose processes are all killed before the apply stage starts.
- *   Known gap: the fetch stage runs the sandbox's own apt (its
- *   configuration, methods and libraries, which an earlier package may have
- *   replaced) with the host's network; closing it needs the downloads done
- *   by trusted code (a filtering proxy, or libcurl on apt's --print-uris).
+ * THE RULE for the network: nothing of the sandbox ever runs in the host's
+ *   network namespace -- not the maintainer scripts, and not the package
+ *   manager that downloads either: its configuration, hooks
+ *   (APT::Update::Pre-Invoke, DPkg::Pre-Invoke…), methods and libraries are
+ *   the sandbox's, which an earlier, hostile package may have replaced.
+ *   Every stage runs in a network namespace of its own (loopback only).  A
+ *   stage that downloads gets a relay: a process of this program (trusted,
+ *   not dumpable, holding nothing but its listener and --proxy-fd),
+ *   listening on 127.0.0.1:PROXY_PORT inside, which hands every connection
+ *   as a descriptor (SCM_RIGHTS) to glimpse's proxy outside; the command
+ *   gets http_proxy/https_proxy (apt: Acquire::http(s)::Proxy through
+ *   glimpse's apt.conf) pointing there.  The proxy (gl-pkg-proxy.c) serves
+ *   GET/HEAD of http:// URLs and CONNECT, to the sandbox's repositories as
+ *   glimpse recorded them only, resolving names itself and never connecting
+ *   a name to a loopback, link-local or local address; it refuses anything
+ *   else and says so in the operation's output.  So whatever the sandbox's
+ *   apt runs reaches those repositories and nothing else: no loopback
+ *   service, no metadata service, no LAN host of the host's.  Signatures
+ *   are still apt's to check, inside.  The apply stage (dpkg, maintainer
+ *   scripts, triggers) starts only after every process of the fetch stage,
+ *   the relay included, is killed: it has no way out at all.
+ *   What remains: the repositories' servers themselves are reachable with
+ *   any GET (or, through CONNECT, any bytes) the sandbox likes, so a hostile
+ *   package can talk to the servers of the sandbox's own repositories; and a
+ *   repository's name may resolve to a private (LAN) address, which is let
+ *   through, at that repository's port only (a LAN mirror is legitimate).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -91,6 +111,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -110,6 +132,9 @@
 #define MAX_LOWERS 16
 #define MAX_HIDE 16
 #define EXIT_SETUP 125
+/* Where the relay listens inside (GL_PKG_PROXY_PORT of gl-pkg-proxy.h) */
+#define PROXY_PORT 3128
+#define PROXY_URL "http://127.0.0.1:3128"
 
 static const char *prog = "glimpse-pkgns";
 
@@ -158,6 +183,7 @@ typedef struct {
   const char *base;
   bool host;
   bool net, fetch_stage;
+  int proxy_fd;
   const char *op;
   const char *lowers[MAX_LOWERS];
   int n_lowers;
@@ -167,12 +193,13 @@ typedef struct {
   char **command;
 } Args;
 
-static Args A;
+static Args A = { .proxy_fd = -1 };
 
 static void
 usage (void)
 {
-  die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR [--net | --fetch-stage] "
+  die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR "
+       "[--net | --fetch-stage] [--proxy-fd FD] "
        "[--lower DIR]... [--hide PATH]... [--input DIR] -- COMMAND [ARG...] (run by glimpse, as root)");
 }
 
@@ -230,6 +257,15 @@ parse_args (int argc, char **argv)
         A.op = v;
       else if (strcmp (a, "--input") == 0)
         A.input = v;
+      else if (strcmp (a, "--proxy-fd") == 0)
+        {
+          char *end;
+          long fd = strtol (v, &end, 10);
+          struct stat st;
+          if (*end != '\0' || fd < 3 || fd > 1024 || fstat ((int) fd, &st) != 0 || !S_ISSOCK (st.st_mode))
+            die ("--proxy-fd: expected the descriptor of glimpse's download channel, got \"%s\"", v);
+          A.proxy_fd = (int) fd;
+        }
       else if (strcmp (a, "--lower") == 0)
         {
           if (A.n_lowers == MAX_LOWERS)
@@ -251,6 +287,8 @@ parse_args (int argc, char **argv)
   A.command = argv + i;
   if (A.net && A.fetch_stage)
     die ("--net and --fetch-stage exclude each other");
+  if ((A.net || A.fetch_stage) != (A.proxy_fd >= 0))
+    die ("--net and --fetch-stage need --proxy-fd, and --proxy-fd needs one of them");
   if (!abs_clean (A.base) || !abs_clean (A.op) || (A.input && !abs_clean (A.input)))
     die ("paths must be absolute, without \"..\", \":\" or \",\"");
   for (int k = 0; k < A.n_lowers; k++)
@@ -1034,10 +1072,70 @@ private_network (void)
   close (s);
 }
 
+/* The relay: in the operation's network namespace, every connection to
+ * 127.0.0.1:PROXY_PORT goes to glimpse's proxy, outside, as a descriptor
+ * (SCM_RIGHTS over --proxy-fd).  It reads and writes nothing of the
+ * connection and holds nothing else: taking it over gains the command
+ * nothing it does not have.  Not dumpable, so the namespace's root (whose
+ * command has no CAP_SYS_PTRACE over a process of the host's user
+ * namespace) cannot write into it through /proc/PID/mem.  Dies with the
+ * stage (kill of the PID namespace). */
+static void
+start_relay (void)
+{
+  struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons (PROXY_PORT),
+                              .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  int one = 1;
+  pid_t pid;
+  int l = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  if (l < 0 || setsockopt (l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0
+      || bind (l, (struct sockaddr *) &addr, sizeof addr) != 0 || listen (l, 128) != 0)
+    die_errno ("cannot listen on 127.0.0.1:%d inside the package operation", PROXY_PORT);
+  pid = fork ();
+  if (pid < 0)
+    die_errno ("fork");
+  if (pid == 0)
+    {
+      prctl (PR_SET_DUMPABLE, 0);
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      signal (SIGPIPE, SIG_IGN);
+      for (;;)
+        {
+          char byte = 'c';
+          struct iovec iov = { &byte, 1 };
+          union { struct cmsghdr h; char buf[CMSG_SPACE (sizeof (int))]; } u;
+          struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                              .msg_controllen = sizeof u.buf };
+          struct cmsghdr *h;
+          int c = accept4 (l, NULL, NULL, SOCK_CLOEXEC);
+          if (c < 0)
+            {
+              if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE)
+                continue;
+              _exit (1);
+            }
+          memset (u.buf, 0, sizeof u.buf);
+          h = CMSG_FIRSTHDR (&m);
+          h->cmsg_level = SOL_SOCKET;
+          h->cmsg_type = SCM_RIGHTS;
+          h->cmsg_len = CMSG_LEN (sizeof (int));
+          memcpy (CMSG_DATA (h), &c, sizeof c);
+          while (sendmsg (A.proxy_fd, &m, MSG_NOSIGNAL) < 0)
+            if (errno != EINTR)
+              _exit (0);   /* glimpse stopped serving */
+          close (c);
+        }
+    }
+  close (l);
+  close (A.proxy_fd);
+  A.proxy_fd = -1;
+}
+
 /* Runs the command once (GLIMPSE_STAGE=STAGE) and reaps every process
  * until it exits; its wait status. */
 static int
-run_stage (const char *stage)
+run_stage (const char *stage, bool proxied)
 {
   pid_t child;
   int st;
@@ -1051,8 +1149,17 @@ run_stage (const char *stage)
         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         "HOME=/root", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=noninteractive",
         "DEBCONF_NONINTERACTIVE_SEEN=true", "APT_LISTCHANGES_FRONTEND=none", "TERM=dumb",
-        "container=glimpse", xasprintf ("GLIMPSE_STAGE=%s", stage), NULL,
+        "container=glimpse", xasprintf ("GLIMPSE_STAGE=%s", stage), NULL, NULL, NULL, NULL, NULL,
       };
+      if (proxied)
+        {
+          /* for pacman, apk, dnf (libcurl); apt gets its own option */
+          size_t k = 10;
+          env[k++] = "http_proxy=" PROXY_URL;
+          env[k++] = "https_proxy=" PROXY_URL;
+          env[k++] = "HTTPS_PROXY=" PROXY_URL;
+          env[k++] = "GLIMPSE_PROXY=" PROXY_URL;
+        }
       setsid ();
       signal (SIGPIPE, SIG_DFL);
       {
@@ -1174,19 +1281,22 @@ run_init (int base_mnt)
   if (umount2 (".", MNT_DETACH) != 0 || chdir ("/") != 0)
     die_errno ("cannot detach the host's tree");
 
+  /* THE RULE for the network (see the top): every stage, its own */
+  private_network ();
+  if (A.proxy_fd >= 0)
+    start_relay ();
   if (A.fetch_stage)
     {
-      st = run_stage ("fetch");
+      st = run_stage ("fetch", true);
       if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
         _exit (status_code (st));
-      /* Nothing of the fetch stage lives on into the offline one */
+      /* Nothing of the fetch stage lives on into the offline one: the
+       * relay goes too, so the apply stage has no way out at all */
       kill (-1, SIGKILL);
       while (wait (NULL) > 0 || errno == EINTR)
         ;
     }
-  if (!A.net)
-    private_network ();
-  _exit (status_code (run_stage (A.fetch_stage ? "apply" : "run")));
+  _exit (status_code (run_stage (A.fetch_stage ? "apply" : "run", A.net)));
 }
 
 int
@@ -1242,12 +1352,16 @@ main (int argc, char **argv)
       if (pid == 0)
         run_init (base_mnt);
       close (base_mnt);
+      if (A.proxy_fd >= 0)
+        close (A.proxy_fd);
       if (waitpid (pid, &st, 0) < 0)
         _exit (EXIT_SETUP);
       _exit (status_code (st));
     }
   close (base_mnt);
   close (userns);
+  if (A.proxy_fd >= 0)
+    close (A.proxy_fd);
   if (waitpid (pid, &st, 0) < 0)
     die_errno ("waitpid");
   return status_code (st);

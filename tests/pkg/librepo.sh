@@ -67,7 +67,7 @@ gl_host_sandbox () {
   for r in $("$GLIMPSE" repos "$1" | awk '!/\(added\)$/ { print $1 }'); do
     "$GLIMPSE" remove-repo "$1" "$r" >/dev/null 2>&1
   done
-  check "add-repo (its index fetched with the host's network)" \
+  check "add-repo (its index fetched through glimpse's proxy)" \
     "$GLIMPSE" add-repo "$1" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
 }
 

@@ -6,8 +6,11 @@
 # nothing of the secret, no connection.  A package whose postinst adds
 # system users (adduser --system, useradd -r) still installs, on a copy of
 # /etc/shadow without the host's hashes.  The same rule over a base tree
-# (not the host), through the helper itself, with --net as the control that
-# the service is reachable when the network is the host's.  Needs root.
+# (not the host), through the helper itself; with --net (downloads) the
+# command still does not reach it, and its only way out is the relay to
+# the descriptor it was given (--proxy-fd; here a permissive stand-in for
+# glimpse's proxy that connects everything to the service: the control that
+# the checks can fail).  Needs root.
 : "${GLIMPSE:?set GLIMPSE to the built glimpse}"
 : "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
 source "$(dirname "$0")/../launcher/libtest.sh"
@@ -126,10 +129,39 @@ chmod 0700 "$base/etc/private"
 echo "public-$tag" > "$base/etc/public"; chmod 0644 "$base/etc/public"
 printf 'root:$6$glimpsetestsalt$notarealhashbutlongenough:19000:0:99999:7:::\n' > "$base/etc/shadow"; chmod 0640 "$base/etc/shadow"
 probe='cat /etc/public; cat /etc/glimpse-test-secret-'$tag'; ls /etc/private; cat /etc/private/key; cat /etc/shadow
-if echo | timeout 10 nc 127.0.0.1 '$lport'; then echo connect: ok; else echo connect: failed; fi'
-run_helper () { # OP-DIR [OPTION]: the probe over $base
-  mkdir -p "$1/upper" "$1/work" "$1/input"; chown "$range:$grange" "$1/upper" "$1/work"
-  "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$1" ${2:+"$2"} -- /bin/busybox sh -c "$probe" 2>&1
+if echo | timeout 10 nc 127.0.0.1 '$lport'; then echo connect: ok; else echo connect: failed; fi
+if [ -n "$GLIMPSE_PROXY" ]; then echo | timeout 10 nc 127.0.0.1 3128 | sed "s/^/relay: /"; fi'
+run_helper () { # OP-DIR [OPTION…]: the probe over $base
+  local op=$1; shift
+  mkdir -p "$op/upper" "$op/work" "$op/input"; chown "$range:$grange" "$op/upper" "$op/work"
+  "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" "$@" -- /bin/busybox sh -c "$probe" 2>&1
+}
+# run_relayed OP-DIR: the probe with --net and a stand-in for glimpse's
+# proxy that connects every relayed connection to the service
+run_relayed () {
+  python3 - "$GLIMPSE_PKGNS" "$range:$grange" "$base" "$1" "$probe" "$lport" <<'PY'
+import os, socket, subprocess, sys, threading
+pkgns, ids, base, op, probe, lport = sys.argv[1:]
+for d in ("upper", "work", "input"):
+    os.makedirs(os.path.join(op, d), exist_ok=True)
+r, g = ids.split(":")
+os.chown(os.path.join(op, "upper"), int(r), int(g)); os.chown(os.path.join(op, "work"), int(r), int(g))
+ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+def serve():
+    while True:
+        msg, fds, _, _ = socket.recv_fds(ours, 1, 4)
+        if not msg:
+            return
+        for fd in fds:
+            c = socket.socket(fileno=fd)
+            s = socket.create_connection(("127.0.0.1", int(lport)))
+            c.sendall(s.recv(64)); c.close(); s.close()
+threading.Thread(target=serve, daemon=True).start()
+p = subprocess.run([pkgns, "--ids", ids, "--base", base, "--op", op, "--net",
+                    "--proxy-fd", str(theirs.fileno()), "--", "/bin/busybox", "sh", "-c", probe],
+                   pass_fds=(theirs.fileno(),), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+sys.stdout.write(p.stdout.decode())
+PY
 }
 : > "$WORK/connections"
 got=$(run_helper "$op1")
@@ -140,6 +172,11 @@ check_sh "… a root-only file and a root-only directory's files are not" \
 check_sh "… /etc/shadow reads with no password hash" 'grep -q "^root:\*:19000:" <<<"$got" && ! grep -q notarealhash <<<"$got"'
 check_sh "… the host's loopback service is not reachable" 'grep -qx "connect: failed" <<<"$got" && [ ! -s "$WORK/connections" ]'
 got=$(run_helper "$WORK/op2" --net)
-check_sh "with --net (downloads only) the same service answers: the check above can fail" \
-  'grep -qx "connect: ok" <<<"$got" && grep -qx glimpse-host-service <<<"$got" && [ -s "$WORK/connections" ]'
+check_sh "--net without the proxy's descriptor is refused" 'grep -q "need --proxy-fd" <<<"$got"'
+got=$(run_relayed "$WORK/op3")
+echo "$got" | sed 's/^/# relayed: /'
+check_sh "with --net (downloads) the service is still not reachable directly" \
+  'grep -qx "connect: failed" <<<"$got"'
+check_sh "… only through the relay to glimpse's descriptor: the checks above can fail" \
+  'grep -qx "relay: glimpse-host-service" <<<"$got" && [ -s "$WORK/connections" ]'
 finish

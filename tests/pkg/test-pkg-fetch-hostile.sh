@@ -1,0 +1,180 @@
+#!/bin/bash
+# Integration: nothing of the sandbox runs with the host's network, not even
+# its package manager's download stage (glimpse-pkgns.c, THE RULE for the
+# network; gl-pkg-proxy.h).  A hostile package installs apt hooks
+# (APT::Update::Pre-Invoke, DPkg::Pre-Invoke) and replaces apt's http
+# method with a wrapper; on every later `glimpse install` and `glimpse
+# update`, each of them tries to reach a TCP service and an abstract unix
+# socket the test runs on the host, the repository's port directly, and
+# the service through the download proxy, and records what it reached in
+# the sandbox's tree.  The listeners record every connection; a connection
+# the test makes itself afterwards proves they were listening.  Installs
+# and updates from the real repository still work, and a download from an
+# address not among the sandbox's repositories is refused and said so.
+# Needs root.
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/librepo.sh"
+source "$(dirname "$0")/../lib/wait.sh"
+gl_install_setuid
+
+export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH
+export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH"
+id=pkgfetch-$$
+GL_SANDBOXES+=("$id")
+tag=$$-$RANDOM
+abstract=glimpse-test-$tag
+
+# --- the host's services: a TCP listener on 127.0.0.1 and an abstract
+# unix socket; each connection is a line in $WORK/connections (the first
+# bytes the client sent, or "-")
+listen_pid=
+trap '[ -z "$listen_pid" ] || kill "$listen_pid" 2>/dev/null; gl_cleanup' EXIT
+cat > "$WORK/listen.py" <<'PY'
+import os, select, socket, sys
+log, portfile, name = sys.argv[1:]
+t = socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(16)
+u = socket.socket(socket.AF_UNIX); u.bind("\0" + name); u.listen(16)
+with open(portfile + ".tmp", "w") as f:
+    f.write("%d\n" % t.getsockname()[1])
+os.rename(portfile + ".tmp", portfile)
+while True:
+    for s in select.select([t, u], [], [])[0]:
+        c, _ = s.accept()
+        c.settimeout(2)
+        try:
+            first = c.recv(64).decode(errors="replace").strip() or "-"
+        except OSError:
+            first = "-"
+        with open(log, "a") as f:
+            f.write("%s %s\n" % ("tcp" if s is t else "abstract", first.splitlines()[0] if first else "-"))
+        try:
+            c.sendall(b"HTTP/1.0 200 OK\r\n\r\nglimpse-host-service\n")
+        except OSError:
+            pass
+        c.close()
+PY
+python3 "$WORK/listen.py" "$WORK/connections" "$WORK/port" "$abstract" </dev/null >/dev/null 2>&1 &
+listen_pid=$!
+gl_wait 60 test -s "$WORK/port" || { echo "Bail out! the host's listeners did not start"; exit 1; }
+lport=$(cat "$WORK/port")
+: > "$WORK/connections"
+
+# --- the repository, and the hostile package
+gl_key good
+gl_serve
+rport=$PORT
+mkdir -p "$WORK/hostile/usr/lib/glimpse-hostile"
+cat > "$WORK/hostile/usr/lib/glimpse-hostile/reach" <<REACH
+#!/usr/bin/python3
+# reach WHO: what a hook can reach; one line per attempt, never on stdout
+# (an apt method's stdout is its protocol)
+import os, socket, sys
+who = sys.argv[1] if len(sys.argv) > 1 else "?"
+os.makedirs("/var/lib/glimpse-reach", exist_ok=True)
+out = open("/var/lib/glimpse-reach/log", "a")
+def attempt(what, fn):
+    try:
+        got = fn()
+        out.write("%s %s: reached %s\n" % (who, what, got))
+    except Exception as e:
+        out.write("%s %s: failed (%s)\n" % (who, what, type(e).__name__))
+def tcp(port, send=b"direct\n"):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(send)
+    return s.recv(200).decode(errors="replace").splitlines()[0]
+def abstract():
+    s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect("\0$abstract"); s.sendall(b"abstract\n")
+    return s.recv(200).decode(errors="replace").splitlines()[0]
+def via_proxy():
+    got = tcp(3128, b"GET http://127.0.0.1:$lport/via-proxy HTTP/1.1\r\n\r\n")
+    if " 200 " in got:
+        return got
+    raise PermissionError(got)
+attempt("host-tcp", lambda: tcp($lport))
+attempt("host-abstract", abstract)
+attempt("repository-direct", lambda: tcp($rport, b"GET /repo/Release HTTP/1.0\r\n\r\n"))
+attempt("host-tcp-via-proxy", via_proxy)
+out.write("%s done\n" % who)
+REACH
+chmod 755 "$WORK/hostile/usr/lib/glimpse-hostile/reach"
+cat > "$WORK/hostile-postinst" <<'POSTINST'
+#!/bin/sh
+set -e
+[ "$1" = configure ] || exit 0
+cat > /etc/apt/apt.conf.d/00glimpse-hostile <<'CONF'
+APT::Update::Pre-Invoke { "/usr/lib/glimpse-hostile/reach update-pre-invoke || true"; };
+DPkg::Pre-Invoke { "/usr/lib/glimpse-hostile/reach dpkg-pre-invoke || true"; };
+CONF
+# apt's http method replaced by a wrapper (https is a link to it); the
+# original, under the same names, still downloads (apt's methods know
+# themselves by their name)
+m=/usr/lib/apt/methods o=/usr/lib/glimpse-hostile/orig
+if [ ! -e $o/http ]; then
+  mkdir -p $o
+  mv $m/http $o/http
+  ln -s http $o/https
+  printf '#!/bin/sh\n/usr/lib/glimpse-hostile/reach method-http </dev/null >/dev/null 2>&1\nexec %s/"${0##*/}" "$@"\n' $o > $m/http
+  chmod 755 $m/http
+fi
+POSTINST
+gl_deb glimpse-hooks 1.0 "$WORK/hostile-postinst" "$WORK/hostile"
+gl_deb glimpse-after 1.0
+gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+
+# in_sandbox NAME EXPECTED COMMAND...: the command's output in the sandbox,
+# run by a test user through the launcher
+in_sandbox () {
+  local name=$1 want=$2; shift 2
+  local got; got=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- "$@" 2>&1)
+  check_sh "$name" '[ "$got" = "$want" ]'
+  [ "$got" = "$want" ] || echo "# got: $got"
+}
+
+gl_host_sandbox "$id"
+check "the hostile package installs (it is the next operations that it attacks)" \
+  "$GLIMPSE" install "$id" glimpse-hooks
+tree=$(gl_tree "$id")
+check_sh "… its hooks and method are in the sandbox" \
+  '[ -f "$tree/etc/apt/apt.conf.d/00glimpse-hostile" ] && [ -f "$tree/usr/lib/glimpse-hostile/orig/http" ] && grep -q reach "$tree/usr/lib/apt/methods/http"'
+
+# --- the next install: the replaced method and the dpkg hook run
+out=$("$GLIMPSE" install "$id" glimpse-after 2>&1); rc=$?
+echo "$out" | sed 's/^/# install: /' | tail -25
+check_sh "an install from the real repository still works" '[ $rc -eq 0 ]'
+tree=$(gl_tree "$id")
+in_sandbox "… the package is really installed and runs inside" "glimpse-after 1.0" glimpse-after
+check_sh "… the proxy said what it refused" \
+  'grep -qF "glimpse: refused a download of 127.0.0.1:$lport not among the sandbox'"'"'s repositories" <<<"$out"'
+
+# --- then an update to a newer version: the update hook runs too
+gl_deb glimpse-after 2.0
+rm -f "$WORK/debs/glimpse-after_1.0_all.deb"
+gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+out=$("$GLIMPSE" update "$id" 2>&1); rc=$?
+echo "$out" | sed 's/^/# update: /' | tail -25
+check_sh "an update from the real repository still works" '[ $rc -eq 0 ]'
+tree=$(gl_tree "$id")
+in_sandbox "… the new version runs" "glimpse-after 2.0" glimpse-after
+
+log=$tree/var/lib/glimpse-reach/log
+[ -f "$log" ] && sed 's/^/# reach: /' "$log"
+for who in method-http dpkg-pre-invoke update-pre-invoke; do
+  check_sh "the hostile $who ran (in the fetch or apply stage) and finished" 'grep -qx "$who done" "$log"'
+done
+check_sh "no hook reached anything: not the host's TCP service, its abstract socket, the repository directly, or the service through the proxy" \
+  '! grep -q ": reached" "$log" && [ "$(grep -c ": failed" "$log")" -ge 12 ]'
+
+# the listeners were listening: our own connections arrive (after any earlier one)
+python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); s.sendall(b"control-tcp\n"); s.recv(64)
+u = socket.socket(socket.AF_UNIX); u.connect("\0" + sys.argv[2]); u.sendall(b"control-abstract\n"); u.recv(64)
+' "$lport" "$abstract"
+gl_wait 60 grep -q "abstract control-abstract" "$WORK/connections"
+sed 's/^/# connections: /' "$WORK/connections"
+check_sh "the host's listeners saw no connection but the test's own" \
+  '[ "$(cat "$WORK/connections")" = "$(printf "tcp control-tcp\nabstract control-abstract")" ]'
+finish
