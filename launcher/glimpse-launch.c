@@ -1220,15 +1220,19 @@ run_view_init (int view_lock, int sigfd)
             continue;
           if (proc_is_dead (dirfd (d), e->d_name))
             continue;   /* a zombie its launcher will reap */
-          others = true;
           if (n == MAX_WATCHED + 1)
             {
-              truncated = true;
+              others = truncated = true;
               continue;
             }
           pidfd = (int) syscall (SYS_pidfd_open, atoi (e->d_name), 0);
+          if (pidfd < 0 && errno == ESRCH)
+            continue;   /* ended (and reaped) since the look at its stat */
+          others = true;
           if (pidfd >= 0)
             pfd[n++] = (struct pollfd) { pidfd, POLLIN, 0 };
+          else
+            truncated = true;   /* not watched: look again in a while */
         }
       closedir (d);
       if (!others)
