@@ -25,9 +25,12 @@ gl_install_setuid
 TREE=$GL_STORE/bench-bb/rootfs
 as_user $GL_USER_A "$LAUNCH" bench-bb -- /bin/true   # first launch creates the layers
 # The warm sandbox's view is kept up by a long-running app.
+# (as_user is a function: $! is the subshell running it, the launcher is
+# its child; both are ended, or the view and the launcher - holding this
+# script's stdout - would outlive the benchmark)
 as_user $GL_USER_A "$LAUNCH" bench-warm -- /bin/sleep 100000 &
 warm_holder=$!
-GL_CLEANUPS+=("kill $warm_holder 2>/dev/null; wait $warm_holder 2>/dev/null")
+GL_CLEANUPS+=("kill \$(pgrep -P $warm_holder) $warm_holder 2>/dev/null; wait $warm_holder 2>/dev/null")
 
 median () { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # time_interleaved N COMMAND...: runs each COMMAND once per round, N rounds
