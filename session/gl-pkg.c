@@ -1381,23 +1381,93 @@ typedef struct {
   const char *family;
   const char *refresh, *upgrade, *install, *remove;
   const char *prelude;
-  const char *download_only;   /* the option that makes install/upgrade only download */
 } Family;
 
+/* The commands when the profile names none.  Removing runs offline:
+ * dnf without its repositories (it would refresh them), apk without the
+ * network. */
 static const Family families[] = {
   { "apt", "apt-get update", "apt-get -y dist-upgrade", "apt-get install -y", "apt-get remove -y",
-    "APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG; ", "--download-only" },
-  { "dnf", "dnf -y makecache", "dnf -y upgrade", "dnf -y install", "dnf -y remove", "", "--downloadonly" },
-  { "pacman", "pacman -Sy --noconfirm", "pacman -Su --noconfirm", "pacman -S --noconfirm",
-    "pacman -R --noconfirm", "", "--downloadonly" },
-  { "apk", "apk update", "apk upgrade", "apk add", "apk del", "", "--simulate" },
+    "APT_CONFIG=/run/glimpse-input/apt.conf; export APT_CONFIG; " },
+  { "dnf", "dnf -y makecache", "dnf -y upgrade", "dnf -y install", "dnf -y --disablerepo='*' remove", "" },
+  /* Arch supports no partial upgrade: installing is -Syu PKG */
+  { "pacman", "pacman -Sy", "pacman -Syu --noconfirm", "pacman -Syu --noconfirm",
+    "pacman -R --noconfirm", "" },
+  { "apk", "apk update", "apk upgrade", "apk add", "apk del --no-network", "" },
 };
 
-/* The script of a two-stage operation (GL_PKG_NETWORK_FETCH_FIRST):
- * @fetch (downloads, with the network), else @apply (offline). */
+/* pacman's -S option of @cmd with the operation letters @add added and
+ * @drop taken out ("pacman -Syu --noconfirm", "w", "y": "pacman -Suw …");
+ * a command without -S gets one. */
 static char *
-staged (const char *fetch, const char *apply)
+pacman_sync (const char *cmd, const char *add, const char *drop)
 {
+  g_auto(GStrv) words = g_strsplit (cmd, " ", -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+  gboolean done = FALSE;
+
+  for (char **w = words; *w; w++)
+    {
+      if (**w == '\0')
+        continue;
+      if (out->len)
+        g_string_append_c (out, ' ');
+      if (!done && g_str_has_prefix (*w, "-S") && (*w)[1] != '-')
+        {
+          g_string_append (out, "-S");
+          for (const char *c = *w + 2; *c; c++)
+            if (!strchr (drop, *c) && !strchr (add, *c))
+              g_string_append_c (out, *c);
+          g_string_append (out, add);
+          done = TRUE;
+        }
+      else
+        g_string_append (out, *w);
+    }
+  if (!done)
+    g_string_append_printf (out, " -S%s", add);
+  return g_strdup (out->str);
+}
+
+#define APK_CACHE "/var/cache/glimpse-apk"
+
+char *
+gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, gboolean install)
+{
+  const char *args = install ? " \"$@\"" : "";
+  g_autofree char *fetch = NULL, *apply = NULL;
+
+  if (g_strcmp0 (family, "dnf") == 0)
+    {
+      /* apply: from the cache only (dnf would refresh the metadata) */
+      fetch = install ? g_strdup_printf ("%s --downloadonly%s", cmd, args)
+                      : g_strdup_printf ("%s; %s --downloadonly", refresh, cmd);
+      apply = g_strdup_printf ("%s -C%s", cmd, args);
+    }
+  else if (g_strcmp0 (family, "pacman") == 0)
+    {
+      /* fetch: -Syuw, the databases and every package the whole upgrade
+       * needs; apply: -Su from the cache, never -y (offline) */
+      g_autofree char *w = pacman_sync (cmd, "yuw", "");
+      g_autofree char *u = pacman_sync (cmd, "u", "yw");
+      fetch = g_strdup_printf ("%s%s", w, args);
+      apply = g_strdup_printf ("%s%s", u, args);
+    }
+  else if (g_strcmp0 (family, "apk") == 0)
+    {
+      /* a cache of the operation's own: the indexes and the packages the
+       * world (plus the new ones) needs, then apk from it without network */
+      fetch = g_strdup_printf ("mkdir -p " APK_CACHE "; apk --cache-dir " APK_CACHE " update; "
+                               "apk --cache-dir " APK_CACHE " cache %s download%s",
+                               install ? "--add-dependencies" : "--upgrade", args);
+      apply = g_strdup_printf ("%s --cache-dir " APK_CACHE " --no-network%s && rm -rf " APK_CACHE, cmd, args);
+    }
+  else
+    {
+      fetch = install ? g_strdup_printf ("%s --download-only%s", cmd, args)
+                      : g_strdup_printf ("%s; %s --download-only", refresh, cmd);
+      apply = g_strdup_printf ("%s%s", cmd, args);
+    }
   return g_strdup_printf ("if [ \"$GLIMPSE_STAGE\" = fetch ]; then %s; else %s; fi", fetch, apply);
 }
 
@@ -1484,7 +1554,7 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
 {
   g_autoptr(GlProfile) profile = load_profile (sandbox);
   const Family *fam = find_family (sandbox, error);
-  g_autofree char *list = NULL, *what = NULL, *script = NULL, *fetch = NULL, *apply = NULL;
+  g_autofree char *list = NULL, *what = NULL, *script = NULL;
   const char *install;
 
   if (fam == NULL || !validate_names (packages, error))
@@ -1492,9 +1562,7 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
   list = g_strjoinv (" ", (char **) packages);
   what = g_strdup_printf ("installing %s into “%s”", list, sandbox->id);
   install = profile && profile->cmd_install ? profile->cmd_install : fam->install;
-  fetch = g_strdup_printf ("%s %s \"$@\"", install, fam->download_only);
-  apply = g_strdup_printf ("%s \"$@\"", install);
-  script = staged (fetch, apply);
+  script = gl_pkg_staged_script (fam->family, NULL, install, TRUE);
   return run_simple (sandbox, what, script, packages, GL_PKG_NETWORK_FETCH_FIRST, FALSE, progress,
                      user_data, cancellable, error);
 }
@@ -1521,17 +1589,16 @@ gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
 {
   g_autoptr(GlProfile) profile = load_profile (sandbox);
   const Family *fam = find_family (sandbox, error);
-  g_autofree char *what = NULL, *script = NULL, *fetch = NULL;
+  g_autofree char *what = NULL, *script = NULL;
   const char *upgrade;
 
   if (fam == NULL)
     return FALSE;
   what = g_strdup_printf ("updating “%s”", sandbox->id);
   upgrade = profile && profile->cmd_upgrade ? profile->cmd_upgrade : fam->upgrade;
-  fetch = g_strdup_printf ("%s; %s %s",
-                           profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
-                           upgrade, fam->download_only);
-  script = staged (fetch, upgrade);
+  script = gl_pkg_staged_script (fam->family,
+                                 profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
+                                 upgrade, FALSE);
   return run_simple (sandbox, what, script, NULL, GL_PKG_NETWORK_FETCH_FIRST, TRUE, progress,
                      user_data, cancellable, error);
 }

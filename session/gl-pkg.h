@@ -146,6 +146,13 @@ gboolean gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer use
 gboolean gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
                        GError **error);
 
+/* The script of a two-stage install (@install TRUE, the packages in "$@")
+ * or upgrade of @family: downloads only when $GLIMPSE_STAGE is "fetch"
+ * (with the network), else applies what was downloaded, offline.  @cmd:
+ * the profile's Install= or Upgrade=; @refresh: its Refresh= (upgrade). */
+char    *gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd,
+                               gboolean install);
+
 /* Package names as the package managers take them: no options, no shell. */
 gboolean gl_pkg_name_validate (const char *name, GError **error);
 

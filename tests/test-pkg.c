@@ -295,6 +295,42 @@ test_kept_packages (void)
   }
 }
 
+static void
+test_staged (void)
+{
+  g_autofree char *apt = gl_pkg_staged_script ("apt", NULL, "apt-get install -y", TRUE);
+  g_autofree char *apt_up = gl_pkg_staged_script ("apt", "apt-get update", "apt-get -y dist-upgrade", FALSE);
+  g_autofree char *dnf = gl_pkg_staged_script ("dnf", NULL, "dnf -y install", TRUE);
+  g_autofree char *dnf_up = gl_pkg_staged_script ("dnf", "dnf -y makecache", "dnf -y upgrade", FALSE);
+  g_autofree char *pac = gl_pkg_staged_script ("pacman", NULL, "pacman -Syu --noconfirm", TRUE);
+  g_autofree char *pac_s = gl_pkg_staged_script ("pacman", NULL, "pacman -S --noconfirm --needed", TRUE);
+  g_autofree char *pac_up = gl_pkg_staged_script ("pacman", "pacman -Sy", "pacman -Syu --noconfirm", FALSE);
+  g_autofree char *apk = gl_pkg_staged_script ("apk", NULL, "apk add", TRUE);
+  g_autofree char *apk_up = gl_pkg_staged_script ("apk", "apk update", "apk upgrade", FALSE);
+#define STAGES(f, a) "if [ \"$GLIMPSE_STAGE\" = fetch ]; then " f "; else " a "; fi"
+  g_assert_cmpstr (apt, ==, STAGES ("apt-get install -y --download-only \"$@\"", "apt-get install -y \"$@\""));
+  g_assert_cmpstr (apt_up, ==, STAGES ("apt-get update; apt-get -y dist-upgrade --download-only",
+                                       "apt-get -y dist-upgrade"));
+  /* dnf: the apply stage from the cache only */
+  g_assert_cmpstr (dnf, ==, STAGES ("dnf -y install --downloadonly \"$@\"", "dnf -y install -C \"$@\""));
+  g_assert_cmpstr (dnf_up, ==, STAGES ("dnf -y makecache; dnf -y upgrade --downloadonly", "dnf -y upgrade -C"));
+  /* pacman: -Syuw, then -Su from the cache; never a partial upgrade, never -y offline */
+  g_assert_cmpstr (pac, ==, STAGES ("pacman -Syuw --noconfirm \"$@\"", "pacman -Su --noconfirm \"$@\""));
+  g_assert_cmpstr (pac_s, ==, STAGES ("pacman -Syuw --noconfirm --needed \"$@\"",
+                                      "pacman -Su --noconfirm --needed \"$@\""));
+  g_assert_cmpstr (pac_up, ==, STAGES ("pacman -Syuw --noconfirm", "pacman -Su --noconfirm"));
+  /* apk: a cache of the operation's own, then apk without network */
+  g_assert_cmpstr (apk, ==, STAGES ("mkdir -p /var/cache/glimpse-apk; apk --cache-dir /var/cache/glimpse-apk update; "
+                                    "apk --cache-dir /var/cache/glimpse-apk cache --add-dependencies download \"$@\"",
+                                    "apk add --cache-dir /var/cache/glimpse-apk --no-network \"$@\" && "
+                                    "rm -rf /var/cache/glimpse-apk"));
+  g_assert_cmpstr (apk_up, ==, STAGES ("mkdir -p /var/cache/glimpse-apk; apk --cache-dir /var/cache/glimpse-apk update; "
+                                       "apk --cache-dir /var/cache/glimpse-apk cache --upgrade download",
+                                       "apk upgrade --cache-dir /var/cache/glimpse-apk --no-network && "
+                                       "rm -rf /var/cache/glimpse-apk"));
+#undef STAGES
+}
+
 int
 main (int argc, char **argv)
 {
@@ -305,5 +341,8 @@ main (int argc, char **argv)
   g_test_add_func ("/repo/names", test_names);
   g_test_add_func ("/repo/key-garbage", test_key_garbage);
   g_test_add_func ("/rebase/kept-packages", test_kept_packages);
+  /* (pacman and apk are not packaged for the Debian the tests run on:
+   * their two stages are checked here only) */
+  g_test_add_func ("/pkg/staged", test_staged);
   return g_test_run ();
 }
