@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-repo.h"
+#include "gl-repo-private.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -40,11 +41,8 @@ gl_repo_entry_free (GlRepoEntry *entry)
   g_free (entry);
 }
 
-static gboolean
-invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-invalid (GError **error, const char *format, ...)
+gboolean
+gl_repo_invalid (GError **error, const char *format, ...)
 {
   va_list ap;
   g_autofree char *msg = NULL;
@@ -68,8 +66,17 @@ word_ok (const char *w)
   return TRUE;
 }
 
-static gboolean
-uri_ok (const char *u)
+gboolean
+gl_repo_not_found (GlSandbox *sandbox, const char *name, GError **error)
+{
+  g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_NOT_FOUND,
+               "“%s” has no repository “%s”; “glimpse repos %s” lists them", sandbox->id, name,
+               sandbox->id);
+  return FALSE;
+}
+
+gboolean
+gl_repo_uri_ok (const char *u)
 {
   return (g_str_has_prefix (u, "http://") || g_str_has_prefix (u, "https://")) && word_ok (u)
          && strlen (u) > 8;
@@ -114,45 +121,45 @@ gl_repo_source_parse (const char *text, GError **error)
   else if (*p != '\0')
     entries = gl_apt_sources_parse_deb822 ("the repository", text, &local);
   else
-    return invalid (error, "the repository is empty"), NULL;
+    return gl_repo_invalid (error, "the repository is empty"), NULL;
   if (entries == NULL)
-    return invalid (error, "%s", local->message), NULL;
+    return gl_repo_invalid (error, "%s", local->message), NULL;
   for (guint i = 0; i < entries->len; i++)
     {
       GlAptSource *e = entries->pdata[i];
       if (!e->enabled)
         continue;
       if (e->signed_by || e->fingerprints || e->inline_key)
-        return invalid (error, "give the key with --key instead of Signed-By or signed-by= (glimpse "
+        return gl_repo_invalid (error, "give the key with --key instead of Signed-By or signed-by= (glimpse "
                         "keeps each repository's key beside it)"), NULL;
       if (e->trusted)
-        return invalid (error, "%s: trusted=yes turns off signature checks; glimpse does not add "
+        return gl_repo_invalid (error, "%s: trusted=yes turns off signature checks; glimpse does not add "
                         "such a repository", e->where), NULL;
-      if (!uri_ok (e->uri))
-        return invalid (error, "“%s”: the address must be http:// or https://", e->uri), NULL;
+      if (!gl_repo_uri_ok (e->uri))
+        return gl_repo_invalid (error, "“%s”: the address must be http:// or https://", e->uri), NULL;
       if (!word_ok (e->suite))
-        return invalid (error, "%s: bad suite “%s”", e->where, e->suite), NULL;
+        return gl_repo_invalid (error, "%s: bad suite “%s”", e->where, e->suite), NULL;
       if (e->components[0] == NULL && !g_str_has_suffix (e->suite, "/"))
-        return invalid (error, "%s: no components (e.g. “main”): only a flat repository (suite "
+        return gl_repo_invalid (error, "%s: no components (e.g. “main”): only a flat repository (suite "
                         "ending in “/”) has none", e->where), NULL;
       add_unique (types, e->deb_src ? "deb-src" : "deb");
       add_unique (uris, e->uri);
       add_unique (suites, e->suite);
       for (char **c = e->components; *c; c++)
         if (!word_ok (*c))
-          return invalid (error, "%s: bad component “%s”", e->where, *c), NULL;
+          return gl_repo_invalid (error, "%s: bad component “%s”", e->where, *c), NULL;
         else
           add_unique (comps, *c);
       for (char **a = e->archs; a && *a; a++)
         if (!word_ok (*a))
-          return invalid (error, "%s: bad architecture “%s”", e->where, *a), NULL;
+          return gl_repo_invalid (error, "%s: bad architecture “%s”", e->where, *a), NULL;
         else
           add_unique (arches, *a);
     }
   if (uris->len == 0)
-    return invalid (error, "no enabled repository in it"), NULL;
+    return gl_repo_invalid (error, "no enabled repository in it"), NULL;
   if (uris->len > 1)
-    return invalid (error, "one repository at a time (found %u addresses); run add-repo once for each",
+    return gl_repo_invalid (error, "one repository at a time (found %u addresses); run add-repo once for each",
                     uris->len), NULL;
   s = g_new0 (GlRepoSource, 1);
   s->types = steal_strv (g_steal_pointer (&types));
@@ -198,7 +205,7 @@ gl_repo_name_validate (const char *name, GError **error)
       if (*p == '\0')
         return TRUE;
     }
-  return invalid (error, "“%s” is not a repository name (lower-case letters, digits, “.”, “_”, “-”, "
+  return gl_repo_invalid (error, "“%s” is not a repository name (lower-case letters, digits, “.”, “_”, “-”, "
                   "at most 64, starting with a letter or digit)", name);
 }
 
@@ -254,7 +261,7 @@ gl_repo_key_fingerprints (GBytes *key, GError **error)
     {
       g_autofree char *err = result.err ? g_strndup (g_bytes_get_data (result.err, NULL),
                                                      MIN (g_bytes_get_size (result.err), 500)) : g_strdup ("");
-      invalid (error, "the key is not an OpenPGP public key (gpg: %s)", g_strstrip (err));
+      gl_repo_invalid (error, "the key is not an OpenPGP public key (gpg: %s)", g_strstrip (err));
       return NULL;
     }
   out = g_strndup (g_bytes_get_data (result.out, NULL), g_bytes_get_size (result.out));
@@ -277,19 +284,19 @@ gl_repo_key_fingerprints (GBytes *key, GError **error)
     }
   if (secret)
     {
-      invalid (error, "the key file holds a secret key; give the repository's public key only");
+      gl_repo_invalid (error, "the key file holds a secret key; give the repository's public key only");
       return NULL;
     }
   if (fprs->len == 0)
     {
-      invalid (error, "the key file holds no OpenPGP public key");
+      gl_repo_invalid (error, "the key file holds no OpenPGP public key");
       return NULL;
     }
   return steal_strv (g_steal_pointer (&fprs));
 }
 
-static GBytes *
-read_key (const char *key, GCancellable *cancellable, GError **error)
+GBytes *
+gl_repo_read_key (const char *key, GCancellable *cancellable, GError **error)
 {
   gsize len = 0;
   char *data = NULL;
@@ -307,7 +314,7 @@ read_key (const char *key, GCancellable *cancellable, GError **error)
     {
       struct stat st;
       if (stat (key, &st) == 0 && (!S_ISREG (st.st_mode) || st.st_size > KEY_MAX))
-        return invalid (error, "The key %s is not a regular file of at most 1 MiB", key), NULL;
+        return gl_repo_invalid (error, "The key %s is not a regular file of at most 1 MiB", key), NULL;
       if (!g_file_get_contents (key, &data, &len, error))
         {
           g_prefix_error (error, "Cannot read the key: ");
@@ -317,13 +324,13 @@ read_key (const char *key, GCancellable *cancellable, GError **error)
   if (len > KEY_MAX)
     {
       g_free (data);
-      return invalid (error, "The key %s is larger than 1 MiB", key), NULL;
+      return gl_repo_invalid (error, "The key %s is larger than 1 MiB", key), NULL;
     }
   return g_bytes_new_take (data, len);
 }
 
-static gboolean
-is_armored (GBytes *key)
+gboolean
+gl_repo_key_is_armored (GBytes *key)
 {
   gsize len;
   const char *d = g_bytes_get_data (key, &len);
@@ -419,8 +426,8 @@ json_top_string (const char *json)
 }
 
 /* The sandbox's file @rel (e.g. "etc/os-release"), system layer first. */
-static char *
-read_sandbox_file (GlSandbox *sandbox, const char *rel)
+char *
+gl_repo_read_sandbox_file (GlSandbox *sandbox, const char *rel)
 {
   g_autofree char *tree = gl_pkg_current_tree (sandbox);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
@@ -439,7 +446,7 @@ read_sandbox_file (GlSandbox *sandbox, const char *rel)
         {
           /* os-release is a link to ../usr/lib/os-release */
           if (g_str_equal (rel, "etc/os-release"))
-            return read_sandbox_file (sandbox, "usr/lib/os-release");
+            return gl_repo_read_sandbox_file (sandbox, "usr/lib/os-release");
           return NULL;
         }
       /* (the tree is the sandbox's: no FIFO, device or huge file is read) */
@@ -483,7 +490,7 @@ resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **
 
   if (g_strv_length (parts) != 2 || !gl_repo_name_validate (parts[0], NULL)
       || !gl_repo_name_validate (parts[1], NULL))
-    return invalid (error, "“%s” is not a PPA (“ppa:OWNER/NAME”, lower-case)", spec);
+    return gl_repo_invalid (error, "“%s” is not a PPA (“ppa:OWNER/NAME”, lower-case)", spec);
   url = g_strdup_printf ("%s/~%s/+archive/ubuntu/%s", api, parts[0], parts[1]);
   json = gl_download_to_string (url, NULL, cancellable, error);
   if (json == NULL)
@@ -493,7 +500,7 @@ resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **
     }
   fpr = json_string (json, "signing_key_fingerprint");
   if (fpr == NULL || strlen (fpr) < 16)
-    return invalid (error, "Launchpad gives no signing key for %s (%s); it may not be built yet", spec, url);
+    return gl_repo_invalid (error, "Launchpad gives no signing key for %s (%s); it may not be built yet", spec, url);
   g_free (url);
   url = g_strdup_printf ("%s/~%s/+archive/ubuntu/%s?ws.op=getSigningKeyData", api, parts[0], parts[1]);
   keyjson = gl_download_to_string (url, NULL, cancellable, error);
@@ -504,7 +511,7 @@ resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **
     }
   armored = json_top_string (keyjson);
   if (armored == NULL)
-    return invalid (error, "The signing key of %s (%s) is not a JSON string", spec, url);
+    return gl_repo_invalid (error, "The signing key of %s (%s) is not a JSON string", spec, url);
   k = g_bytes_new (armored, strlen (armored));
   fprs = gl_repo_key_fingerprints (k, error);
   if (fprs == NULL)
@@ -516,20 +523,20 @@ resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **
     if (g_ascii_strcasecmp (*f, fpr) == 0)
       match = TRUE;
   if (!match || g_strv_length (fprs) != 1)
-    return invalid (error, "The key served for %s has the fingerprint %s, not %s as Launchpad "
+    return gl_repo_invalid (error, "The key served for %s has the fingerprint %s, not %s as Launchpad "
                     "announces; refused (nothing was written)", spec, fprs[0], fpr);
 
-  osr = read_sandbox_file (sandbox, "etc/os-release");
+  osr = gl_repo_read_sandbox_file (sandbox, "etc/os-release");
   id = os_release_value (osr, "ID");
   like = os_release_value (osr, "ID_LIKE");
   codename = os_release_value (osr, "UBUNTU_CODENAME");
   if (codename == NULL)
     codename = os_release_value (osr, "VERSION_CODENAME");
   if (g_strcmp0 (id, "ubuntu") != 0 && (like == NULL || strstr (like, "ubuntu") == NULL))
-    return invalid (error, "“%s” is not Ubuntu-based (its os-release says ID=%s); PPAs are built "
+    return gl_repo_invalid (error, "“%s” is not Ubuntu-based (its os-release says ID=%s); PPAs are built "
                     "for Ubuntu only", sandbox->id, id ? id : "?");
   if (codename == NULL || !word_ok (codename))
-    return invalid (error, "“%s” has no VERSION_CODENAME in its os-release; add the PPA with "
+    return gl_repo_invalid (error, "“%s” has no VERSION_CODENAME in its os-release; add the PPA with "
                     "a “deb …” line instead", sandbox->id);
   *source_text = g_strdup_printf ("deb %s/%s/%s/ubuntu %s main", archive, parts[0], parts[1], codename);
   *key = g_steal_pointer (&k);
@@ -545,8 +552,8 @@ require_apt (GlSandbox *sandbox, const char *what, GError **error)
   if (g_strcmp0 (sandbox->family, "apt") == 0)
     return TRUE;
   g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
-               "%s is supported for apt sandboxes only so far; “%s” uses %s (run its package "
-               "manager's own command through “glimpse install” instead)", what, sandbox->id,
+               "%s is supported for apt, dnf, pacman and apk sandboxes; “%s” uses %s, which has no repositories glimpse "
+               "knows", what, sandbox->id,
                sandbox->family ? sandbox->family : "no package manager");
   return FALSE;
 }
@@ -594,6 +601,47 @@ record_uri (GlSandbox *sandbox, const char *name, const char *uri)
 }
 
 gboolean
+gl_repo_change (GlSandbox *sandbox, const char *what, const GlRepoInput *inputs, const char *script,
+                const char * const *args, const char * const *allow, const char *added,
+                const char *removed, GlPkgProgress progress, gpointer user_data,
+                GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GlPkgOp) op = gl_pkg_op_begin (sandbox, progress, user_data, error);
+  const char *input;
+
+  if (op == NULL)
+    return FALSE;
+  input = gl_pkg_op_get_input_dir (op);
+  for (gsize i = 0; inputs && inputs[i].name; i++)
+    {
+      g_autofree char *path = g_build_filename (input, inputs[i].name, NULL);
+      if (!g_file_set_contents_full (path, inputs[i].data ? g_bytes_get_data (inputs[i].data, NULL) : "",
+                                     inputs[i].data ? (gssize) g_bytes_get_size (inputs[i].data) : 0,
+                                     G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+        return FALSE;
+    }
+  /* downloads through the proxy, to the sandbox's repositories and the
+   * one being added only; else no network at all */
+  gl_pkg_op_set_network (op, allow ? GL_PKG_NETWORK_PROXY : GL_PKG_NETWORK_NONE);
+  for (gsize i = 0; allow && allow[i]; i++)
+    gl_pkg_op_allow_uri (op, allow[i]);
+  if (!gl_pkg_op_run (op, what, script, args, cancellable, error)
+      || !gl_pkg_op_commit (op, cancellable, error))
+    return FALSE;
+  if (added)
+    {
+      strv_add (&sandbox->repositories, added);
+      record_uri (sandbox, added, allow && allow[0] ? allow[0] : NULL);
+    }
+  if (removed)
+    {
+      strv_remove (&sandbox->repositories, removed);
+      record_uri (sandbox, removed, NULL);
+    }
+  return gl_sandbox_save (sandbox, error);
+}
+
+gboolean
 gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const char *name_arg,
              GlPkgProgress progress, gpointer user_data, GCancellable *cancellable, GError **error)
 {
@@ -605,12 +653,18 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
   g_auto(GStrv) fprs = NULL;
   const char *input;
 
+  if (g_strcmp0 (sandbox->family, "dnf") == 0)
+    return gl_repo_dnf_add (sandbox, spec, key_arg, name_arg, progress, user_data, cancellable, error);
+  if (g_strcmp0 (sandbox->family, "pacman") == 0)
+    return gl_repo_pacman_add (sandbox, spec, key_arg, name_arg, progress, user_data, cancellable, error);
+  if (g_strcmp0 (sandbox->family, "apk") == 0)
+    return gl_repo_apk_add (sandbox, spec, key_arg, name_arg, progress, user_data, cancellable, error);
   if (!require_apt (sandbox, "add-repo", error))
     return FALSE;
   if (g_str_has_prefix (spec, "ppa:"))
     {
       if (key_arg)
-        return invalid (error, "a PPA's key comes from Launchpad; drop --key");
+        return gl_repo_invalid (error, "a PPA's key comes from Launchpad; drop --key");
       if (!resolve_ppa (sandbox, spec, &text, &key, &name, cancellable, error))
         return FALSE;
     }
@@ -622,7 +676,7 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
         return FALSE;
     }
   else
-    return invalid (error, "“%s” is not a repository: give a “deb URI SUITE COMPONENT…” line, "
+    return gl_repo_invalid (error, "“%s” is not a repository: give a “deb URI SUITE COMPONENT…” line, "
                     "deb822 text or a file holding it, or ppa:OWNER/NAME", spec);
   source = gl_repo_source_parse (text, error);
   if (source == NULL)
@@ -633,9 +687,9 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
   if (key == NULL)
     {
       if (key_arg == NULL)
-        return invalid (error, "give the repository's signing key with --key FILE|URL (each "
+        return gl_repo_invalid (error, "give the repository's signing key with --key FILE|URL (each "
                         "repository is trusted with its own key only)");
-      key = read_key (key_arg, cancellable, error);
+      key = gl_repo_read_key (key_arg, cancellable, error);
       if (key == NULL)
         return FALSE;
     }
@@ -652,7 +706,7 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
   if (!gl_repo_name_validate (name, error))
     return FALSE;
 
-  keyring = g_strdup_printf ("/etc/apt/keyrings/glimpse-%s.%s", name, is_armored (key) ? "asc" : "gpg");
+  keyring = g_strdup_printf ("/etc/apt/keyrings/glimpse-%s.%s", name, gl_repo_key_is_armored (key) ? "asc" : "gpg");
   deb822 = gl_repo_source_to_deb822 (source, keyring);
   op = gl_pkg_op_begin (sandbox, progress, user_data, error);
   if (op == NULL)
@@ -697,10 +751,8 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
   return gl_sandbox_save (sandbox, error);
 }
 
-/* The apt sources files of the sandbox, system layer over the base:
- * name → path inside. */
-static GHashTable *
-list_source_files (GlSandbox *sandbox)
+GHashTable *
+gl_repo_view_dir (GlSandbox *sandbox, const char *dir_rel, const char * const *suffixes)
 {
   g_autofree char *tree = gl_pkg_current_tree (sandbox);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
@@ -710,36 +762,25 @@ list_source_files (GlSandbox *sandbox)
 
   for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
     {
-      g_autofree char *dir = NULL, *main_list = NULL;
+      g_autofree char *dir = NULL;
       g_autoptr(GDir) d = NULL;
       const char *e;
-      struct stat st;
       if (roots[i] == NULL)
         continue;
-      main_list = g_build_filename (roots[i], "etc/apt/sources.list", NULL);
-      if (lstat (main_list, &st) == 0 && !g_hash_table_contains (files, "sources")
-          && !g_hash_table_contains (gone, "sources"))
-        {
-          if (S_ISREG (st.st_mode))
-            g_hash_table_insert (files, g_strdup ("sources"), g_strdup ("/etc/apt/sources.list"));
-          else
-            g_hash_table_add (gone, g_strdup ("sources"));
-        }
-      dir = g_build_filename (roots[i], "etc/apt/sources.list.d", NULL);
+      dir = g_build_filename (roots[i], dir_rel, NULL);
       d = g_dir_open (dir, 0, NULL);
       while (d && (e = g_dir_read_name (d)) != NULL)
         {
           g_autofree char *n = NULL, *p = g_build_filename (dir, e, NULL);
-          if (g_str_has_suffix (e, ".sources"))
-            n = g_strndup (e, strlen (e) - 8);
-          else if (g_str_has_suffix (e, ".list"))
-            n = g_strndup (e, strlen (e) - 5);
-          else
+          struct stat st;
+          for (gsize k = 0; suffixes[k] && n == NULL; k++)
+            if (g_str_has_suffix (e, suffixes[k]) && strlen (e) > strlen (suffixes[k]))
+              n = g_strndup (e, strlen (e) - strlen (suffixes[k]));
+          if (n == NULL || g_hash_table_contains (files, n) || g_hash_table_contains (gone, n))
             continue;
-          if (g_hash_table_contains (files, n) || g_hash_table_contains (gone, n))
-            continue;
+          /* a whiteout (or anything else) of the system layer hides the base's */
           if (lstat (p, &st) == 0 && S_ISREG (st.st_mode))
-            g_hash_table_insert (files, g_steal_pointer (&n), g_strconcat ("/etc/apt/sources.list.d/", e, NULL));
+            g_hash_table_insert (files, g_steal_pointer (&n), g_strconcat ("/", dir_rel, "/", e, NULL));
           else
             g_hash_table_add (gone, g_steal_pointer (&n));
         }
@@ -747,10 +788,39 @@ list_source_files (GlSandbox *sandbox)
   return files;
 }
 
+/* The apt sources files of the sandbox, system layer over the base:
+ * name → path inside. */
+static GHashTable *
+list_source_files (GlSandbox *sandbox)
+{
+  const char *suffixes[] = { ".sources", ".list", NULL };
+  GHashTable *files = gl_repo_view_dir (sandbox, "etc/apt/sources.list.d", suffixes);
+  g_autofree char *tree = gl_pkg_current_tree (sandbox);
+  g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
+  const char *roots[] = { tree, rootfs ? rootfs : "/" };
+
+  if (g_hash_table_contains (files, "sources"))
+    return files;
+  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
+    {
+      g_autofree char *main_list = NULL;
+      struct stat st;
+      if (roots[i] == NULL)
+        continue;
+      main_list = g_build_filename (roots[i], "etc/apt/sources.list", NULL);
+      if (lstat (main_list, &st) != 0)
+        continue;
+      if (S_ISREG (st.st_mode))
+        g_hash_table_insert (files, g_strdup ("sources"), g_strdup ("/etc/apt/sources.list"));
+      break;
+    }
+  return files;
+}
+
 static char *
 summarize_sources (GlSandbox *sandbox, const char *inside)
 {
-  g_autofree char *text = read_sandbox_file (sandbox, inside + 1);
+  g_autofree char *text = gl_repo_read_sandbox_file (sandbox, inside + 1);
   g_autoptr(GString) s = g_string_new (NULL);
   g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
   for (char **l = lines; *l; l++)
@@ -783,6 +853,17 @@ gl_repo_list (GlSandbox *sandbox, GError **error)
   GHashTableIter it;
   gpointer k, v;
 
+  if (g_strcmp0 (sandbox->family, "dnf") == 0 || g_strcmp0 (sandbox->family, "pacman") == 0
+      || g_strcmp0 (sandbox->family, "apk") == 0)
+    {
+      g_ptr_array_unref (out);
+      out = g_str_equal (sandbox->family, "dnf") ? gl_repo_dnf_list (sandbox, error)
+            : g_str_equal (sandbox->family, "pacman") ? gl_repo_pacman_list (sandbox, error)
+            : gl_repo_apk_list (sandbox, error);
+      if (out != NULL)
+        g_ptr_array_sort (out, cmp_entry);
+      return out;
+    }
   if (!require_apt (sandbox, "repos", error))
     {
       g_ptr_array_unref (out);
@@ -814,7 +895,15 @@ gl_repo_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progress, gp
   const char *file;
   gboolean added;
 
-  if (!require_apt (sandbox, "remove-repo", error) || !gl_repo_name_validate (name, error))
+  if (!gl_repo_name_validate (name, error))
+    return FALSE;
+  if (g_strcmp0 (sandbox->family, "dnf") == 0)
+    return gl_repo_dnf_remove (sandbox, name, progress, user_data, cancellable, error);
+  if (g_strcmp0 (sandbox->family, "pacman") == 0)
+    return gl_repo_pacman_remove (sandbox, name, progress, user_data, cancellable, error);
+  if (g_strcmp0 (sandbox->family, "apk") == 0)
+    return gl_repo_apk_remove (sandbox, name, progress, user_data, cancellable, error);
+  if (!require_apt (sandbox, "remove-repo", error))
     return FALSE;
   files = list_source_files (sandbox);
   glname = g_strconcat ("glimpse-", name, NULL);
@@ -822,10 +911,7 @@ gl_repo_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progress, gp
   file = g_hash_table_lookup (files, added ? glname : name);
   if (file == NULL)
     {
-      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_NOT_FOUND,
-                   "“%s” has no repository “%s”; “glimpse repos %s” lists them", sandbox->id, name,
-                   sandbox->id);
-      return FALSE;
+      return gl_repo_not_found (sandbox, name, error);
     }
   op = gl_pkg_op_begin (sandbox, progress, user_data, error);
   if (op == NULL)
@@ -844,4 +930,100 @@ gl_repo_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progress, gp
   strv_remove (&sandbox->repositories, name);
   record_uri (sandbox, name, NULL);
   return gl_sandbox_save (sandbox, error);
+}
+
+/* ------------------------------------------------------------ INI files */
+
+void
+gl_repo_ini_section_free (GlRepoIniSection *section)
+{
+  if (section == NULL)
+    return;
+  g_free (section->id);
+  g_ptr_array_unref (section->keys);
+  g_free (section);
+}
+
+GPtrArray *
+gl_repo_ini_parse (const char *text, gboolean continuation)
+{
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_repo_ini_section_free);
+  GlRepoIniSection *cur = NULL;
+
+  for (guint i = 0; lines[i]; i++)
+    {
+      char *raw = lines[i];
+      /* (g_strstrip works in place: the copy itself) */
+      g_autofree char *line = g_strstrip (g_strdup (raw));
+      char *eq;
+      if (*line == '\0' || *line == '#' || *line == ';')
+        continue;
+      if (*line == '[')
+        {
+          char *end = strchr (line, ']');
+          cur = g_new0 (GlRepoIniSection, 1);
+          cur->id = g_strstrip (g_strndup (line + 1, end ? (gsize) (end - line - 1) : strlen (line + 1)));
+          cur->first = cur->last = i;
+          cur->keys = g_ptr_array_new_with_free_func (g_free);
+          g_ptr_array_add (out, cur);
+          continue;
+        }
+      if (cur == NULL)
+        continue;
+      if (continuation && g_ascii_isspace (raw[0]) && cur->keys->len > 0
+          && cur->keys->pdata[cur->keys->len - 1] != NULL)
+        {
+          char *v = cur->keys->pdata[cur->keys->len - 1];
+          cur->keys->pdata[cur->keys->len - 1] = g_strconcat (v, " ", line, NULL);
+          g_free (v);
+          cur->last = i;
+          continue;
+        }
+      eq = strchr (line, '=');
+      if (eq)
+        {
+          *eq = '\0';
+          g_ptr_array_add (cur->keys, g_strdup (g_strstrip (line)));
+          g_ptr_array_add (cur->keys, g_strdup (g_strstrip (eq + 1)));
+        }
+      else
+        {
+          g_ptr_array_add (cur->keys, g_strdup (line));
+          g_ptr_array_add (cur->keys, NULL);
+        }
+      cur->last = i;
+    }
+  return out;
+}
+
+const char *
+gl_repo_ini_get (GlRepoIniSection *section, const char *key)
+{
+  for (guint i = 0; i + 1 < section->keys->len; i += 2)
+    if (g_str_equal (section->keys->pdata[i], key))
+      return section->keys->pdata[i + 1];
+  return NULL;
+}
+
+char *
+gl_repo_ini_drop_section (const char *text, const char *id, gboolean continuation)
+{
+  g_autoptr(GPtrArray) sections = gl_repo_ini_parse (text, continuation);
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  GString *s = g_string_new (NULL);
+  GlRepoIniSection *drop = NULL;
+
+  for (guint i = 0; i < sections->len && drop == NULL; i++)
+    if (g_str_equal (((GlRepoIniSection *) sections->pdata[i])->id, id))
+      drop = sections->pdata[i];
+  for (guint i = 0; lines[i]; i++)
+    {
+      if (drop && i >= drop->first && i <= drop->last)
+        continue;
+      g_string_append (s, lines[i]);
+      if (lines[i + 1])
+        g_string_append_c (s, '\n');
+    }
+  return g_string_free (s, FALSE);
 }

@@ -156,10 +156,13 @@ gl_cmd_add_repo (int argc, char **argv)
   int status = GL_EXIT_OK;
   g_autoptr(GError) error = NULL;
   g_autoptr(GlSandbox) s = prepare ("add-repo", "ID SPEC",
-                                    "Add a package repository to a sandbox (needs root). SPEC is a "
+                                    "Add a package repository to a sandbox (needs root). SPEC: apt, a "
                                     "“deb URI SUITE COMPONENT…” line, deb822 text or a file holding "
-                                    "either, or ppa:OWNER/NAME. The repository's index is fetched and "
-                                    "verified with its key before anything is kept.",
+                                    "either, or ppa:OWNER/NAME; dnf, a .repo file, its address or "
+                                    "text; pacman, a [NAME] section with Server = lines, or a "
+                                    "server's address; apk, a repository's address. The repository's "
+                                    "index is fetched and verified with its key before anything is "
+                                    "kept.",
                                     entries, 2, &argc, &argv, &status);
   if (s != NULL)
     {

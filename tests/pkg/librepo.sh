@@ -12,10 +12,11 @@ mkdir -p "$REPO" "$WORK/debs" "$WORK/gnupg"
 chmod 700 "$WORK/gnupg"
 export GNUPGHOME=$WORK/gnupg
 
-# gl_key NAME: a signing key; its public half in $WORK/NAME.asc
+# gl_key NAME [ALGORITHM]: a signing key (ed25519 unless told); its public
+# half in $WORK/NAME.asc
 gl_key () {
   gpg --batch --quiet --pinentry-mode loopback --passphrase '' \
-    --quick-gen-key "Glimpse test $1 <$1@glimpse.invalid>" ed25519 sign never 2>/dev/null
+    --quick-gen-key "Glimpse test $1 <$1@glimpse.invalid>" "${2:-ed25519}" sign never 2>/dev/null
   gpg --batch --armor --export "$1@glimpse.invalid" > "$WORK/$1.asc"
 }
 
