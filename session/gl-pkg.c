@@ -21,6 +21,7 @@
 #include "gl-paths.h"
 #include "gl-pkg-proxy.h"
 #include "gl-profile.h"
+#include "gl-reclaim.h"
 #include "gl-spawn.h"
 
 #define GL_PKG_RANGE 65536u
@@ -570,6 +571,32 @@ say (GlPkgOp *op, const char *format, ...)
     op->progress (line, op->user_data);
 }
 
+static guint64 delete_old_generations (const char *system, guint keep);
+
+void
+gl_pkg_op_reclaim (GlPkgOp *op)
+{
+  guint64 gens = delete_old_generations (op->system, op->current), base = 0;
+  gboolean in_use = FALSE;
+  g_autoptr(GError) error = NULL;
+
+  if (op->current > 0 && !gl_reclaim_old_base (op->sandbox, &base, &in_use, &error))
+    say (op, "Cannot reclaim the old base of “%s”: %s", op->sandbox->id, error->message);
+  /* (a generation replaced by the next is mostly links into it: said
+   * when it is worth saying) */
+  if (gens < 1024 * 1024)
+    gens = 0;
+  if (base > 0 || gens > 0)
+    {
+      g_autofree char *size = g_format_size (base + gens);
+      say (op, "Reclaimed %s of “%s”: %s%s%s", size, op->sandbox->id, base ? "its old base" : "",
+           base && gens ? " and " : "", gens ? "system generations no app uses any more" : "");
+    }
+  if (in_use)
+    say (op, "The old base of “%s” is kept while an app runs in the sandbox; the first package "
+         "operation after the last one ends reclaims it", op->sandbox->id);
+}
+
 static gboolean
 is_generation_name (const char *name, guint *n)
 {
@@ -581,10 +608,11 @@ is_generation_name (const char *name, guint *n)
 }
 
 /* Every generation but @keep that no view holds is deleted; the ones in
- * use stay for a later operation. */
-static void
+ * use stay for a later operation.  Returns the bytes given back. */
+static guint64
 delete_old_generations (const char *system, guint keep)
 {
+  guint64 freed = 0;
   g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
   const char *name;
   while (d && (name = g_dir_read_name (d)) != NULL)
@@ -605,12 +633,16 @@ delete_old_generations (const char *system, guint keep)
         }
       {
         g_autoptr(GError) error = NULL;
+        guint64 size = gl_reclaim_size (dir);
         if (!gl_rm_rf (dir, NULL, &error))
           g_debug ("%s", error->message);
+        else
+          freed += size;
       }
       if (fd >= 0)
         close (fd);
     }
+  return freed;
 }
 
 /* What a killed operation left: scratch directories, and generations newer
@@ -783,6 +815,8 @@ gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
   remove_abandoned (op->system, op->current);
   if (!convert_old_layout (op, error))
     return NULL;
+  /* what views that have ended since the last operation held */
+  gl_pkg_op_reclaim (op);
 
   tmpl = g_build_filename (op->system, ".op-XXXXXX", NULL);
   /* Searchable by the range only (its root builds the view in it): what a
@@ -1352,7 +1386,9 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
   if (!write_current (op->system, next, error))
     return FALSE;
   op->current = next;
-  delete_old_generations (op->system, next);
+  /* (a rebase reclaims at its end, once the base it replaced is gone too) */
+  if (op->new_base == NULL)
+    gl_pkg_op_reclaim (op);
   return TRUE;
 }
 
@@ -1638,7 +1674,8 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
         close (fd);
         if (!write_current (op->system, next, error))
           return FALSE;
-        delete_old_generations (op->system, next);
+        op->current = next;
+        gl_pkg_op_reclaim (op);
         g_clear_pointer (&sandbox->repositories, g_strfreev);
         g_clear_pointer (&sandbox->repository_uris, g_strfreev);
         return gl_sandbox_save (sandbox, error);

@@ -11,6 +11,8 @@
  *   <sandbox>/system/op.lock       package operations on one sandbox, one at a time
  *   <sandbox>/system/base/tree     after a rebase: the bare new base (hard links),
  *                                  which reset returns to
+ *   <sandbox>/system/rebased       "N\n": the first generation of the last rebase;
+ *   <sandbox>/system/reclaimed     "N\n": rootfs/ emptied since (gl-reclaim.h)
  *   <sandbox>/system/.op-XXXXXX    one operation's scratch (upper, work, …);
  *                                  left by a killed operation, removed by the next
  *
@@ -127,6 +129,11 @@ gboolean gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script,
 /* Seals the result as the next generation and switches `current` to it;
  * old generations no view uses are deleted. */
 gboolean gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error);
+/* Deletes the generations but the current one that no view holds, and
+ * after a rebase the old base once nothing uses it (gl-reclaim.h), saying
+ * what was given back and what is kept; gl_pkg_op_begin and
+ * gl_pkg_op_commit call it. */
+void     gl_pkg_op_reclaim (GlPkgOp *op);
 /* Discards whatever was not committed and releases the lock. */
 void     gl_pkg_op_free (GlPkgOp *op);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlPkgOp, gl_pkg_op_free)

@@ -4,6 +4,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -13,6 +15,7 @@
 #include "gl-fsutil.h"
 #include "gl-pkg.h"
 #include "gl-rebase.h"
+#include "gl-reclaim.h"
 #include "gl-repo.h"
 #include "gl-test-skip.h"
 
@@ -331,6 +334,86 @@ test_staged (void)
 #undef STAGES
 }
 
+/* gl-reclaim: rootfs/ after a rebase becomes a skeleton of its
+ * directories once no older generation is left and no view holds the
+ * sandbox's lock; until then it stays. */
+static void
+test_reclaim (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("reclaim-XXXXXX", NULL);
+  g_autofree char *rootfs = g_build_filename (tmp, "rootfs", NULL);
+  g_autofree char *system = g_build_filename (tmp, "system", NULL);
+  g_autofree char *lock = g_build_filename (tmp, "lock", NULL);
+  g_autofree char *old_gen = g_build_filename (system, "1", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlSandbox) s = gl_sandbox_load_from_data ("r", tmp, "[Sandbox]\nProfile=x\nBase=rootfs\n", -1, &error);
+  guint64 freed = 1;
+  gboolean in_use = TRUE;
+  char big[65536];
+  int held;
+
+  g_assert_no_error (error);
+  memset (big, 'x', sizeof big);
+  write_file (rootfs, "usr/bin/old-program", "#!/bin/sh\n");
+  write_file (rootfs, "usr/share/empty/.keep", "");
+  {
+    g_autofree char *p = g_build_filename (rootfs, "usr/share/big", NULL);
+    g_assert_true (g_file_set_contents (p, big, sizeof big, NULL));
+  }
+  write_file (tmp, "lock", "");
+  write_file (system, "1/tree/etc/x", "old generation");
+  write_file (system, "2/tree/etc/x", "the new base");
+  write_file (system, "base/tree/etc/x", "the new base");
+
+  /* never rebased: nothing to do */
+  g_assert_true (gl_reclaim_old_base (s, &freed, &in_use, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (freed, ==, 0);
+  g_assert_false (in_use);
+  g_assert_true (gl_reclaim_mark_rebased (system, 2, &error));
+  /* a generation older than the rebase is left (a view holds it) */
+  g_assert_true (gl_reclaim_old_base (s, &freed, &in_use, &error));
+  g_assert_true (in_use);
+  g_assert_cmpuint (freed, ==, 0);
+  g_assert_true (has_file (rootfs, "usr/bin/old-program"));
+  {
+    g_autoptr(GError) rm_error = NULL;
+    g_assert_true (gl_rm_rf (old_gen, NULL, &rm_error));
+  }
+  /* a view is up (the launcher holds the sandbox's lock shared) */
+  held = open (lock, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (flock (held, LOCK_SH), ==, 0);
+  g_assert_true (gl_reclaim_old_base (s, &freed, &in_use, &error));
+  g_assert_true (in_use);
+  g_assert_true (has_file (rootfs, "usr/share/big"));
+  close (held);
+  /* nothing holds it: the files go, the directories stay */
+  g_assert_true (gl_reclaim_old_base (s, &freed, &in_use, &error));
+  g_assert_no_error (error);
+  g_assert_false (in_use);
+  g_assert_cmpuint (freed, >=, sizeof big);
+  g_assert_false (has_file (rootfs, "usr/bin/old-program"));
+  g_assert_false (has_file (rootfs, "usr/share/big"));
+  g_assert_true (g_file_test (rootfs, G_FILE_TEST_IS_DIR));
+  {
+    g_autofree char *d = g_build_filename (rootfs, "usr/share/empty", NULL);
+    g_autofree char *r = read_file (system, "reclaimed");
+    g_autoptr(GDir) dir = g_dir_open (system, 0, NULL);
+    const char *name;
+    g_assert_true (g_file_test (d, G_FILE_TEST_IS_DIR));
+    g_assert_cmpstr (r, ==, "2\n");
+    while ((name = g_dir_read_name (dir)) != NULL)
+      g_assert_false (g_str_has_prefix (name, ".op-"));
+  }
+  /* once is enough */
+  g_assert_true (gl_reclaim_old_base (s, &freed, &in_use, &error));
+  g_assert_cmpuint (freed, ==, 0);
+  {
+    g_autoptr(GError) rm_error = NULL;
+    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -344,5 +427,6 @@ main (int argc, char **argv)
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
+  g_test_add_func ("/pkg/reclaim", test_reclaim);
   return g_test_run ();
 }

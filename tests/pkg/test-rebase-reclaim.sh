@@ -1,0 +1,134 @@
+#!/bin/bash
+# Integration: after `glimpse rebase` the old base's disk space is given
+# back once no view uses it.  Small busybox trees served on 127.0.0.1 as
+# tarball bases v1, v2, v3 (each with a 4 MiB file of its own).
+# Sandbox 1: an app started on v1 (the setuid launcher, a test user) keeps
+# running across the rebase onto v2: rootfs/ (v1) is kept, and said so;
+# once the app ends, the next package operation (reset) empties it, says
+# what it gave back, and new views still show v2 whole.  A rebase onto v3
+# with no app running deletes the v2 generation at once.
+# Sandbox 2: a rebase with no view up empties rootfs/ at its end.
+# Needs root.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+source "$(dirname "$0")/../launcher/libtest.sh"
+[ -x /bin/busybox ] || skip "/bin/busybox is not installed (apt-get install busybox)"
+gl_install_setuid
+
+mkdir -p "$WORK/profiles" "$WORK/served/base"
+export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_CACHE_DIR=$WORK/cache
+export GLIMPSE_PROFILES_PATH=$WORK/profiles:${GLIMPSE_BUNDLED_PROFILES:?}
+GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_PROFILES_PATH=$GLIMPSE_PROFILES_PATH"
+id=reclaim-$$
+id2=reclaim2-$$
+GL_SANDBOXES+=("$id" "$id2")
+
+# base VERSION: a busybox tree with /etc/glimpse-base and a 4 MiB file of
+# its own, served as the profile's tarball with its checksum
+base () {
+  local r=$WORK/tree-$1
+  rm -rf "$r"
+  mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,var/tmp,home,root,run,media,mnt,usr/share}
+  chmod 1777 "$r/tmp" "$r/var/tmp"
+  cp /bin/busybox "$r/bin/busybox"
+  chroot "$r" /bin/busybox --install -s
+  getent passwd root "$GL_USER_A" "$GL_USER_B" > "$r/etc/passwd"
+  getent group root "$GL_USER_A" "$GL_USER_B" > "$r/etc/group"
+  echo "$1" > "$r/etc/glimpse-base"
+  head -c 4194304 /dev/urandom > "$r/usr/share/glimpse-only-$1"
+  tar -C "$r" -cf "$WORK/served/base/rootfs.tar" .
+  echo "$(sha256sum < "$WORK/served/base/rootfs.tar" | cut -d' ' -f1)  rootfs.tar" > "$WORK/served/base/SHA256SUMS"
+}
+base v1
+coproc SERVER { exec python3 "$(dirname "$0")/../http-server.py" "$WORK/served"; }
+read -r PORT <&"${SERVER[0]}"
+[ -n "$PORT" ] || { echo "Bail out! the HTTP server did not start"; exit 1; }
+cat > "$WORK/profiles/reclaim-test.profile" <<EOF
+[Profile]
+Name=Reclaim test
+Family=apt
+
+[Base]
+Type=tarball
+Url=http://127.0.0.1:$PORT/base/rootfs.tar
+ChecksumUrl=http://127.0.0.1:$PORT/base/SHA256SUMS
+
+[Packages]
+Refresh=apt-get update
+Upgrade=apt-get -y dist-upgrade
+Install=apt-get install -y --no-install-recommends
+ListUpgradable=apt list --upgradable
+EOF
+
+# no view of sandbox ID is up: its lock and every user's lock are free
+no_view () {
+  local l
+  for l in "$GL_STORE/$1/lock" "$GL_STORE/$1"/users/*/lock; do
+    [ -e "$l" ] || continue
+    flock -xn "$l" true || return 1
+  done
+}
+files_in () { find "$1" ! -type d | wc -l; }
+# (the view merges the host's fonts, icons and themes into /usr/share)
+view_of () { as_user "$1" "$GLIMPSE" run "$2" -- sh -c 'cat /etc/glimpse-base; ls /usr/share | grep glimpse-only' 2>&1; }
+# g_format_size puts a no-break space between the number and the unit
+MB='[0-9.]*[^0-9A-Za-z]*MB'
+
+
+check "create $id from base v1" "$GLIMPSE" create reclaim-test --name "$id"
+check "create $id2 from base v1" "$GLIMPSE" create reclaim-test --name "$id2"
+check_sh "rootfs/ holds v1" '[ -f "$GL_STORE/$id/rootfs/usr/share/glimpse-only-v1" ]'
+
+# --- an app of v1 keeps running across the rebase
+as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sleep 3599.377 >/dev/null 2>&1 &
+runner=$(gl_wait_pid "$GL_USER_A" '^sleep 3599\.377$' 60)
+check_sh "an app of v1 runs" '[ -n "$runner" ]'
+base v2
+out=$("$GLIMPSE" rebase "$id" 2>&1); rc=$?
+printf '%s\n' "$out" | tail -n 4 | sed 's/^/# /'
+check_sh "rebase onto v2 (rc $rc) says the old base is kept while the app runs" \
+  '[ $rc -eq 0 ] && grep -q "old base of “$id” is kept while an app" <<<"$out"'
+check_sh "rootfs/ (v1) is still there, under the running app" \
+  '[ -f "$GL_STORE/$id/rootfs/usr/share/glimpse-only-v1" ] && [ "$(cat "/proc/$runner/root/etc/glimpse-base")" = v1 ]'
+got=$(view_of "$GL_USER_B" "$id")
+check_sh "a new view shows v2 only (got: $(echo $got))" '[ "$(echo $got)" = "v2 glimpse-only-v2" ]'
+
+kill "$runner"
+check "the app has ended and no view is up" gl_wait 60 no_view "$id"
+out=$("$GLIMPSE" reset "$id" --yes 2>&1); rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+check_sh "the next package operation (reset) reclaims the old base and says how much (rc $rc)" \
+  '[ $rc -eq 0 ] && grep -q "Reclaimed $MB of “$id”: its old base" <<<"$out"'
+check_sh "rootfs/ keeps its directories only, owned by root" \
+  '[ "$(files_in "$GL_STORE/$id/rootfs")" -eq 0 ] && [ -d "$GL_STORE/$id/rootfs/usr/share" ] \
+   && [ "$(stat -c %u:%a "$GL_STORE/$id/rootfs")" = 0:755 ] && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-"'
+got=$(view_of "$GL_USER_A" "$id")
+check_sh "a new view still shows v2 whole (got: $(echo $got))" '[ "$(echo $got)" = "v2 glimpse-only-v2" ]'
+got=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sh -c 'ls /bin/busybox /etc/passwd && id -un' 2>&1)
+check_sh "… and runs its programs (got: $(echo $got))" '[ "$(echo $got)" = "/bin/busybox /etc/passwd $GL_USER_A" ]'
+
+# --- a rebase with no view up: the previous base goes at once
+check "no view is up" gl_wait 60 no_view "$id"
+gens_before=$(ls "$GL_STORE/$id/system" | grep -c '^[0-9]*$')
+base v3
+out=$("$GLIMPSE" rebase "$id" 2>&1); rc=$?
+printf '%s\n' "$out" | tail -n 3 | sed 's/^/# /'
+check_sh "rebase onto v3 (rc $rc) deletes the v2 generations, saying what it gave back" \
+  '[ $rc -eq 0 ] && grep -q "Reclaimed .* system generations" <<<"$out" \
+   && [ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 1 ] \
+   && ! find "$GL_STORE/$id" -name glimpse-only-v2 | grep -q .'
+got=$(view_of "$GL_USER_A" "$id")
+check_sh "a new view shows v3 (got: $(echo $got))" '[ "$(echo $got)" = "v3 glimpse-only-v3" ]'
+
+# --- sandbox 2: rebased with no view up: rootfs/ emptied at the end of rebase
+out=$("$GLIMPSE" rebase "$id2" 2>&1); rc=$?
+check_sh "rebase of $id2 with no view up reclaims its old base at once (rc $rc)" \
+  '[ $rc -eq 0 ] && grep -q "Reclaimed $MB of “$id2”: its old base" <<<"$out" \
+   && [ "$(files_in "$GL_STORE/$id2/rootfs")" -eq 0 ]'
+got=$(view_of "$GL_USER_A" "$id2")
+check_sh "… and its view shows v3 (got: $(echo $got))" '[ "$(echo $got)" = "v3 glimpse-only-v3" ]'
+
+check "remove $id" "$GLIMPSE" remove "$id" --force
+check "remove $id2" "$GLIMPSE" remove "$id2" --force
+finish
