@@ -1467,6 +1467,15 @@ pacman_sync (const char *cmd, const char *add, const char *drop)
 
 #define APK_CACHE "/var/cache/glimpse-apk"
 
+const char *
+gl_pkg_staged_cleanup (const char *family)
+{
+  /* (after the apply stage only: the fetch stage's downloads are its input) */
+  if (g_strcmp0 (family, "apk") == 0)
+    return "[ \"$GLIMPSE_STAGE\" = fetch ] || rm -rf " APK_CACHE "\n";
+  return "";
+}
+
 char *
 gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, gboolean install)
 {
@@ -1496,7 +1505,7 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
       fetch = g_strdup_printf ("mkdir -p " APK_CACHE "; apk --cache-dir " APK_CACHE " update; "
                                "apk --cache-dir " APK_CACHE " cache %s download%s",
                                install ? "--add-dependencies" : "--upgrade", args);
-      apply = g_strdup_printf ("%s --cache-dir " APK_CACHE " --no-network%s && rm -rf " APK_CACHE, cmd, args);
+      apply = g_strdup_printf ("%s --cache-dir " APK_CACHE " --no-network%s", cmd, args);
     }
   else
     {
@@ -1558,7 +1567,7 @@ run_simple (GlSandbox *sandbox, const char *what, const char *script,
   op = gl_pkg_op_begin (sandbox, progress, user_data, error);
   if (op == NULL || !prepare_input (op, fam, error))
     return FALSE;
-  full = g_strconcat ("set -e; ", fam->prelude, script, NULL);
+  full = g_strconcat ("set -e; ", fam->prelude, script, "\n", gl_pkg_staged_cleanup (fam->family), NULL);
   gl_pkg_op_set_network (op, network);
   if (!gl_pkg_op_run (op, what, full, args, cancellable, error)
       || !gl_pkg_op_commit (op, cancellable, error))

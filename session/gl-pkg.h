@@ -159,6 +159,8 @@ gboolean gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user
  * the profile's Install= or Upgrade=; @refresh: its Refresh= (upgrade). */
 char    *gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd,
                                gboolean install);
+/* What to run after the script's apply stage (apk: its cache goes), or "" */
+const char *gl_pkg_staged_cleanup (const char *family);
 
 /* Package names as the package managers take them: no options, no shell. */
 gboolean gl_pkg_name_validate (const char *name, GError **error);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "gl-fsutil.h"
 #include "gl-paths.h"
@@ -99,6 +100,85 @@ compare_strings (gconstpointer a, gconstpointer b)
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* The names in the directory @rel as the view over @roots (top first)
+ * shows it: a whiteout hides the same name below; a layer without the
+ * directory (or with something else there) ends the search. */
+static GHashTable *
+view_dir_names (char **roots, gsize n_roots, const char *rel)
+{
+  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (gsize i = 0; i < n_roots; i++)
+    {
+      g_autofree char *path = NULL;
+      g_autoptr(GDir) d = NULL;
+      const char *e;
+      struct stat st;
+      if (roots[i] == NULL)
+        continue;
+      path = g_build_filename (roots[i], rel, NULL);
+      if (lstat (path, &st) != 0)
+        continue;
+      if (!S_ISDIR (st.st_mode) || (d = g_dir_open (path, 0, NULL)) == NULL)
+        break;
+      while ((e = g_dir_read_name (d)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, e, NULL);
+          if (g_hash_table_contains (names, e) || g_hash_table_contains (hidden, e))
+            continue;
+          if (lstat (child, &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0))
+            g_hash_table_add (hidden, g_strdup (e));
+          else
+            g_hash_table_add (names, g_strdup (e));
+        }
+    }
+  return names;
+}
+
+/* apk: the dependencies of /etc/apk/world (as written, "name@tag>=1") */
+static GHashTable *
+apk_world (char **roots, gsize n_roots)
+{
+  g_autofree char *text = view_file (roots, n_roots, "etc/apk/world");
+  g_auto(GStrv) words = g_strsplit_set (text ? text : "", " \t\n", -1);
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (char **w = words; *w; w++)
+    if (**w)
+      g_hash_table_add (set, g_strdup (*w));
+  return set;
+}
+
+/* pacman: the packages of the local database (/var/lib/pacman/local/
+ * NAME-VERSION-RELEASE/desc), with @explicit_only those not installed as
+ * a dependency (%REASON% 1), as pacman -Qqe lists them */
+static GHashTable *
+pacman_local (char **roots, gsize n_roots, gboolean explicit_only)
+{
+  g_autoptr(GHashTable) entries = view_dir_names (roots, n_roots, "var/lib/pacman/local");
+  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTableIter it;
+  gpointer key;
+
+  g_hash_table_iter_init (&it, entries);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      g_autofree char *rel = g_strconcat ("var/lib/pacman/local/", key, "/desc", NULL);
+      g_autofree char *desc = view_file (roots, n_roots, rel);
+      g_auto(GStrv) lines = g_strsplit (desc ? desc : "", "\n", -1);
+      const char *name = NULL;
+      gboolean dependency = FALSE;
+      for (guint i = 0; lines[i] && lines[i + 1]; i++)
+        if (g_str_equal (lines[i], "%NAME%"))
+          name = lines[i + 1];
+        else if (g_str_equal (lines[i], "%REASON%"))
+          dependency = g_str_equal (lines[i + 1], "1");
+      if (name != NULL && *name && !(explicit_only && dependency))
+        g_hash_table_add (set, g_strdup (name));
+    }
+  return set;
+}
+
 GStrv
 gl_rebase_kept_packages (GlSandbox *sandbox, GError **error)
 {
@@ -115,20 +195,39 @@ gl_rebase_kept_packages (GlSandbox *sandbox, GError **error)
 
   if (tree == NULL)
     return g_new0 (char *, 1);   /* no system layer: nothing was installed */
-  if (g_strcmp0 (sandbox->family, "apt") != 0)
+  if (g_strcmp0 (sandbox->family, "apk") == 0)
     {
+      /* what the world asks for that the base's did not */
+      now = apk_world (now_roots, G_N_ELEMENTS (now_roots));
+      before = apk_world (base_roots, G_N_ELEMENTS (base_roots));
+      autos = g_hash_table_new (g_str_hash, g_str_equal);
+    }
+  else if (g_strcmp0 (sandbox->family, "pacman") == 0)
+    {
+      /* installed explicitly (pacman -Qqe) and not in the base */
+      now = pacman_local (now_roots, G_N_ELEMENTS (now_roots), TRUE);
+      before = pacman_local (base_roots, G_N_ELEMENTS (base_roots), FALSE);
+      autos = g_hash_table_new (g_str_hash, g_str_equal);
+    }
+  else if (g_strcmp0 (sandbox->family, "apt") == 0)
+    {
+      now = installed_set (now_roots, G_N_ELEMENTS (now_roots));
+      before = installed_set (base_roots, G_N_ELEMENTS (base_roots));
+      autos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      ext = view_file (now_roots, G_N_ELEMENTS (now_roots), "var/lib/apt/extended_states");
+      for_each_paragraph (ext, add_auto, autos);
+    }
+  else
+    {
+      /* (dnf keeps which packages were asked for in its history database,
+       * which glimpse cannot read from the files) */
       g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
                    "Sandbox “%s” has packages installed, and glimpse can tell which to keep "
-                   "only for apt-based sandboxes, not for “%s”; “glimpse reset %s” first drops "
-                   "them (note what you installed), then rebase", sandbox->id,
+                   "only for apt, pacman and apk sandboxes, not for “%s”; “glimpse reset %s” first "
+                   "drops them (note what you installed), then rebase", sandbox->id,
                    sandbox->family ? sandbox->family : "(none)", sandbox->id);
       return NULL;
     }
-  now = installed_set (now_roots, G_N_ELEMENTS (now_roots));
-  before = installed_set (base_roots, G_N_ELEMENTS (base_roots));
-  autos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  ext = view_file (now_roots, G_N_ELEMENTS (now_roots), "var/lib/apt/extended_states");
-  for_each_paragraph (ext, add_auto, autos);
   g_hash_table_iter_init (&iter, now);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     if (!g_hash_table_contains (before, key) && !g_hash_table_contains (autos, key))
@@ -306,6 +405,15 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
   kept = gl_rebase_kept_packages (sandbox, error);
   if (kept == NULL)
     return FALSE;
+  if (g_strcmp0 (sandbox->family, "apt") != 0 && sandbox->repositories && sandbox->repositories[0])
+    {
+      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED,
+                   "A rebase puts back the repositories glimpse added only in apt sandboxes so far; "
+                   "“%s” (%s) has %s: remove them first (“glimpse remove-repo %s NAME”), then add "
+                   "them again after the rebase", sandbox->id, sandbox->family, sandbox->repositories[0],
+                   sandbox->id);
+      return FALSE;
+    }
   repos = g_build_filename (gl_pkg_op_get_input_dir (op), "repos", NULL);
   if (!copy_repositories (sandbox, repos, &n_repos, error))
     return FALSE;
@@ -346,7 +454,21 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
   gl_pkg_op_set_network (op, GL_PKG_NETWORK_FETCH_FIRST);
   if (g_strcmp0 (sandbox->family, "apt") != 0)
     {
-      if (!gl_pkg_op_run (op, what, "true", NULL, cancellable, error))
+      /* the family's own two stages (gl-pkg), all at once, else one by one */
+      g_autofree char *stage = gl_pkg_staged_script (sandbox->family, NULL, args->pdata[0], TRUE);
+      g_autofree char *script = g_strdup_printf (
+        "stage () { %s; }\n"
+        "shift\n"
+        "[ $# -gt 0 ] || exit 0\n"
+        "if [ \"$GLIMPSE_STAGE\" = fetch ]; then\n"
+        "  stage \"$@\" || for p in \"$@\"; do stage \"$p\" || :; done\n"
+        "  exit 0\n"
+        "fi\n"
+        "if ! stage \"$@\"; then\n"
+        "  echo 'glimpse-rebase: installing all at once failed; one by one:'\n"
+        "  for p in \"$@\"; do stage \"$p\" || echo \"" FAILED_PREFIX "$p\"; done\n"
+        "fi\n%s", stage, gl_pkg_staged_cleanup (sandbox->family));
+      if (!gl_pkg_op_run (op, what, script, (const char * const *) args->pdata, cancellable, error))
         return FALSE;
     }
   else if (!gl_pkg_op_run (op, what, rebase_script, (const char * const *) args->pdata, cancellable, error))

@@ -284,6 +284,40 @@ test_kept_packages (void)
   g_assert_cmpstr (joined, ==, "base-b mine");
   g_clear_pointer (&kept, g_strfreev);
 
+  /* apk: what the world asks for that the base's did not */
+  g_free (s->family);
+  s->family = g_strdup ("apk");
+  write_file (tmp, "system/base/tree/etc/apk/world", "alpine-base\nbusybox\n");
+  write_file (tmp, "system/1/tree/etc/apk/world", "alpine-base\nbusybox\nmousepad\nfoo@testing>=1.2\n");
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  joined = g_strjoinv (" ", kept);
+  g_assert_cmpstr (joined, ==, "foo@testing>=1.2 mousepad");
+  g_clear_pointer (&kept, g_strfreev);
+  g_clear_pointer (&joined, g_free);
+
+  /* pacman: installed explicitly (not %REASON% 1) and not in the base;
+   * a whiteout of the system layer hides a package of the base */
+  g_free (s->family);
+  s->family = g_strdup ("pacman");
+#define DESC(n, reason) "%NAME%\n" n "\n\n%VERSION%\n1-1\n\n" reason
+  write_file (tmp, "system/base/tree/var/lib/pacman/local/base-1-1/desc", DESC ("base", ""));
+  write_file (tmp, "system/base/tree/var/lib/pacman/local/gone-1-1/desc", DESC ("gone", ""));
+  write_file (tmp, "system/1/tree/var/lib/pacman/local/mousepad-1-1/desc", DESC ("mousepad", ""));
+  write_file (tmp, "system/1/tree/var/lib/pacman/local/gtk3-1-1/desc", DESC ("gtk3", "%REASON%\n1\n"));
+  write_file (tmp, "system/1/tree/var/lib/pacman/local/vim-1-1/desc", DESC ("vim", "%REASON%\n0\n"));
+#undef DESC
+  {
+    g_autofree char *dir = g_build_filename (tmp, "system/1/tree/var/lib/pacman/local", NULL);
+    g_assert_true (make_whiteout (dir, "gone-1-1"));
+  }
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  joined = g_strjoinv (" ", kept);
+  g_assert_cmpstr (joined, ==, "mousepad vim");
+  g_clear_pointer (&kept, g_strfreev);
+  g_clear_pointer (&joined, g_free);
+
   /* another family with packages: refused, saying what to do */
   g_free (s->family);
   s->family = g_strdup ("dnf");
@@ -325,12 +359,14 @@ test_staged (void)
   /* apk: a cache of the operation's own, then apk without network */
   g_assert_cmpstr (apk, ==, STAGES ("mkdir -p /var/cache/glimpse-apk; apk --cache-dir /var/cache/glimpse-apk update; "
                                     "apk --cache-dir /var/cache/glimpse-apk cache --add-dependencies download \"$@\"",
-                                    "apk add --cache-dir /var/cache/glimpse-apk --no-network \"$@\" && "
-                                    "rm -rf /var/cache/glimpse-apk"));
+                                    "apk add --cache-dir /var/cache/glimpse-apk --no-network \"$@\""));
   g_assert_cmpstr (apk_up, ==, STAGES ("mkdir -p /var/cache/glimpse-apk; apk --cache-dir /var/cache/glimpse-apk update; "
                                        "apk --cache-dir /var/cache/glimpse-apk cache --upgrade download",
-                                       "apk upgrade --cache-dir /var/cache/glimpse-apk --no-network && "
-                                       "rm -rf /var/cache/glimpse-apk"));
+                                       "apk upgrade --cache-dir /var/cache/glimpse-apk --no-network"));
+  /* its cache goes after the apply stage */
+  g_assert_cmpstr (gl_pkg_staged_cleanup ("apk"), ==,
+                   "[ \"$GLIMPSE_STAGE\" = fetch ] || rm -rf /var/cache/glimpse-apk\n");
+  g_assert_cmpstr (gl_pkg_staged_cleanup ("dnf"), ==, "");
 #undef STAGES
 }
 

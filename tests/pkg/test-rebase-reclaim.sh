@@ -7,7 +7,8 @@
 # once the app ends, the next package operation (reset) empties it, says
 # what it gave back, and new views still show v2 whole.  A rebase onto v3
 # with no app running deletes the v2 generation at once.
-# Sandbox 2: a rebase with no view up empties rootfs/ at its end.
+# Sandbox 2 (of the apk family): a rebase with no view up empties rootfs/
+# at its end.
 # Needs root.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 : "${GLIMPSE:?set GLIMPSE to the built glimpse}"
@@ -60,6 +61,12 @@ Upgrade=apt-get -y dist-upgrade
 Install=apt-get install -y --no-install-recommends
 ListUpgradable=apt list --upgradable
 EOF
+# the same bases as an apk sandbox: a rebase of another family, with no
+# package to put back
+sed -e 's/^Name=.*/Name=Reclaim test (apk)/' -e 's/^Family=.*/Family=apk/' -e 's/^Refresh=.*/Refresh=apk update/' \
+  -e 's/^Upgrade=.*/Upgrade=apk upgrade/' -e 's/^Install=.*/Install=apk add/' \
+  -e 's/^ListUpgradable=.*/ListUpgradable=apk list --upgradable/' \
+  "$WORK/profiles/reclaim-test.profile" > "$WORK/profiles/reclaim-apk.profile"
 
 # no view of sandbox ID is up: its lock and every user's lock are free
 no_view () {
@@ -77,7 +84,7 @@ MB='[0-9.]*[^0-9A-Za-z]*MB'
 
 
 check "create $id from base v1" "$GLIMPSE" create reclaim-test --name "$id"
-check "create $id2 from base v1" "$GLIMPSE" create reclaim-test --name "$id2"
+check "create $id2 (apk) from base v1" "$GLIMPSE" create reclaim-apk --name "$id2"
 check_sh "rootfs/ holds v1" '[ -f "$GL_STORE/$id/rootfs/usr/share/glimpse-only-v1" ]'
 
 # --- an app of v1 keeps running across the rebase
@@ -121,7 +128,7 @@ check_sh "rebase onto v3 (rc $rc) deletes the v2 generations, saying what it gav
 got=$(view_of "$GL_USER_A" "$id")
 check_sh "a new view shows v3 (got: $(echo $got))" '[ "$(echo $got)" = "v3 glimpse-only-v3" ]'
 
-# --- sandbox 2: rebased with no view up: rootfs/ emptied at the end of rebase
+# --- sandbox 2 (apk): rebased with no view up: rootfs/ emptied at the end of rebase
 out=$("$GLIMPSE" rebase "$id2" 2>&1); rc=$?
 check_sh "rebase of $id2 with no view up reclaims its old base at once (rc $rc)" \
   '[ $rc -eq 0 ] && grep -q "Reclaimed $MB of “$id2”: its old base" <<<"$out" \
