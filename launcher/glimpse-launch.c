@@ -684,7 +684,10 @@ view_unprivileged_sources (const GlLaunchMountTable *mt)
 /* A mount below an overlaid directory (/tmp, /var/tmp, /dev/shm: anyone
  * can mount there with fusermount3) is shown only when it is a directory
  * and, for FUSE, yours: another user's mount never decides whether your
- * launch starts.  One warning line for all that are skipped. */
+ * launch starts.  Another user's FUSE mount is judged by the mount table
+ * alone, never looked at: with allow_other, an lstat() of it waits for
+ * that user's daemon, which need never answer.  One warning line for all
+ * that are skipped. */
 static bool
 submount_is_yours (const GlLaunchMountTable *mt, size_t i, bool *warned)
 {
@@ -692,17 +695,17 @@ submount_is_yours (const GlLaunchMountTable *mt, size_t i, bool *warned)
   const char *why = NULL;
   char mine[32];
   snprintf (mine, sizeof mine, "user_id=%u", (unsigned) L.uid);
-  if (lstat (mt->paths[i], &st) != 0)
-    return true;        /* unreachable: the copy skips it */
-  if (!S_ISDIR (st.st_mode))
-    why = "not a directory";
-  else if (strncmp (mt->fstypes[i], "fuse", 4) == 0)
+  if (strncmp (mt->fstypes[i], "fuse", 4) == 0)
     {
       const char *o = strstr (mt->fsopts[i], mine);
       if (o == NULL || (o != mt->fsopts[i] && o[-1] != ',')
           || (o[strlen (mine)] != '\0' && o[strlen (mine)] != ','))
         why = "another user's";
     }
+  if (why == NULL && lstat (mt->paths[i], &st) != 0)
+    return true;        /* unreachable: the copy skips it */
+  if (why == NULL && !S_ISDIR (st.st_mode))
+    why = "not a directory";
   if (why == NULL)
     return true;
   if (!*warned)

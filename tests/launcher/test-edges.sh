@@ -95,6 +95,31 @@ check_sh "24: another user's launch is not refused because of a mount on a file 
 umount /tmp/gl-e24-file; rm -f /tmp/gl-e24-file
 unset 'GL_CLEANUPS[${#GL_CLEANUPS[@]}-1]'
 
+# --- 24: another user's FUSE mount under /tmp (allow_other) whose daemon
+# never answers: the launch does not wait for it (the mount table says
+# whose it is; an lstat() of it would wait for that user's daemon) ---
+if [ -c /dev/fuse ] && grep -qw fuse /proc/filesystems; then
+  mkdir -p /tmp/gl-e24-fuse
+  exec {fusefd}<>/dev/fuse
+  if mount -i -t fuse.gl-e24 -o "fd=$fusefd,rootmode=40000,user_id=$UID_A,group_id=0,allow_other,nosuid,nodev" \
+       gl-e24 /tmp/gl-e24-fuse; then
+    GL_CLEANUPS+=("umount -l /tmp/gl-e24-fuse; rmdir /tmp/gl-e24-fuse")
+    # (a deadline for a hang, far beyond a launch's time, not a pause)
+    out=$(as_user $GL_USER_B timeout -k 10 60 "$LAUNCH" t-edge -- /bin/echo launched 2>&1); rc=$?
+    check_sh "24: another user's unanswering FUSE mount in /tmp does not hold up your launch (rc $rc)" \
+      '[ $rc = 0 ] && grep -qx launched <<< "$out" && grep -q "gl-e24-fuse (another user.s)" <<< "$out"'
+    exec {fusefd}<&-     # the connection ends with its last descriptor
+    umount -l /tmp/gl-e24-fuse; rmdir /tmp/gl-e24-fuse
+    unset 'GL_CLEANUPS[${#GL_CLEANUPS[@]}-1]'
+  else
+    exec {fusefd}<&-
+    rmdir /tmp/gl-e24-fuse
+    skip_case "24: unanswering FUSE mount" "cannot mount a FUSE file system here"
+  fi
+else
+  skip_case "24: unanswering FUSE mount" "no /dev/fuse or no fuse in the kernel"
+fi
+
 # --- 25: a minimal /dev; its own IPC namespace ---
 out=$(A /bin/sh -c 'echo x > /dev/gl-e25 && echo wrote; echo y > /dev/null && echo null-ok; [ -c /dev/zero ] && echo zero; [ -e /dev/pts/ptmx ] && echo pts; [ -d /dev/shm ] && echo shm; ls /dev | wc -l; readlink /proc/self/ns/ipc')
 check "25: what the app writes under /dev does not reach the host" [ ! -e /dev/gl-e25 ]
