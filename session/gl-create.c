@@ -62,29 +62,6 @@ output_line (const char *line, gpointer user_data)
     g_debug ("%s", line);
 }
 
-/* Runs a bootstrap tool or a hook, its output going to options->output. */
-static gboolean
-run_command (const char * const *argv, const char * const *envp_extra,
-             const GlCreateOptions *options, GCancellable *cancellable, GError **error)
-{
-  GlSpawnOptions spawn = {
-    .output = GL_SPAWN_OUTPUT_LINES,
-    .line_func = output_line,
-    .line_data = (gpointer) options,
-    .setenv = envp_extra,
-  };
-  g_autoptr(GError) local_error = NULL;
-
-  if (gl_spawn_run (argv, &spawn, NULL, cancellable, &local_error))
-    return TRUE;
-  if (g_error_matches (local_error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
-    g_set_error (error, local_error->domain, local_error->code,
-                 "%s; see its messages above", local_error->message);
-  else
-    g_propagate_error (error, g_steal_pointer (&local_error));
-  return FALSE;
-}
-
 /* The sha256 digests named after "key" in a small OCI JSON document, in
  * order.  OCI index and manifest files are machine-written and flat enough
  * that this needs no JSON library. */
@@ -418,32 +395,29 @@ debian_sources (const char *suite, const char *mirror, const char *apt_root)
   return g_strv_builder_end (lines);
 }
 
+/* (The tree is the packages', built in a user namespace: never through a
+ * link of it, which could name a host path.) */
 static gboolean
 write_sources_list (const char *rootfs, GStrv lines, GError **error)
 {
-  g_autofree char *path = g_build_filename (rootfs, "etc", "apt", "sources.list", NULL);
   g_autofree char *joined = g_strjoinv ("\n", lines);
   g_autofree char *text = g_strconcat (joined, "\n", NULL);
 
-  (void) g_unlink (path);   /* never through a link the tree put there */
-  return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+  return gl_tree_write_file (rootfs, "etc/apt/sources.list", text, -1, 0644, error);
 }
 
 /* VERSION_CODENAME of the tree's os-release, or NULL. */
 static char *
 os_release_codename (const char *rootfs)
 {
-  g_autofree char *path = g_build_filename (rootfs, "etc", "os-release", NULL);
   g_autofree char *text = NULL;
   g_auto(GStrv) lines = NULL;
 
-  if (!g_file_get_contents (path, &text, NULL, NULL))
-    {
-      g_free (path);
-      path = g_build_filename (rootfs, "usr", "lib", "os-release", NULL);
-      if (!g_file_get_contents (path, &text, NULL, NULL))
-        return NULL;
-    }
+  /* (etc/os-release is mostly a link to usr/lib/os-release: links of the
+   * tree are not followed) */
+  if (!gl_tree_read_file (rootfs, "etc/os-release", &text, NULL, NULL)
+      && !gl_tree_read_file (rootfs, "usr/lib/os-release", &text, NULL, NULL))
+    return NULL;
   lines = g_strsplit (text, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
     if (g_str_has_prefix (lines[i], "VERSION_CODENAME="))
@@ -460,19 +434,20 @@ os_release_codename (const char *rootfs)
  * nameserver line (Arch's filesystem package ships one of comments only;
  * Fedora's and Alpine's images have none; a link may point anywhere) is
  * replaced by a copy of the host's.  (The views and package operations
- * may show the host's own over it; this makes the tree work by itself.) */
+ * may show the host's own over it; this makes the tree work by itself.)
+ * Glimpse's own code, run as root on the tree before anything of it runs:
+ * no link of the tree is followed, no FIFO or device read. */
 static gboolean
 ensure_resolv_conf (const char *rootfs, GError **error)
 {
   g_autofree char *etc = g_build_filename (rootfs, "etc", NULL);
-  g_autofree char *path = g_build_filename (etc, "resolv.conf", NULL);
   g_autofree char *text = NULL;
   g_autofree char *host = NULL;
   gsize len = 0;
 
   if (!g_file_test (etc, G_FILE_TEST_IS_DIR) || g_file_test (etc, G_FILE_TEST_IS_SYMLINK))
     return TRUE;
-  if (!g_file_test (path, G_FILE_TEST_IS_SYMLINK) && g_file_get_contents (path, &text, NULL, NULL))
+  if (gl_tree_read_file (rootfs, "etc/resolv.conf", &text, NULL, NULL))
     {
       g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
       for (guint i = 0; lines[i] != NULL; i++)
@@ -481,8 +456,7 @@ ensure_resolv_conf (const char *rootfs, GError **error)
     }
   if (!g_file_get_contents ("/etc/resolv.conf", &host, &len, NULL))
     return TRUE;    /* the host has none either */
-  (void) g_unlink (path);
-  return g_file_set_contents_full (path, host, (gssize) len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error);
+  return gl_tree_write_file (rootfs, "etc/resolv.conf", host, (gssize) len, 0644, error);
 }
 
 /* mmdebstrap without the host's root: run as the `glimpse` system user in
@@ -538,16 +512,23 @@ bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *
   groups = gl_spawn_get_groups ("glimpse", pw->pw_gid, &n_groups, error);
   if (groups == NULL)
     return FALSE;
+  /* and the range's group, through which it reaches its scratch */
+  groups = g_renew (gid_t, groups, n_groups + 1);
+  groups[n_groups++] = range_gid;
   spawn.uid = pw->pw_uid;
   spawn.gid = pw->pw_gid;
   spawn.groups = groups;
   spawn.n_groups = n_groups;
-  /* the user must reach its scratch (the parents are root's, 0711 at least) */
-  /* 0711: mmdebstrap hands its temporary tree inside to the namespace's root */
-  if (!gl_mkdir (scratch, 0711, error))
+  /* Only the user and mmdebstrap's namespace (whose root is the range's
+   * first id, to which it hands its temporary tree) may reach the scratch:
+   * 0710 with the range's group, the parent too (never searchable by
+   * others: the tree being built has set-id programs of the range's ids,
+   * which would give any user the range's uid, owner of every sandbox's
+   * sealed generations).  The user has the range's group for it. */
+  if (!gl_mkdir (scratch, 0710, error))
     return FALSE;
-  if (stat (parent, &parent_st) != 0 || chown (scratch, pw->pw_uid, pw->pw_gid) != 0
-      || chmod (parent, 0711) != 0)
+  if (stat (parent, &parent_st) != 0 || chown (scratch, pw->pw_uid, range_gid) != 0
+      || chmod (scratch, 0710) != 0 || chown (parent, 0, range_gid) != 0 || chmod (parent, 0710) != 0)
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
@@ -563,8 +544,7 @@ bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *
         argv->pdata[i] = g_strdup (tarball);
       }
   ok = gl_spawn_run ((const char * const *) argv->pdata, &spawn, NULL, cancellable, &local_error);
-  /* searchable by others no longer than the bootstrap needs (a package
-   * operation's scratch is the range's only) */
+  /* the parent's own owner and mode again */
   if (chown (parent, parent_st.st_uid, parent_st.st_gid) != 0
       || chmod (parent, parent_st.st_mode & 07777) != 0)
     {
@@ -656,23 +636,73 @@ build_bootstrap (GlProfile *profile, const GlCreateOptions *options, const char 
   return TRUE;
 }
 
-static gboolean
-run_hooks (GlProfile *profile, const GlCreateOptions *options, const char *tmp,
-           const char *rootfs, const char *id, GCancellable *cancellable, GError **error)
+/* A profile's post-create hooks run the way package operations run, never
+ * as the host's root: the tree is downloaded or built from packages, and a
+ * hook runs its programs (pacman-key, gpg) or writes through its paths.
+ * Each is a shell script of the administrator's, run by the tree's own
+ * /bin/sh inside the new tree (as $1 and GLIMPSE_ROOTFS it is "/"). */
+static const char hook_script[] =
+  "GLIMPSE_SANDBOX=$1 GLIMPSE_PROFILE=$2 GLIMPSE_ROOTFS=/\n"
+  "export GLIMPSE_SANDBOX GLIMPSE_PROFILE GLIMPSE_ROOTFS\n"
+  "exec /bin/sh /run/glimpse-input/0 /\n";
+
+static char *
+hook_path (GlProfile *profile, const char *hook)
 {
   g_autofree char *profile_dir = g_path_get_dirname (profile->path);
 
+  return g_path_is_absolute (hook) ? g_strdup (hook) : g_build_filename (profile_dir, hook, NULL);
+}
+
+/* A tree's: inside the new tree itself, as root of the package namespace
+ * (glimpse-pkgns --tree): what they write lands in the tree with its own
+ * owners, before it is defanged. */
+static gboolean
+run_tree_hooks (GlProfile *profile, const GlCreateOptions *options, const char *rootfs,
+                const char *id, GCancellable *cancellable, GError **error)
+{
   for (guint i = 0; profile->hooks_post_create[i] != NULL; i++)
     {
-      const char *hook = profile->hooks_post_create[i];
-      g_autofree char *path = g_path_is_absolute (hook) ? g_strdup (hook)
-                                                        : g_build_filename (profile_dir, hook, NULL);
-      const char *argv[] = { path, tmp, NULL };
-      const char *env[] = { "GLIMPSE_SANDBOX", id, "GLIMPSE_SANDBOX_PATH", tmp,
-                            "GLIMPSE_ROOTFS", rootfs ? rootfs : "", "GLIMPSE_PROFILE", profile->name,
-                            NULL };
+      g_autofree char *path = hook_path (profile, profile->hooks_post_create[i]);
+      g_autofree char *what = g_strdup_printf ("running the hook %s", path);
+      const char *args[] = { id, profile->name, NULL };
+      const char *inputs[] = { path, NULL };
 
-      if (!run_command (argv, env, options, cancellable, error))
+      status (options, "Running the hook %s inside the new tree, as root of a user namespace", path);
+      if (!gl_pkg_run_in_tree (rootfs, what, hook_script, args, inputs, output_line, (gpointer) options,
+                               cancellable, error))
+        {
+          g_prefix_error (error, "Hook %s of profile %s: ", path, profile->path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* A sandbox of the host's: as a package operation over the host's / (its
+ * result the first system generation). */
+static gboolean
+run_host_hooks (GlProfile *profile, const GlCreateOptions *options, GlSandbox *sandbox,
+                GCancellable *cancellable, GError **error)
+{
+  for (guint i = 0; profile->hooks_post_create[i] != NULL; i++)
+    {
+      g_autofree char *path = hook_path (profile, profile->hooks_post_create[i]);
+      g_autofree char *what = g_strdup_printf ("running the hook %s", path);
+      const char *args[] = { sandbox->id, profile->name, NULL };
+      g_autoptr(GlPkgOp) op = NULL;
+      g_autofree char *input = NULL;
+      g_autofree char *text = NULL;
+      gsize len = 0;
+
+      status (options, "Running the hook %s as a package operation", path);
+      op = gl_pkg_op_begin (sandbox, output_line, (gpointer) options, error);
+      if (op != NULL)
+        input = g_build_filename (gl_pkg_op_get_input_dir (op), "0", NULL);
+      if (op == NULL || !g_file_get_contents (path, &text, &len, error)
+          || !g_file_set_contents_full (input, text, (gssize) len, G_FILE_SET_CONTENTS_NONE, 0644, error)
+          || !gl_pkg_op_run (op, what, hook_script, args, cancellable, error)
+          || !gl_pkg_op_commit (op, cancellable, error))
         {
           g_prefix_error (error, "Hook %s of profile %s: ", path, profile->path);
           return FALSE;
@@ -710,7 +740,7 @@ gl_create_build_base (GlProfile *profile, const GlCreateOptions *options, const 
     return FALSE;
   if (!ensure_resolv_conf (rootfs, error))
     return FALSE;
-  if (!run_hooks (profile, options, sandbox_path, rootfs, id, cancellable, error))
+  if (!run_tree_hooks (profile, options, rootfs, id, cancellable, error))
     return FALSE;
   /* The tree lies in the store where every host user can reach it: an
    * image's setuid binaries (su, mount, an old pkexec) must not give root
@@ -763,8 +793,6 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
                    "Profile “%s” uses the host as its base and takes no --image", profile->name);
       return FALSE;
     }
-  else if (!run_hooks (profile, options, tmp, NULL, id, cancellable, error))
-    return FALSE;
 
   sandbox->id = g_strdup (id);
   sandbox->path = g_strdup (tmp);
@@ -793,13 +821,16 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
    * verified against its own key; a failure fails the creation).  The
    * package namespace's mapped root must reach the tree: the directory
    * gets its final mode now that the tree is defanged. */
-  if (profile->repositories->len > 0 && chmod (tmp, 0755) != 0)
+  if ((profile->repositories->len > 0 || (rootfs == NULL && profile->hooks_post_create[0] != NULL))
+      && chmod (tmp, 0755) != 0)
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                    "Cannot set the mode of %s: %s", tmp, g_strerror (saved));
       return FALSE;
     }
+  if (rootfs == NULL && !run_host_hooks (profile, options, sandbox, cancellable, error))
+    return FALSE;
   for (guint i = 0; i < profile->repositories->len; i++)
     {
       GlProfileRepo *repo = profile->repositories->pdata[i];

@@ -7,6 +7,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -208,4 +210,100 @@ gl_keyfile_count_key (const char *data, gsize length, const char *group, const c
       p = eol ? eol + 1 : end;
     }
   return count;
+}
+
+/* @rel of the tree @root, opened (@flags: O_PATH, perhaps O_DIRECTORY;
+ * openat2 takes no other flag with it) without following any link and
+ * without leaving the tree. */
+static int
+tree_open (const char *root, const char *rel, int flags, GError **error)
+{
+  struct open_how how = {
+    .flags = (guint64) (flags | O_CLOEXEC),
+    .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+  };
+  int rootfd = open (root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  int fd, errsv;
+
+  if (rootfd < 0)
+    {
+      errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot open %s: %s", root,
+                   g_strerror (errsv));
+      return -1;
+    }
+  fd = (int) syscall (SYS_openat2, rootfd, rel, &how, sizeof how);
+  errsv = errno;
+  close (rootfd);
+  if (fd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot open %s of %s: %s%s",
+                   rel, root, g_strerror (errsv), errsv == ELOOP ? " (a link, which is not followed)" : "");
+      return -1;
+    }
+  return fd;
+}
+
+#define TREE_FILE_MAX (1024 * 1024)
+
+gboolean
+gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *length, GError **error)
+{
+  g_autofree char *proc = NULL;
+  struct stat st;
+  int fd = tree_open (root, rel, O_PATH, error);
+  gboolean ok;
+
+  if (fd < 0)
+    return FALSE;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > TREE_FILE_MAX)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s of %s is not a regular file of at most 1 MiB", rel, root);
+      close (fd);
+      return FALSE;
+    }
+  /* (a regular file, now: its data is read) */
+  proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+  ok = g_file_get_contents (proc, contents, length, error);
+  close (fd);
+  return ok;
+}
+
+gboolean
+gl_tree_write_file (const char *root, const char *rel, const char *contents, gssize length,
+                    int mode, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (rel);
+  g_autofree char *name = g_path_get_basename (rel);
+  gsize len = length < 0 ? strlen (contents) : (gsize) length;
+  int dfd = tree_open (root, dir, O_PATH | O_DIRECTORY, error);
+  int fd, errsv;
+
+  if (dfd < 0)
+    return FALSE;
+  if (unlinkat (dfd, name, 0) != 0 && errno != ENOENT)
+    {
+      errsv = errno;
+      close (dfd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot replace %s of %s: %s",
+                   rel, root, g_strerror (errsv));
+      return FALSE;
+    }
+  fd = openat (dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+  errsv = errno;
+  close (dfd);
+  if (fd < 0 || write (fd, contents, len) != (gssize) len || fchmod (fd, (mode_t) mode) != 0
+      || fsync (fd) != 0)
+    {
+      if (fd >= 0)
+        errsv = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot write %s of %s: %s",
+                   rel, root, g_strerror (errsv));
+      if (fd >= 0)
+        close (fd);
+      return FALSE;
+    }
+  close (fd);
+  return TRUE;
 }

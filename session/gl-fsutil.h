@@ -17,6 +17,16 @@ gboolean gl_rm_rf (const char *path, GCancellable *cancellable, GError **error);
 /* mkdir with a mode, failing if it exists */
 gboolean gl_mkdir (const char *path, int mode, GError **error);
 
+/* Files of a tree being built (untrusted, not running), as root: @rel
+ * (relative, "etc/os-release") reached without following any link (a link
+ * on the way is an error) and never outside @root. */
+/* Reads @rel, a regular file of at most 1 MiB (never a FIFO or device). */
+gboolean gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *length,
+                            GError **error);
+/* Replaces @rel by a new file (whatever was there is removed, not followed). */
+gboolean gl_tree_write_file (const char *root, const char *rel, const char *contents, gssize length,
+                             int mode, GError **error);
+
 /* "12.3 MiB" */
 char *gl_format_size (guint64 bytes);
 

@@ -1039,7 +1039,8 @@ pkgns_path (void)
 }
 
 typedef struct {
-  GlPkgOp *op;
+  GlPkgProgress progress;
+  gpointer user_data;
   GPtrArray *tail;   /* the error lines, for the message */
 } RunState;
 
@@ -1047,10 +1048,74 @@ static void
 on_line (const char *line, gpointer data)
 {
   RunState *rs = data;
-  say (rs->op, "%s", line);
+  if (rs->progress)
+    rs->progress (line, rs->user_data);
   if ((g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")
        || g_str_has_prefix (line, "dpkg: error")) && rs->tail->len < 8)
     g_ptr_array_add (rs->tail, g_strdup (line));
+}
+
+/* Runs glimpse-pkgns (@argv: the program and its options), showing @input
+ * inside, with /bin/sh -c @script and @args as $1…, (@options: what else
+ * it is given, a descriptor to pass), its lines to
+ * @progress; an error says what failed (@what) and that @unchanged (if
+ * not NULL) is unchanged. */
+static gboolean
+spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *input, const char *script,
+             const char * const *args, const char *what, const char *unchanged, GlPkgProgress progress,
+             gpointer user_data, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_auto(GlSpawnResult) result = { 0 };
+  g_autoptr(GPtrArray) tail = g_ptr_array_new_with_free_func (g_free);
+  RunState rs = { progress, user_data, tail };
+  int status;
+
+  g_ptr_array_add (argv, g_strdup ("--input"));
+  g_ptr_array_add (argv, g_strdup (input));
+  g_ptr_array_add (argv, g_strdup ("--"));
+  g_ptr_array_add (argv, g_strdup ("/bin/sh"));
+  g_ptr_array_add (argv, g_strdup ("-c"));
+  g_ptr_array_add (argv, g_strdup (script));
+  g_ptr_array_add (argv, g_strdup ("sh"));
+  for (guint i = 0; args && args[i]; i++)
+    g_ptr_array_add (argv, g_strdup (args[i]));
+  g_ptr_array_add (argv, NULL);
+  options->output = GL_SPAWN_OUTPUT_LINES;
+  options->line_func = on_line;
+  options->line_data = &rs;
+  if (gl_spawn_run ((const char * const *) argv->pdata, options, &result, cancellable, &local))
+    return TRUE;
+  status = result.wait_status;
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+      || (WIFSIGNALED (status) && (WTERMSIG (status) == SIGINT || WTERMSIG (status) == SIGTERM)))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Interrupted while %s%s%s%s", what,
+                   unchanged ? "; “" : "", unchanged ? unchanged : "", unchanged ? "” is unchanged" : "");
+      return FALSE;
+    }
+  if (!g_error_matches (local, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "Cannot start %s: ", pkgns_path ());
+      return FALSE;
+    }
+  {
+    g_autofree char *last = NULL;
+    gboolean setup = WIFEXITED (status) && WEXITSTATUS (status) == 125;
+    if (tail->len > 0)
+      {
+        g_ptr_array_add (tail, NULL);
+        last = g_strjoinv ("; ", (char **) tail->pdata);
+      }
+    g_set_error (error, GL_PKG_ERROR, setup ? GL_PKG_ERROR_SETUP : GL_PKG_ERROR_FAILED,
+                 "%s%s failed (%s %d)%s%s%s%s%s",
+                 setup ? "Preparing the package namespace for " : "",
+                 what, WIFEXITED (status) ? "exit status" : "signal",
+                 WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status),
+                 last ? ": " : "", last ? last : "",
+                 unchanged ? "; “" : "", unchanged ? unchanged : "", unchanged ? "” is unchanged" : "");
+  }
+  return FALSE;
 }
 
 gboolean
@@ -1058,19 +1123,14 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
                GCancellable *cancellable, GError **error)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GError) local = NULL;
-  g_auto(GlSpawnResult) result = { 0 };
-  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES };
   g_autofree char *ids = g_strdup_printf ("%u:%u", op->uid, op->gid);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (op->sandbox);
   g_autofree char *tree = NULL;
   g_autofree char *store_parent = g_path_get_dirname (gl_paths_store_dir ());
-  g_autoptr(GPtrArray) tail = NULL;
-  RunState rs = { op, NULL };
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES };
   g_autoptr(GlPkgProxy) proxy = NULL;
   int relay_fd = -1, log_fd = -1;
   gboolean ok;
-  int status;
 
   g_return_val_if_fail (!op->ran, FALSE);
   op->ran = TRUE;
@@ -1129,58 +1189,72 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
     }
   g_ptr_array_add (argv, g_strdup ("--hide"));
   g_ptr_array_add (argv, g_strdup (gl_paths_cache_dir ()));
-  g_ptr_array_add (argv, g_strdup ("--input"));
-  g_ptr_array_add (argv, g_strdup (op->input));
-  g_ptr_array_add (argv, g_strdup ("--"));
-  g_ptr_array_add (argv, g_strdup ("/bin/sh"));
-  g_ptr_array_add (argv, g_strdup ("-c"));
-  g_ptr_array_add (argv, g_strdup (script));
-  g_ptr_array_add (argv, g_strdup ("sh"));
-  for (guint i = 0; args && args[i]; i++)
-    g_ptr_array_add (argv, g_strdup (args[i]));
-  g_ptr_array_add (argv, NULL);
-
-  g_ptr_array_add (argv, NULL);
-  rs.tail = tail = g_ptr_array_new_with_free_func (g_free);
-  options.line_func = on_line;
-  options.line_data = &rs;
-  ok = gl_spawn_run ((const char * const *) argv->pdata, &options, &result, cancellable, &local);
+  ok = spawn_pkgns (argv, &options, op->input, script, args, what, op->sandbox->id, op->progress,
+                    op->user_data, cancellable, error);
   if (relay_fd >= 0)
     close (relay_fd);
   g_clear_pointer (&proxy, gl_pkg_proxy_free);
   if (log_fd >= 0)
     close (log_fd);
+  return ok;
+}
+
+gboolean
+gl_pkg_run_in_tree (const char *tree, const char *what, const char *script, const char * const *args,
+                    const char * const *inputs, GlPkgProgress progress, gpointer user_data,
+                    GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *parent = g_path_get_dirname (tree);
+  g_autofree char *scratch = g_build_filename (parent, ".hook-XXXXXX", NULL);
+  g_autofree char *input = NULL;
+  g_autoptr(GError) cleanup_error = NULL;
+  guint32 uid, gid;
+  gboolean ok;
+
+  if (!gl_pkg_ensure_range ("/etc", &uid, &gid, error))
+    return FALSE;
+  /* Beside the tree (removed with it when the build fails or is killed);
+   * searchable by root and the range's root only, like an operation's */
+  if (g_mkdtemp_full (scratch, 0700) == NULL)
+    return errno_error (error, errno, "Cannot create", scratch);
+  input = g_build_filename (scratch, "input", NULL);
+  ok = chown (scratch, 0, gid) == 0 && chmod (scratch, 0710) == 0;
+  if (!ok)
+    errno_error (error, errno, "Cannot hand over", scratch);
+  else
+    ok = gl_mkdir (input, 0755, error);
+  for (guint i = 0; ok && inputs != NULL && inputs[i] != NULL; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%u", i);
+      g_autofree char *dst = g_build_filename (input, name, NULL);
+      g_autofree char *text = NULL;
+      gsize len = 0;
+
+      ok = g_file_get_contents (inputs[i], &text, &len, error)
+           && g_file_set_contents_full (dst, text, (gssize) len, G_FILE_SET_CONTENTS_NONE, 0644, error);
+    }
   if (ok)
-    return TRUE;
-  status = result.wait_status;
-  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED)
-      || (WIFSIGNALED (status) && (WTERMSIG (status) == SIGINT || WTERMSIG (status) == SIGTERM)))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                   "Interrupted while %s; “%s” is unchanged", what, op->sandbox->id);
+      g_ptr_array_add (argv, g_strdup (pkgns_path ()));
+      g_ptr_array_add (argv, g_strdup ("--ids"));
+      g_ptr_array_add (argv, g_strdup_printf ("%u:%u", uid, gid));
+      g_ptr_array_add (argv, g_strdup ("--tree"));
+      g_ptr_array_add (argv, g_strdup (tree));
+      g_ptr_array_add (argv, g_strdup ("--op"));
+      g_ptr_array_add (argv, g_strdup (scratch));
+      /* (the caller's build fails, and removes the tree, on an error) */
+      GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES };
+
+      ok = spawn_pkgns (argv, &options, input, script, args, what, NULL, progress, user_data,
+                        cancellable, error);
+    }
+  if (!gl_rm_rf (scratch, NULL, &cleanup_error) && ok)
+    {
+      g_propagate_error (error, g_steal_pointer (&cleanup_error));
       return FALSE;
     }
-  if (!g_error_matches (local, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
-    {
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "Cannot start %s: ", pkgns_path ());
-      return FALSE;
-    }
-  {
-    g_autofree char *last = NULL;
-    gboolean setup = WIFEXITED (status) && WEXITSTATUS (status) == 125;
-    if (rs.tail->len > 0)
-      {
-        g_ptr_array_add (rs.tail, NULL);
-        last = g_strjoinv ("; ", (char **) rs.tail->pdata);
-      }
-    g_set_error (error, GL_PKG_ERROR, setup ? GL_PKG_ERROR_SETUP : GL_PKG_ERROR_FAILED,
-                 "%s%s failed (%s %d)%s%s; “%s” is unchanged",
-                 setup ? "Preparing the package namespace for " : "",
-                 what, WIFEXITED (status) ? "exit status" : "signal",
-                 WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status),
-                 last ? ": " : "", last ? last : "", op->sandbox->id);
-  }
-  return FALSE;
+  return ok;
 }
 
 /* Every entry of @old (the sandbox's first base, rootfs/, which stays

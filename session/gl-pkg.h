@@ -126,6 +126,18 @@ GStrv gl_pkg_repository_uris (GlSandbox *sandbox, const char *base, GStrv *unkno
  * errors ("installing foo"). */
 gboolean gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script,
                         const char * const *args, GCancellable *cancellable, GError **error);
+/* Runs /bin/sh -c @script (@args as $1…) inside @tree, a tree being built
+ * that is in no view yet (a new sandbox's rootfs, a rebase's new base), the
+ * way package operations run (glimpse-pkgns --tree): as root of a user
+ * namespace mapped to the `glimpse` range, with @tree itself as its
+ * writable / (idmapped: what it writes is owned by the tree's own ids), a
+ * PID namespace, seccomp, no network.  Nothing of @tree ever runs as the
+ * host's root.  The files @inputs (host paths) are shown read-only as
+ * /run/glimpse-input/0, 1, …  @what names the command in errors. */
+gboolean gl_pkg_run_in_tree (const char *tree, const char *what, const char *script,
+                             const char * const *args, const char * const *inputs,
+                             GlPkgProgress progress, gpointer user_data,
+                             GCancellable *cancellable, GError **error);
 /* Seals the result as the next generation and switches `current` to it;
  * old generations no view uses are deleted. */
 gboolean gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error);

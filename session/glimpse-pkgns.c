@@ -7,6 +7,7 @@
  *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR
  *                 [--net | --fetch-stage] [--proxy-fd FD]
  *                 [--lower DIR]… [--hide PATH]… [--input DIR] -- COMMAND [ARG…]
+ *   glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] -- COMMAND [ARG…]
  *
  * --ids    the first uid/gid of the reserved range (65536 ids): uid 0 inside
  * --base   the base tree: "/" (with --host) or the sandbox's rootfs/
@@ -15,6 +16,13 @@
  * --lower  system-generation trees above the base, top first
  * --hide   a host path the command must not see (the sandbox store)
  * --input  a directory shown read-only at /run/glimpse-input inside
+ * --tree   instead of --base: a tree being built (a new sandbox's, a
+ *          rebase's new base), which nobody else uses yet and which is not
+ *          in any view; it is itself the command's writable / (idmapped: its
+ *          root's files are the namespace root's, and what the command writes
+ *          lands owned by the tree's own ids), without overlay, mask or
+ *          network (a profile's post-create hooks).  Whatever it leaves there
+ *          is defanged by glimpse before the tree is reachable.
  * --net    the command downloads (`apt-get update` of add-repo; no package
  *          is unpacked): through the relay to --proxy-fd
  * --fetch-stage  the command runs twice: first with GLIMPSE_STAGE=fetch and
@@ -190,6 +198,7 @@ typedef struct {
   const char *hide[MAX_HIDE];
   int n_hide;
   const char *input;
+  const char *tree;
   char **command;
 } Args;
 
@@ -200,7 +209,9 @@ usage (void)
 {
   die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR "
        "[--net | --fetch-stage] [--proxy-fd FD] "
-       "[--lower DIR]... [--hide PATH]... [--input DIR] -- COMMAND [ARG...] (run by glimpse, as root)");
+       "[--lower DIR]... [--hide PATH]... [--input DIR] -- COMMAND [ARG...], or "
+       "glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] -- COMMAND [ARG...] "
+       "(run by glimpse, as root)");
 }
 
 static bool
@@ -253,6 +264,8 @@ parse_args (int argc, char **argv)
         }
       else if (strcmp (a, "--base") == 0)
         A.base = v;
+      else if (strcmp (a, "--tree") == 0)
+        A.tree = v;
       else if (strcmp (a, "--op") == 0)
         A.op = v;
       else if (strcmp (a, "--input") == 0)
@@ -282,6 +295,11 @@ parse_args (int argc, char **argv)
         usage ();
       i++;
     }
+  if (A.tree != NULL && (A.base != NULL || A.host || A.n_lowers > 0 || A.n_hide > 0
+                         || A.net || A.fetch_stage))
+    die ("--tree takes none of --base, --host, --lower, --hide, --net, --fetch-stage");
+  if (A.tree != NULL)
+    A.base = A.tree;
   if (i >= argc || A.uid == 0 || A.base == NULL || A.op == NULL)
     usage ();
   A.command = argv + i;
@@ -746,12 +764,14 @@ make_userns (void)
   return fd;
 }
 
-/* The base, idmapped into the namespace, as a detached mount. */
+/* The base, idmapped into the namespace, as a detached mount: read-only,
+ * or (--tree) the command's writable root, nosuid as well. */
 static int
 idmapped_clone (const char *path, int userns)
 {
   struct mount_attr attr = {
-    .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV,
+    .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NODEV
+                | (A.tree ? MOUNT_ATTR_NOSUID : MOUNT_ATTR_RDONLY),
     .userns_fd = (__u64) userns,
   };
   struct statfs sfs;
@@ -934,18 +954,18 @@ copy_resolv (const char *stage_file)
 }
 
 static void
-bind_file_over (const char *src, const char *dst)
+bind_file_over (int src, const char *dst)
 {
-  int t = (int) syscall (SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  int t = (int) syscall (SYS_open_tree, src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
   if (t < 0)
-    die_errno ("cannot clone %s", src);
+    die_errno ("cannot clone the resolver configuration");
   attach_at (t, dst);
 }
 
 /* Resolver: bind the copy over etc/resolv.conf when that is a file; when it
  * is a link into /run (systemd-resolved), put the copy where it points. */
 static void
-place_resolv (const char *copy)
+place_resolv (int copy)
 {
   struct stat st;
   char target[4096];
@@ -1184,25 +1204,14 @@ run_stage (const char *stage, bool proxied)
     }
 }
 
-/* PID 1 of the operation's PID namespace, in its own mount namespace:
- * builds the view, starts the command and reaps until it exits. */
-static void __attribute__((noreturn))
-run_init (int base_mnt)
+/* At root/ of the stage (the working directory): the overlay of the
+ * operation's upper over the system generations, the mask and the base. */
+static void
+mount_overlay_view (int base_mnt)
 {
-  char *stage = xasprintf ("%s/stage", A.op);
   char lowerdir[8192] = "";
   size_t off = 0;
   int fs, root_mnt, host_mnt;
-  int st;
-
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-    die_errno ("cannot make the mount namespace private");
-  mount_tmpfs (stage, "0755", false);
-  if (chdir (stage) != 0 || mkdir ("host", 0755) != 0 || mkdir ("empty", 0755) != 0
-      || mkdir ("root", 0755) != 0)
-    die_errno ("cannot prepare %s", stage);
-  copy_resolv ("resolv.conf");
 
   /* The host's / is wrapped in an overlay of its own: overlayfs refuses a
    * layer (the store's directories) inside another layer (/). */
@@ -1210,7 +1219,7 @@ run_init (int base_mnt)
     {
       char *lw = xasprintf ("%s/stage/base:%s/stage/empty", A.op, A.op);
       if (mkdir ("base", 0755) != 0)
-        die_errno ("cannot prepare %s", stage);
+        die_errno ("cannot prepare %s/stage", A.op);
       attach_at (base_mnt, "base");
       fs = fs_fd ("overlay");
       set_string (fs, "lowerdir", lw, "cannot use the host's / as the base");
@@ -1233,6 +1242,34 @@ run_init (int base_mnt)
     die_fs (fs, "cannot build the package view");
   root_mnt = make_mount (fs, MOUNT_ATTR_NODEV, "cannot build the package view (overlay)");
   attach_at (root_mnt, "root");
+}
+
+/* PID 1 of the operation's PID namespace, in its own mount namespace:
+ * builds the view, starts the command and reaps until it exits. */
+static void __attribute__((noreturn))
+run_init (int base_mnt, int input_mnt)
+{
+  char *stage = xasprintf ("%s/stage", A.op);
+  int resolv;
+  int st;
+
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+    die_errno ("cannot make the mount namespace private");
+  /* (the working directory is the scratch: see main) */
+  mount_tmpfs ("stage", "0755", false);
+  if (chdir ("stage") != 0 || mkdir ("host", 0755) != 0 || mkdir ("empty", 0755) != 0
+      || mkdir ("root", 0755) != 0)
+    die_errno ("cannot prepare %s", stage);
+  copy_resolv ("resolv.conf");
+  resolv = open ("resolv.conf", O_PATH | O_CLOEXEC);
+  if (resolv < 0)
+    die_errno ("cannot copy /etc/resolv.conf");
+
+  if (A.tree)
+    attach_at (base_mnt, "root");   /* --tree: the tree itself is / */
+  else
+    mount_overlay_view (base_mnt);
 
   if (chdir ("root") != 0)
     die_errno ("cannot enter the view");
@@ -1260,21 +1297,14 @@ run_init (int base_mnt)
     mount_tmpfs ("mnt", "0755", true);
   if (is_dir ("media"))
     mount_tmpfs ("media", "0755", true);
-  if (A.input && is_dir ("run"))
+  if (input_mnt >= 0 && is_dir ("run"))
     {
-      struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
-                                 | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
-      int t = (int) syscall (SYS_open_tree, AT_FDCWD, A.input, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-      if (t < 0 || mkdir ("run/glimpse-input", 0755) != 0
-          || syscall (SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+      if (mkdir ("run/glimpse-input", 0755) != 0)
         die_errno ("cannot show %s inside", A.input);
-      attach_at (t, "run/glimpse-input");
+      attach_at (input_mnt, "run/glimpse-input");
     }
-  {
-    char *copy = xasprintf ("%s/resolv.conf", stage);
-    place_resolv (copy);
-    free (copy);
-  }
+  place_resolv (resolv);
+  close (resolv);
 
   if (syscall (SYS_pivot_root, ".", ".") != 0)
     die_errno ("pivot_root");
@@ -1299,10 +1329,26 @@ run_init (int base_mnt)
   _exit (status_code (run_stage (A.fetch_stage ? "apply" : "run", A.net)));
 }
 
+/* --input, read-only, cloned by root (the namespace's root need not reach it). */
+static int
+input_clone (void)
+{
+  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+                             | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+  int t;
+
+  if (A.input == NULL)
+    return -1;
+  t = (int) syscall (SYS_open_tree, AT_FDCWD, A.input, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (t < 0 || syscall (SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
+    die_errno ("cannot show %s inside", A.input);
+  return t;
+}
+
 int
 main (int argc, char **argv)
 {
-  int userns, base_mnt, opfd;
+  int userns, base_mnt, opfd, input_mnt;
   pid_t pid;
   int st;
 
@@ -1325,13 +1371,18 @@ main (int argc, char **argv)
     die_errno ("cannot create %s/stage", A.op);
   if (A.host)
     check_host_mounts ();
-  base_fd = (int) syscall (SYS_open_tree, AT_FDCWD, A.base, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-  if (base_fd < 0)
-    die_errno ("cannot clone %s", A.base);
-  build_mask (opfd);
-  close (base_fd);
+  /* (a --tree is the new tree's own: nothing of the host's to mask) */
+  if (A.tree == NULL)
+    {
+      base_fd = (int) syscall (SYS_open_tree, AT_FDCWD, A.base, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+      if (base_fd < 0)
+        die_errno ("cannot clone %s", A.base);
+      build_mask (opfd);
+      close (base_fd);
+    }
   userns = make_userns ();
   base_mnt = idmapped_clone (A.base, userns);
+  input_mnt = input_clone ();
 
   pid = fork ();
   if (pid < 0)
@@ -1344,13 +1395,20 @@ main (int argc, char **argv)
       close (userns);
       if (setgroups (0, NULL) != 0 || setresgid (0, 0, 0) != 0 || setresuid (0, 0, 0) != 0)
         die_errno ("cannot become root of the package namespace");
+      /* Into the scratch from the descriptor root opened, before the new
+       * mount namespace copies the working directory: the directories
+       * above it need not be searchable by the namespace's root (a new
+       * sandbox's are root's alone until it is defanged). */
+      if (fchdir (opfd) != 0)
+        die_errno ("cannot enter %s", A.op);
+      close (opfd);
       if (unshare (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) != 0)
         die_errno ("cannot create the package namespaces");
       pid = fork ();
       if (pid < 0)
         die_errno ("fork");
       if (pid == 0)
-        run_init (base_mnt);
+        run_init (base_mnt, input_mnt);
       close (base_mnt);
       if (A.proxy_fd >= 0)
         close (A.proxy_fd);
@@ -1362,6 +1420,8 @@ main (int argc, char **argv)
   close (userns);
   if (A.proxy_fd >= 0)
     close (A.proxy_fd);
+  if (input_mnt >= 0)
+    close (input_mnt);
   if (waitpid (pid, &st, 0) < 0)
     die_errno ("waitpid");
   return status_code (st);

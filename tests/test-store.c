@@ -1,4 +1,5 @@
-/* test-store.c: ids, allocation, sandbox.conf round trip, listing, locks
+/* test-store.c: ids, allocation, sandbox.conf round trip, listing, locks;
+ * the fsutil reads and writes in a tree being built
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -468,10 +469,69 @@ test_remove (void)
   }
 }
 
+/* glimpse's own reads and writes in a tree being built follow none of its
+ * links (they could name host files) and read no FIFO (it would hang) */
+static void
+test_tree_files (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("gl-tree-XXXXXX", NULL);
+  g_autofree char *root = g_build_filename (tmp, "root", NULL);
+  g_autofree char *outside = g_build_filename (tmp, "outside", NULL);
+  g_autofree char *target = g_build_filename (outside, "target", NULL);
+  g_autofree char *p = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (outside, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (target, "host's", -1, NULL));
+  p = g_build_filename (root, "etc", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (p, 0755), ==, 0);
+  g_free (p);
+  p = g_build_filename (root, "etc", "plain", NULL);
+  g_assert_true (g_file_set_contents (p, "nameserver 1\n", -1, NULL));
+  g_free (p);
+  p = g_build_filename (root, "etc", "link", NULL);
+  g_assert_cmpint (symlink (target, p), ==, 0);
+  g_free (p);
+  p = g_build_filename (root, "etc", "fifo", NULL);
+  g_assert_cmpint (mkfifo (p, 0644), ==, 0);
+  g_free (p);
+  p = g_build_filename (root, "dirlink", NULL);
+  g_assert_cmpint (symlink (outside, p), ==, 0);
+
+  g_assert_true (gl_tree_read_file (root, "etc/plain", &text, &len, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, "nameserver 1\n");
+  g_clear_pointer (&text, g_free);
+  g_assert_false (gl_tree_read_file (root, "etc/link", &text, NULL, &error));
+  g_clear_error (&error);
+  g_assert_false (gl_tree_read_file (root, "dirlink/target", &text, NULL, &error));
+  g_clear_error (&error);
+  g_assert_false (gl_tree_read_file (root, "etc/fifo", &text, NULL, &error));
+  g_clear_error (&error);
+  g_assert_false (gl_tree_read_file (root, "../outside/target", &text, NULL, &error));
+  g_clear_error (&error);
+
+  /* a link in the way: refused; the link itself: replaced, never followed */
+  g_assert_false (gl_tree_write_file (root, "dirlink/target", "tree's", -1, 0644, &error));
+  g_clear_error (&error);
+  g_assert_true (gl_tree_write_file (root, "etc/link", "tree's", -1, 0644, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (target, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "host's");
+  g_clear_pointer (&text, g_free);
+  g_assert_true (gl_tree_read_file (root, "etc/link", &text, NULL, &error));
+  g_assert_cmpstr (text, ==, "tree's");
+  g_assert_true (gl_rm_rf (tmp, NULL, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/fsutil/tree-files", test_tree_files);
 
   g_test_add_func ("/store/id/valid", test_id_valid);
   g_test_add_func ("/store/id/allocate", test_allocate);

@@ -86,3 +86,11 @@ gl_need_mirror () {
   curl -fsS -o /dev/null --max-time 20 "$mirror/dists/stable/Release" 2>"$WORK/curl.err" ||
     skip "the mirror $mirror cannot be reached ($(head -n1 "$WORK/curl.err"))"
 }
+
+# gl_busybox_tree DIR: a small root file system in DIR, busybox-static and
+# its applets, with the directories a package namespace mounts over
+gl_busybox_tree () {
+  mkdir -p "$1"/{bin,etc,tmp,proc,dev,sys,run,root,home,usr/sbin}
+  cp "$(command -v busybox)" "$1/bin/busybox"
+  "$1/bin/busybox" --list | while read -r a; do [ "$a" = busybox ] || ln -s busybox "$1/bin/$a"; done
+}

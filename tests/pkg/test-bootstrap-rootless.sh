@@ -20,17 +20,21 @@ GL_SANDBOXES+=("$id")
 
 gl_need_mirror
 
-# A hook runs after the unpack and before the tree is defanged: while the
-# tree still has the archive's set-id programs, no ordinary user may reach
-# them (the scratch around it is 0711 for the bootstrap).
-cat > "$WORK/peek-hook.sh" <<EOF
-#!/bin/sh
-f=\$(find "\$GLIMPSE_ROOTFS" -xdev -type f -perm -4000 | head -n 1)
-echo "setid \$f" > "$WORK/peek"
-setpriv --reuid=$UID_A --regid=$GID_A --clear-groups -- test -e "\$f" && echo "reachable by $GL_USER_A" >> "$WORK/peek"
-exit 0
-EOF
-chmod 755 "$WORK/peek-hook.sh"
+# A hook runs after the unpack and before the tree is defanged, inside the
+# tree (as root of the package namespace): it waits, and while it waits
+# (the tree still has the archive's set-id programs) the test checks from
+# outside that no ordinary user may reach them.  While mmdebstrap runs, no
+# ordinary user may enter the scratch around its tree either (its set-id
+# programs belong to the range's ids).
+pause="sleep 2919.$$"
+printf '#!/bin/sh\n%s || true\n' "$pause" > "$WORK/peek-hook.sh"
+# peek WHAT FILE: FILE (a set-id program of the tree being built), and
+# whether user A reaches it
+peek () {
+  echo "$1 $2"
+  [ -n "$2" ] && setpriv --reuid="$UID_A" --regid="$GID_A" --clear-groups -- test -e "$2" && echo "$1 reachable by $GL_USER_A"
+  return 0
+}
 sed -e "s|^PostCreate=hooks/\(.*\)|PostCreate=$GLIMPSE_BUNDLED_PROFILES/hooks/\1;$WORK/peek-hook.sh;|" \
     "$GLIMPSE_BUNDLED_PROFILES/debian-stable.profile" > "$WORK/profiles/rootless-test.profile"
 
@@ -42,9 +46,19 @@ create_pid=$!
 while kill -0 "$create_pid" 2>/dev/null; do
   for p in $(pgrep -x dpkg); do
     case $(readlink "/proc/$p/root" 2>/dev/null) in
-      "$GL_STORE"/.creating-*) echo "$(awk '/^Uid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) $(head -n1 "/proc/$p/uid_map" 2>/dev/null | tr -s ' ' | sed 's/^ //')" ;;
+      "$GL_STORE"/.creating-*)
+        echo "$(awk '/^Uid:/ { print $2 }' "/proc/$p/status" 2>/dev/null) $(head -n1 "/proc/$p/uid_map" 2>/dev/null | tr -s ' ' | sed 's/^ //')"
+        # (the first set-id program the bootstrap unpacks)
+        [ -s "$WORK/peek-bootstrap" ] || {
+          f=$(find "$GL_STORE"/.creating-*/bootstrap -xdev -type f -perm -4000 2>/dev/null | head -n 1)
+          [ -z "$f" ] || peek bootstrap "$f" > "$WORK/peek-bootstrap"
+        } ;;
     esac
   done
+  if p=$(pgrep -f -x "$pause"); then
+    peek hook "$(find "$GL_STORE"/.creating-*/rootfs -xdev -type f -perm -4000 | head -n 1)" > "$WORK/peek"
+    kill $p
+  fi
   sleep 0.05
 done > "$WORK/dpkg-seen"
 wait "$create_pid"; rc=$?
@@ -65,9 +79,11 @@ check_sh "the tree has its own owners in the store (root's files root's)" \
 check_sh "no set-id program and nothing writable by others in it" \
   '[ -z "$(find "$root" -xdev ! -type l \( ! -type d -perm /6000 -o -perm /0002 \) -print -quit)" ]'
 check_sh "no device node in the store" '[ -z "$(find "$root" -xdev \( -type b -o -type c \) -print -quit)" ]'
-sed 's/^/#   before the defang: /' "$WORK/peek" 2>/dev/null
+sed 's/^/#   seen: /' "$WORK/peek" "$WORK/peek-bootstrap" 2>/dev/null
 check_sh "before the tree is defanged, its set-id programs are out of an ordinary user's reach" \
-  'grep -q "^setid /" "$WORK/peek" && ! grep -q reachable "$WORK/peek"'
+  'grep -q "^hook /" "$WORK/peek" && ! grep -q reachable "$WORK/peek"'
+check_sh "while mmdebstrap builds it, its set-id programs are out of an ordinary user's reach" \
+  'grep -q "^bootstrap /" "$WORK/peek-bootstrap" && ! grep -q reachable "$WORK/peek-bootstrap"'
 check_sh "no bootstrap scratch is left" '[ ! -e "$GL_STORE/$id/bootstrap" ] && [ -z "$(ls -A "$GL_STORE" | grep "^\.creating-")" ]'
 
 # debootstrap would run the scripts as the host's root: refused, with a message
