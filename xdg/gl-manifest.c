@@ -50,7 +50,6 @@ gl_manifest_free (GlManifest *manifest)
   g_hash_table_unref (manifest->dirs);
   g_hash_table_unref (manifest->merged);
   g_hash_table_unref (manifest->defaults);
-  g_free (manifest->saved);
   g_free (manifest);
 }
 
@@ -166,15 +165,107 @@ manifest_new (const char *path)
   return m;
 }
 
+/* One field of a line: escaped with g_strescape when written, so only a
+ * field with a backslash needs undoing. */
+static char *
+field_dup (const char *start, gsize len)
+{
+  g_autofree char *raw = g_strndup (start, len);
+
+  if (memchr (raw, '\\', len) == NULL)
+    return g_steal_pointer (&raw);
+  return g_strcompress (raw);
+}
+
+#define MAX_FIELDS 5
+
+static void
+parse_line (GlManifest *m, const char *line, gsize len, gsize lineno)
+{
+  char *f[MAX_FIELDS + 1] = { NULL, };
+  guint n = 0;
+  const char *p = line;
+  const char *end = line + len;
+
+  while (n <= MAX_FIELDS)
+    {
+      const char *tab = memchr (p, '\t', end - p);
+      const char *stop = tab != NULL ? tab : end;
+
+      f[n++] = field_dup (p, stop - p);
+      if (tab == NULL)
+        break;
+      p = tab + 1;
+    }
+
+  if (n > MAX_FIELDS)
+    g_debug ("%s:%zu: ignoring unknown manifest line", m->path, lineno);
+  else if (strcmp (f[0], "sandbox") == 0 && n == 4)
+    {
+      g_auto(GStrv) apps = g_strsplit (f[3], ";", -1);
+      gsize k = 0;
+
+      /* empty names dropped in place */
+      for (gsize j = 0; apps[j] != NULL; j++)
+        if (*apps[j] != '\0')
+          apps[k++] = apps[j];
+        else
+          g_free (apps[j]);
+      apps[k] = NULL;
+      gl_manifest_set_sandbox (m, f[1], f[2], (const char * const *) apps);
+    }
+  else if (strcmp (f[0], "file") == 0 && n == 4)
+    {
+      const char *q = f[3];
+
+      /* SHA256[,SHA256]: most lines have one */
+      while (*q != '\0')
+        {
+          const char *comma = strchr (q, ',');
+          g_autofree char *sum = comma != NULL ? g_strndup (q, comma - q) : g_strdup (q);
+
+          if (*sum != '\0')
+            gl_manifest_add_file (m, f[1], f[2], sum);
+          if (comma == NULL)
+            break;
+          q = comma + 1;
+        }
+    }
+  else if (strcmp (f[0], "cache") == 0 && n == 4)
+    {
+      GlManifestFile *file = g_hash_table_lookup (m->files, f[1]);
+
+      if (file != NULL)
+        {
+          g_free (file->stat);
+          file->stat = *f[2] != '\0' ? g_strdup (f[2]) : NULL;
+          g_free (file->source);
+          file->source = *f[3] != '\0' ? g_strdup (f[3]) : NULL;
+        }
+    }
+  else if (strcmp (f[0], "dir") == 0 && n == 2)
+    g_hash_table_add (m->dirs, g_strdup (f[1]));
+  else if (strcmp (f[0], "merged") == 0 && n == 3)
+    g_hash_table_insert (m->merged, g_strdup (f[1]), g_strdup (f[2]));
+  else if (strcmp (f[0], "default") == 0 && n == 3)
+    g_hash_table_insert (m->defaults, g_strdup (f[1]), g_strdup (f[2]));
+  else
+    g_debug ("%s:%zu: ignoring unknown manifest line", m->path, lineno);
+  for (guint i = 0; i < n; i++)
+    g_free (f[i]);
+}
+
 GlManifest *
 gl_manifest_load (const char *path, GError **error)
 {
   g_autoptr(GlManifest) m = manifest_new (path);
   g_autofree char *data = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_auto(GStrv) lines = NULL;
+  gsize len = 0;
+  const char *p, *end;
+  gsize lineno = 1;
 
-  if (!g_file_get_contents (path, &data, NULL, &local_error))
+  if (!g_file_get_contents (path, &data, &len, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return g_steal_pointer (&m);
@@ -183,9 +274,13 @@ gl_manifest_load (const char *path, GError **error)
       return NULL;
     }
 
-  m->saved = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, strlen (data));
-  lines = g_strsplit (data, "\n", -1);
-  if (lines[0] == NULL || strcmp (lines[0], MANIFEST_MAGIC) != 0)
+  /* a NUL ends the text, as it always did */
+  len = strlen (data);
+  end = data + len;
+  p = memchr (data, '\n', len);
+  if (p == NULL ? strcmp (data, MANIFEST_MAGIC) != 0
+                : ((gsize) (p - data) != strlen (MANIFEST_MAGIC) ||
+                   strncmp (data, MANIFEST_MAGIC, p - data) != 0))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "The export manifest %s is not one Glimpse wrote; move it away and run “glimpse export” again",
@@ -193,63 +288,39 @@ gl_manifest_load (const char *path, GError **error)
       return NULL;
     }
 
-  for (gsize i = 1; lines[i] != NULL; i++)
+  while (p != NULL && p < end)
     {
-      g_auto(GStrv) raw = NULL;
-      g_autoptr(GPtrArray) fields = g_ptr_array_new_with_free_func (g_free);
-      guint n;
+      const char *line = p + 1;
+      const char *nl = memchr (line, '\n', end - line);
+      gsize n = (nl != NULL ? nl : end) - line;
 
-      if (lines[i][0] == '\0')
-        continue;
-      raw = g_strsplit (lines[i], "\t", -1);
-      for (gsize j = 0; raw[j] != NULL; j++)
-        g_ptr_array_add (fields, g_strcompress (raw[j]));
-      n = fields->len;
-      g_ptr_array_add (fields, NULL);
-
-#define F(k) ((const char *) fields->pdata[k])
-      if (strcmp (F (0), "sandbox") == 0 && n == 4)
-        {
-          g_auto(GStrv) apps = g_strsplit (F (3), ";", -1);
-          g_autoptr(GPtrArray) list = g_ptr_array_new ();
-
-          for (gsize j = 0; apps[j] != NULL; j++)
-            if (*apps[j] != '\0')
-              g_ptr_array_add (list, apps[j]);
-          g_ptr_array_add (list, NULL);
-          gl_manifest_set_sandbox (m, F (1), F (2), (const char * const *) list->pdata);
-        }
-      else if (strcmp (F (0), "file") == 0 && n == 4)
-        {
-          g_auto(GStrv) sums = g_strsplit (F (3), ",", -1);
-
-          for (gsize j = 0; sums[j] != NULL; j++)
-            if (*sums[j] != '\0')
-              gl_manifest_add_file (m, F (1), F (2), sums[j]);
-        }
-      else if (strcmp (F (0), "cache") == 0 && n == 4)
-        {
-          GlManifestFile *f = g_hash_table_lookup (m->files, F (1));
-
-          if (f != NULL)
-            {
-              g_free (f->stat);
-              f->stat = *F (2) != '\0' ? g_strdup (F (2)) : NULL;
-              g_free (f->source);
-              f->source = *F (3) != '\0' ? g_strdup (F (3)) : NULL;
-            }
-        }
-      else if (strcmp (F (0), "dir") == 0 && n == 2)
-        g_hash_table_add (m->dirs, g_strdup (F (1)));
-      else if (strcmp (F (0), "merged") == 0 && n == 3)
-        g_hash_table_insert (m->merged, g_strdup (F (1)), g_strdup (F (2)));
-      else if (strcmp (F (0), "default") == 0 && n == 3)
-        g_hash_table_insert (m->defaults, g_strdup (F (1)), g_strdup (F (2)));
-      else
-        g_debug ("%s:%zu: ignoring unknown manifest line", path, i + 1);
-#undef F
+      lineno++;
+      if (n > 0)
+        parse_line (m, line, n, lineno);
+      p = nl;
     }
   return g_steal_pointer (&m);
+}
+
+/* g_strescape (@s, NULL) appended to @out, without a copy when nothing
+ * needs escaping (the common case). */
+static void
+append_escaped (GString *out, const char *s)
+{
+  const guchar *p;
+
+  for (p = (const guchar *) s; *p != '\0'; p++)
+    if (*p < ' ' || *p >= 0177 || *p == '\\' || *p == '"')
+      break;
+  if (*p == '\0')
+    {
+      g_string_append_len (out, s, (const char *) p - s);
+      return;
+    }
+  {
+    g_autofree char *escaped = g_strescape (s, NULL);
+    g_string_append (out, escaped);
+  }
 }
 
 static void
@@ -262,11 +333,9 @@ append_fields (GString *out, ...)
   va_start (ap, out);
   while ((field = va_arg (ap, const char *)) != NULL)
     {
-      g_autofree char *escaped = g_strescape (field, NULL);
-
       if (!first)
         g_string_append_c (out, '\t');
-      g_string_append (out, escaped);
+      append_escaped (out, field);
       first = FALSE;
     }
   va_end (ap);
@@ -312,6 +381,16 @@ file_line (GString *out, const char *key, gpointer value)
     append_fields (out, "cache", f->path, f->stat, f->source != NULL ? f->source : "", NULL);
 }
 
+/* TRUE if @path holds exactly @text */
+static gboolean
+text_is_saved (const char *path, GString *text)
+{
+  g_autoptr(GMappedFile) mf = g_mapped_file_new (path, FALSE, NULL);
+
+  return mf != NULL && g_mapped_file_get_length (mf) == text->len &&
+         (text->len == 0 || memcmp (g_mapped_file_get_contents (mf), text->str, text->len) == 0);
+}
+
 gboolean
 gl_manifest_save (GlManifest *manifest, GError **error)
 {
@@ -327,7 +406,6 @@ gl_manifest_save (GlManifest *manifest, GError **error)
   };
   g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");
   g_autofree char *dir = g_path_get_dirname (manifest->path);
-  g_autofree char *sum = NULL;
 
   /* each kind sorted by key, so the file is stable */
   for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
@@ -339,9 +417,10 @@ gl_manifest_save (GlManifest *manifest, GError **error)
       g_list_free (keys);
     }
 
-  /* nothing changed: no write, no fsync */
-  sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) out->str, out->len);
-  if (g_strcmp0 (sum, manifest->saved) == 0 && g_file_test (manifest->path, G_FILE_TEST_EXISTS))
+  /* nothing changed: no write, no fsync (compared with the file itself,
+   * which is cheaper than a checksum of the text and sees a file another
+   * run wrote since) */
+  if (text_is_saved (manifest->path, out))
     return TRUE;
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
@@ -356,7 +435,5 @@ gl_manifest_save (GlManifest *manifest, GError **error)
       g_prefix_error (error, "Cannot write the export manifest: ");
       return FALSE;
     }
-  g_free (manifest->saved);
-  manifest->saved = g_steal_pointer (&sum);
   return TRUE;
 }

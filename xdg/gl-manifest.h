@@ -29,7 +29,6 @@ typedef struct {
   GHashTable *dirs;           /* directories Glimpse created (set) */
   GHashTable *merged;         /* merged files (uca.xml) -> "1" if Glimpse created it, else "0" */
   GHashTable *defaults;       /* MIME type -> the host's app Glimpse set as its default */
-  char *saved;                /* checksum of the text last read or written */
 } GlManifest;
 
 void        gl_manifest_free (GlManifest *manifest);
