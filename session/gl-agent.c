@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "gl-agent.h"
-#include "gl-manifest.h"
 #include "gl-store-monitor.h"
 #include "gl-sandbox.h"
 #include "gl-store.h"
@@ -154,29 +153,20 @@ note_warnings (GlAgent *self, GPtrArray *ids, GPtrArray *warnings)
     g_debug ("%s", ((GError *) warnings->pdata[j])->message);
 }
 
-/* The apps of each sandbox, as the manifest records them */
+/* The apps of each sandbox, as the export (@sources) counted them */
 static void
-note_exported (GlAgent *self, GPtrArray *ids)
+note_exported (GlAgent *self, GPtrArray *sources)
 {
-  g_autofree char *path = gl_export_manifest_path (self->ctx);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GlManifest) m = gl_manifest_load (path, &error);
   gint64 now = g_get_real_time ();
 
-  if (m == NULL)
-    g_debug ("%s", error->message);
-  for (guint i = 0; i < ids->len; i++)
+  for (guint i = 0; i < sources->len; i++)
     {
-      GlAgentSandbox *s = g_hash_table_lookup (self->sandboxes, ids->pdata[i]);
-      GlManifestSandbox *ms;
+      GlExportSource *source = sources->pdata[i];
+      GlAgentSandbox *s = g_hash_table_lookup (self->sandboxes, source->id);
 
       if (s == NULL || s->export_state != GL_AGENT_EXPORT_PENDING)
         continue;
-      ms = m != NULL ? g_hash_table_lookup (m->sandboxes, s->id) : NULL;
-      s->n_apps = 0;
-      for (gsize j = 0; ms != NULL && ms->apps != NULL && ms->apps[j] != NULL; j++)
-        if (!gl_export_is_control_entry (ms->apps[j]))
-          s->n_apps++;
+      s->n_apps = source->n_exported;
       s->export_state = GL_AGENT_EXPORT_EXPORTED;
       s->synced = now;
     }
@@ -319,7 +309,7 @@ sync_sandboxes (GlAgent *self, GHashTable *ids, gboolean all, GError **error)
     }
   note_warnings (self, synced, warnings);
   if (ok)
-    note_exported (self, synced);
+    note_exported (self, sources);
   else
     for (guint i = 0; i < synced->len; i++)
       {

@@ -244,9 +244,15 @@ sync_plan (SyncRun *run, GPtrArray *sources)
     {
       GlExportSource *source = sources->pdata[i];
 
+      GlPlanSandbox *r = gl_plan_sandbox (run->plan, run->ctx, run->m, source,
+                                          &run->stats, run->warnings);
+
       g_hash_table_add (run->source_ids, source->id);
-      g_ptr_array_add (run->planned, gl_plan_sandbox (run->plan, run->ctx, run->m, source,
-                                                      &run->stats, run->warnings));
+      source->n_exported = 0;
+      for (guint j = 0; j < r->apps->len; j++)
+        if (!gl_export_is_control_entry (r->apps->pdata[j]))
+          source->n_exported++;
+      g_ptr_array_add (run->planned, r);
     }
 
   sorted = g_list_sort (g_hash_table_get_keys (run->m->sandboxes), (GCompareFunc) strcmp);

@@ -34,6 +34,7 @@ typedef struct {
   GStrv added;             /* the user's own choice ($XDG_CONFIG_HOME/glimpse/launchers/ID.conf) */
   GStrv removed;
   gboolean control_entries;  /* "Terminal in <name>" and "<name>" with its actions (gl-export-control.c) */
+  guint n_exported;        /* set by gl_export_sync: the applications exported (control entries not counted) */
 } GlExportSource;
 
 GlExportSource *gl_export_source_new (const char *id, const char *name);
