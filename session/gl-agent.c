@@ -509,6 +509,10 @@ gl_agent_new (const char *store_dir, const char *host_root, GlExportContext *ctx
   self->store_dir = g_strdup (store_dir);
   self->host_root = g_strdup (host_root);
   self->ctx = ctx;
+  /* what each sandbox was exported from: a resync of one that did not
+   * change only stats its sources */
+  if (ctx->cache == NULL)
+    ctx->cache = gl_export_cache_new ();
   return self;
 }
 

@@ -163,6 +163,7 @@ gl_plan_sandbox_free (GlPlanSandbox *r)
   g_free (r->id);
   g_free (r->name);
   g_ptr_array_unref (r->apps);
+  g_ptr_array_unref (r->extra);
   g_free (r);
 }
 
@@ -186,9 +187,22 @@ icon_cap (const char *ext)
  * and checked, planned into @copies (GlPlanFile*, read again when written:
  * a plan never holds every icon at once), the exported name returned
  * (NULL: none found). */
+/* TRUE if @path (a file of the tree @root) is in a directory the
+ * fingerprint lists: <root>/usr/share/icons/… or <root>/usr/share/pixmaps/… */
+static gboolean
+in_listed_dirs (const char *root, const char *path)
+{
+  gsize n = strlen (root);
+
+  return strncmp (path, root, n) == 0 && path[n] == '/' &&
+         (g_str_has_prefix (path + n + 1, "usr/share/icons/") ||
+          g_str_has_prefix (path + n + 1, "usr/share/pixmaps/"));
+}
+
 static char *
 read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIndex *index,
-           const char *icon, GPtrArray *copies, GlExportStats *stats, GPtrArray *warnings)
+           const char *icon, GPtrArray *copies, GPtrArray *extra, GlExportStats *stats,
+           GPtrArray *warnings)
 {
   g_autoptr(GPtrArray) files = gl_icon_index_resolve (index, icon);
   g_autofree char *base = NULL;
@@ -218,6 +232,8 @@ read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIn
       g_autoptr(GBytes) bytes = NULL;
       GlPlanFile *c = g_new0 (GlPlanFile, 1);
 
+      if (!in_listed_dirs (f->root, f->path))
+        g_ptr_array_add (extra, g_strdup (f->path));
       c->path = g_steal_pointer (&dest);
       c->sandbox = g_strdup (source->id);
       /* the same source file (path, inode, size, times, mode) and our copy
@@ -278,6 +294,7 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m, GlExport
   r->id = g_strdup (source->id);
   r->name = g_strdup (source->name);
   r->apps = g_ptr_array_new_with_free_func (g_free);
+  r->extra = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < scan_warnings->len; i++)
     gl_export_add_warning (warnings, stats, scan_warnings->pdata[i]);
 
@@ -298,7 +315,7 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m, GlExport
         continue;
       icon = g_key_file_get_string (app->entry, DE_GROUP, "Icon", NULL);
       if (icon != NULL)
-        icon_name = read_icon (ctx, m, source, icons, icon, copies, stats, warnings);
+        icon_name = read_icon (ctx, m, source, icons, icon, copies, r->extra, stats, warnings);
       out = gl_export_rewrite_entry (app->entry, app->desktop_id, source->id, source->name,
                                      ctx->launcher, icon_name, &error);
       if (out == NULL)

@@ -58,6 +58,7 @@ typedef struct {
   char *id;
   char *name;
   GPtrArray *apps;   /* exported desktop file names */
+  GPtrArray *extra;  /* icon files read outside the trees' icons and pixmaps directories */
 } GlPlanSandbox;
 
 void           gl_plan_sandbox_free (GlPlanSandbox *r);
@@ -92,5 +93,35 @@ void gl_export_defaults_sync (GlExportContext *ctx, GlManifest *m, GlExportStats
 /* g_debug()s @error, counts it as skipped and appends a copy to @warnings
  * (if non-NULL). */
 void gl_export_add_warning (GPtrArray *warnings, GlExportStats *stats, const GError *error);
+
+/* A source's input fingerprint (gl-export-fingerprint.c) */
+typedef struct {
+  guint8 digest[32];
+  gboolean racy;     /* an input changed too recently to trust its stat */
+  GStrv extra;       /* the extra files it covers (from the last run) */
+} GlFingerprint;
+
+/* The clock files are stamped with, before the fingerprints are made */
+gint64         gl_export_fingerprint_clock (void);
+GlFingerprint *gl_export_fingerprint_new (GlExportCache *cache, GlExportContext *ctx,
+                                          GlExportSource *source, gint64 since_ns);
+void           gl_fingerprint_free (GlFingerprint *f);
+/* A run starts: what another run changed is forgotten */
+void           gl_export_cache_begin (GlExportCache *cache, const char *manifest_path);
+/* A run ended: the manifest as it left it */
+void           gl_export_cache_end (GlExportCache *cache, const char *manifest_path);
+void           gl_export_cache_forget (GlExportCache *cache, const char *id);
+/* Runs that found every source unchanged and did nothing (tests) */
+void           gl_export_cache_note_hit (GlExportCache *cache);
+guint          gl_export_cache_n_hits (GlExportCache *cache);
+/* TRUE if @source's exports were made from the inputs @f describes (and
+ * are as that run left them); sets source->n_exported and *n_files */
+gboolean       gl_export_cache_matches (GlExportCache *cache, GlExportSource *source,
+                                        GlFingerprint *f, guint *n_files);
+/* @source was exported from the inputs @f describes, reading the icon
+ * files @extra outside its icon directories, in @n_files files */
+void           gl_export_cache_record (GlExportCache *cache, GlExportSource *source,
+                                       GlFingerprint *f, const char * const *extra,
+                                       guint n_files);
 
 G_END_DECLS

@@ -41,6 +41,7 @@ gl_export_context_free (GlExportContext *ctx)
   g_free (ctx->config_home);
   g_free (ctx->launcher);
   g_free (ctx->glimpse);
+  gl_export_cache_free (ctx->cache);
   g_free (ctx);
 }
 
@@ -686,6 +687,76 @@ sync_remove_temporaries (SyncRun *run, gint64 started)
     }
 }
 
+/* The fingerprints of @sources now (ctx->cache only); TRUE if every one
+ * matches the exports as the cache knows them: nothing to do. */
+static gboolean
+sync_unchanged (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
+                const char * const *remove_ids, const char *manifest_path,
+                GPtrArray *prints, GlExportStats *stats)
+{
+  gint64 since = gl_export_fingerprint_clock ();
+  GlExportStats none = { 0, };
+  gboolean all = TRUE;
+
+  gl_export_cache_begin (ctx->cache, manifest_path);
+  for (guint i = 0; i < sources->len; i++)
+    {
+      GlExportSource *source = sources->pdata[i];
+      GlFingerprint *f = gl_export_fingerprint_new (ctx->cache, ctx, source, since);
+      guint n_files = 0;
+
+      g_ptr_array_add (prints, f);
+      if (all && gl_export_cache_matches (ctx->cache, source, f, &n_files))
+        none.unchanged += n_files;
+      else
+        all = FALSE;
+    }
+  /* a complete sync (start-up, "glimpse export") also drops what is gone
+   * and checks everything: never skipped */
+  if (!all || complete || remove_ids != NULL || sources->len == 0)
+    return FALSE;
+  *stats = none;
+  gl_export_cache_note_hit (ctx->cache);
+  return TRUE;
+}
+
+/* What this run exported, for the next one to compare with. */
+static void
+sync_remember (SyncRun *run, GPtrArray *sources, GPtrArray *prints)
+{
+  GlExportCache *cache = run->ctx->cache;
+
+  gl_export_cache_end (cache, run->m->path);
+  for (guint i = 0; i < run->gone->len; i++)
+    gl_export_cache_forget (cache, run->gone->pdata[i]);
+  for (guint i = 0; run->remove_ids != NULL && run->remove_ids[i] != NULL; i++)
+    gl_export_cache_forget (cache, run->remove_ids[i]);
+  for (guint i = 0; i < sources->len; i++)
+    {
+      GlExportSource *source = sources->pdata[i];
+      GlPlanSandbox *r = run->planned->pdata[i];
+      GHashTableIter iter;
+      gpointer value;
+      guint n_files = 0;
+
+      /* a run with problems (a conflict, a failed write, an entry skipped)
+       * is made again next time, with its warnings */
+      if (run->stats.skipped > 0 || g_hash_table_size (run->failed) > 0)
+        {
+          gl_export_cache_forget (cache, source->id);
+          continue;
+        }
+      g_hash_table_iter_init (&iter, run->plan);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        if (strcmp (((GlPlanFile *) value)->sandbox, source->id) == 0)
+          n_files++;
+      g_ptr_array_add (r->extra, NULL);
+      gl_export_cache_record (cache, source, prints->pdata[i],
+                              (const char * const *) r->extra->pdata, n_files);
+      g_ptr_array_remove_index (r->extra, r->extra->len - 1);
+    }
+}
+
 static gboolean
 export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
              const char * const *remove_ids,
@@ -694,9 +765,25 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   g_autofree char *manifest_path = gl_export_manifest_path (ctx);
   g_auto(SyncRun) run = { 0, };
   g_autoptr(GHashTable) write_set = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) prints = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_fingerprint_free);
   gint64 started = g_get_real_time ();
-  g_auto(LockFd) lock_fd = lock_export_state (manifest_path, error);
+  g_auto(LockFd) lock_fd = -1;
 
+  /* the fingerprints are made before anything is read: a change while
+   * this run reads makes the next run's differ */
+  if (ctx->cache != NULL)
+    {
+      GlExportStats unchanged = { 0, };
+
+      if (sync_unchanged (ctx, sources, complete, remove_ids, manifest_path, prints, &unchanged))
+        {
+          if (stats_out != NULL)
+            *stats_out = unchanged;
+          return TRUE;
+        }
+    }
+
+  lock_fd = lock_export_state (manifest_path, error);
   if (lock_fd < 0)
     return FALSE;
   run.m = gl_manifest_load (manifest_path, error);
@@ -732,6 +819,8 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
   if (!sync_finish (&run, error))
     return FALSE;
+  if (ctx->cache != NULL)
+    sync_remember (&run, sources, prints);
 
   if (stats_out != NULL)
     *stats_out = run.stats;

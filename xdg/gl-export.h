@@ -94,6 +94,15 @@ char *gl_export_desktop_file_name (const char *sandbox_id, const char *desktop_i
  * caller passes one (session/gl-export-store.c). */
 typedef gboolean (*GlExportRunTool) (const char * const *argv, gpointer user_data);
 
+/* What a long-lived caller (the session agent) keeps between syncs: each
+ * sandbox's input fingerprint (gl-export-fingerprint.c), so a resync of a
+ * sandbox whose sources and exports did not change does nothing. */
+typedef struct _GlExportCache GlExportCache;
+
+GlExportCache *gl_export_cache_new (void);
+void           gl_export_cache_free (GlExportCache *cache);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlExportCache, gl_export_cache_free)
+
 typedef struct {
   char *data_home;      /* $XDG_DATA_HOME */
   char *config_home;    /* $XDG_CONFIG_HOME */
@@ -104,6 +113,7 @@ typedef struct {
   gboolean app_folders; /* GNOME app folders (when the schema exists) */
   gboolean file_managers;
   gboolean caja_scripts; /* Caja scripts: TRUE unless caja-actions is installed */
+  GlExportCache *cache;  /* NULL, or kept between syncs (freed with the context) */
 } GlExportContext;
 
 /* The user's XDG directories; @launcher and @glimpse as given. */

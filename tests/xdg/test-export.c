@@ -3,11 +3,17 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gl-app-folders.h"
 #include "gl-exec.h"
 #include "gl-export.h"
+#include "gl-export-private.h"
+#include "gl-export-store.h"
 #include "gl-fm-actions.h"
 #include "gl-icon.h"
 #include "gl-tree.h"
@@ -500,6 +506,235 @@ test_open_find (void)
   }
 }
 
+/* ------------------------------------------------ the export fingerprint */
+
+typedef struct {
+  char *store;
+  char *sandbox;
+  char *rootfs;
+  GlExportContext *ctx;
+} Fp;
+
+static gint64
+ctime_ns (const char *path)
+{
+  struct stat st;
+
+  g_assert_cmpint (lstat (path, &st), ==, 0);
+  return (gint64) st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+}
+
+static gint64
+stamp_clock_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_REALTIME_COARSE, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Until the clock files are stamped with is well past @path's ctime: an
+ * export then records its fingerprint (not "racy"), and a change made
+ * afterwards gets another ctime. */
+static void
+wait_stamp_after (const char *path)
+{
+  gint64 until = ctime_ns (path) + 200 * G_GINT64_CONSTANT (1000000);
+  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+
+  while (stamp_clock_ns () <= until)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_usleep (2000);
+    }
+}
+
+static char *
+fp_exported (Fp *fp, const char *desktop_id)
+{
+  g_autofree char *file = gl_export_desktop_file_name ("fp", desktop_id);
+  g_autofree char *path = g_build_filename (fp->ctx->data_home, "applications", file, NULL);
+  char *data = NULL;
+
+  if (!g_file_get_contents (path, &data, NULL, NULL))
+    return NULL;
+  return data;
+}
+
+/* A sync after the change at @changed: never taken from the cache, and
+ * one more sync right after it is (nothing changed in between). */
+static void
+fp_sync (Fp *fp, const char *changed)
+{
+  g_autoptr(GError) error = NULL;
+  guint hits = gl_export_cache_n_hits (fp->ctx->cache);
+  GlExportStats stats = { 0, };
+
+  wait_stamp_after (changed);
+  g_assert_true (gl_export_store_sync_sandbox (fp->ctx, fp->store, "fp", "/", &stats, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (gl_export_cache_n_hits (fp->ctx->cache), ==, hits);
+  g_assert_cmpuint (stats.skipped, ==, 0);
+  g_assert_true (gl_export_store_sync_sandbox (fp->ctx, fp->store, "fp", "/", &stats, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (gl_export_cache_n_hits (fp->ctx->cache), ==, hits + 1);
+  g_assert_cmpuint (stats.written, ==, 0);
+}
+
+static void
+write_in_place (const char *path, const char *data, gsize len)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (pwrite (fd, data, len, 0), ==, (gssize) len);
+  close (fd);
+}
+
+static const char fp_entry[] =
+  "[Desktop Entry]\nType=Application\nName=Alpha\nExec=alpha\nIcon=alpha\n";
+
+static void
+test_fingerprint (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("glimpse-fp-XXXXXX", NULL);
+  Fp fp = { 0, };
+  g_autofree char *conf = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *apps_dir = NULL;
+  g_autofree char *icon = NULL;
+  g_autofree char *icon_out = NULL;
+  g_autofree char *icon_file = gl_export_icon_name ("fp", "alpha");
+  g_autofree char *icon_png = g_strconcat (icon_file, ".png", NULL);
+  g_autofree char *current = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  gsize before_len = 0, after_len = 0;
+  struct stat st;
+
+  g_assert_nonnull (tmp);
+  fp.store = g_build_filename (tmp, "store", NULL);
+  fp.sandbox = g_build_filename (fp.store, "fp", NULL);
+  fp.rootfs = g_build_filename (fp.sandbox, "rootfs", NULL);
+  conf = g_build_filename (fp.sandbox, "sandbox.conf", NULL);
+  a = g_build_filename (fp.rootfs, "usr/share/applications/alpha.desktop", NULL);
+  b = g_build_filename (fp.rootfs, "usr/share/applications/beta.desktop", NULL);
+  apps_dir = g_path_get_dirname (b);
+  icon = g_build_filename (fp.rootfs, "usr/share/icons/hicolor/48x48/apps/alpha.png", NULL);
+  current = g_build_filename (fp.sandbox, "system", "current", NULL);
+
+  tu_write (fp.sandbox, "sandbox.conf", "[Sandbox]\nProfile=x\nName=FP\nBase=rootfs\nFamily=apt\n");
+  tu_write (fp.rootfs, "usr/share/applications/alpha.desktop", fp_entry);
+  tu_write (fp.rootfs, "usr/share/applications/hidden.desktop",
+            "[Desktop Entry]\nType=Application\nName=Hidden\nExec=hidden\nNoDisplay=true\n");
+  tu_write_png (fp.rootfs, "usr/share/icons/hicolor/48x48/apps/alpha.png", 48);
+  tu_write (fp.sandbox, "system/1/tree/usr/share/applications/.keep", "");
+  tu_write (fp.sandbox, "system/current", "1\n");
+
+  fp.ctx = gl_export_context_new ("/usr/bin/glimpse-launch", "/usr/bin/glimpse");
+  fp.ctx->app_folders = FALSE;
+  fp.ctx->cache = gl_export_cache_new ();
+  icon_out = g_build_filename (fp.ctx->data_home, "icons/hicolor/48x48/apps", icon_png, NULL);
+
+  fp_sync (&fp, current);
+  text = fp_exported (&fp, "alpha.desktop");
+  g_assert_nonnull (strstr (text, "Name=Alpha"));
+  g_assert_null (fp_exported (&fp, "hidden.desktop"));
+  g_clear_pointer (&text, g_free);
+
+  /* a new application file */
+  tu_write (fp.rootfs, "usr/share/applications/beta.desktop",
+            "[Desktop Entry]\nType=Application\nName=Beta\nExec=beta\n");
+  fp_sync (&fp, b);
+  text = fp_exported (&fp, "beta.desktop");
+  g_assert_nonnull (text);
+  g_clear_pointer (&text, g_free);
+
+  /* an entry edited in place: same inode, same size, the same mtime put
+   * back; only its ctime tells */
+  g_assert_cmpint (stat (a, &st), ==, 0);
+  write_in_place (a, "[Desktop Entry]\nType=Application\nName=Alphb", strlen ("[Desktop Entry]\nType=Application\nName=Alphb"));
+  {
+    struct timespec times[2] = { st.st_atim, st.st_mtim };
+    struct stat now;
+
+    g_assert_cmpint (utimensat (AT_FDCWD, a, times, 0), ==, 0);
+    g_assert_cmpint (stat (a, &now), ==, 0);
+    g_assert_cmpint (now.st_size, ==, st.st_size);
+    g_assert_cmpint (now.st_ino, ==, st.st_ino);
+    g_assert_cmpint (now.st_mtim.tv_sec, ==, st.st_mtim.tv_sec);
+    g_assert_cmpint (now.st_mtim.tv_nsec, ==, st.st_mtim.tv_nsec);
+  }
+  fp_sync (&fp, a);
+  text = fp_exported (&fp, "alpha.desktop");
+  g_assert_nonnull (strstr (text, "Name=Alphb"));
+  g_clear_pointer (&text, g_free);
+
+  /* a removed file */
+  g_assert_cmpint (unlink (b), ==, 0);
+  fp_sync (&fp, apps_dir);
+  g_assert_null (fp_exported (&fp, "beta.desktop"));
+
+  /* an icon replaced in place, same size */
+  g_assert_true (g_file_get_contents (icon_out, &before, &before_len, NULL));
+  write_in_place (icon, "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x30\0\0\0\x30\x10\x02",
+                  26);
+  fp_sync (&fp, icon);
+  g_assert_true (g_file_get_contents (icon_out, &after, &after_len, NULL));
+  g_assert_cmpuint (before_len, ==, after_len);
+  g_assert_true (memcmp (before, after, after_len) != 0);
+
+  /* sandbox.conf names its launchers: the hidden app is exported */
+  tu_write (fp.sandbox, "sandbox.conf",
+            "[Sandbox]\nProfile=x\nName=FP\nBase=rootfs\nFamily=apt\nLaunchers=alpha.desktop;hidden.desktop;\n");
+  fp_sync (&fp, conf);
+  text = fp_exported (&fp, "hidden.desktop");
+  g_assert_nonnull (text);
+  g_clear_pointer (&text, g_free);
+
+  /* the system generation switched: its applications come in */
+  tu_write (fp.sandbox, "system/2/tree/usr/share/applications/gamma.desktop",
+            "[Desktop Entry]\nType=Application\nName=Gamma\nExec=gamma\n");
+  tu_write (fp.sandbox, "sandbox.conf",
+            "[Sandbox]\nProfile=x\nName=FP\nBase=rootfs\nFamily=apt\n");
+  fp_sync (&fp, conf);
+  g_assert_null (fp_exported (&fp, "gamma.desktop"));
+  tu_write (fp.sandbox, "system/current", "2\n");
+  fp_sync (&fp, current);
+  text = fp_exported (&fp, "gamma.desktop");
+  g_assert_nonnull (text);
+  g_clear_pointer (&text, g_free);
+
+  /* the exports changed by someone else (glimpse export, no cache): the
+   * cache forgets what it knew */
+  {
+    g_autoptr(GlExportContext) other = gl_export_context_new ("/usr/bin/glimpse-launch", "/usr/bin/glimpse");
+    g_autoptr(GError) error = NULL;
+    guint hits = gl_export_cache_n_hits (fp.ctx->cache);
+
+    other->app_folders = FALSE;
+    g_assert_true (gl_export_unexport (other, "fp", &error));
+    g_assert_no_error (error);
+    g_assert_true (gl_export_store_sync_sandbox (fp.ctx, fp.store, "fp", "/", NULL, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (gl_export_cache_n_hits (fp.ctx->cache), ==, hits);
+    text = fp_exported (&fp, "gamma.desktop");
+    g_assert_nonnull (text);
+    g_clear_pointer (&text, g_free);
+  }
+
+  gl_export_context_free (fp.ctx);
+  {
+    const char *rm[] = { "rm", "-rf", tmp, NULL };
+    g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  }
+  g_free (fp.store);
+  g_free (fp.sandbox);
+  g_free (fp.rootfs);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -518,5 +753,6 @@ main (int argc, char **argv)
   g_test_add_func ("/export/thunar-merge", test_thunar_merge);
   g_test_add_func ("/export/app-folders", test_app_folders);
   g_test_add_func ("/export/open-find", test_open_find);
+  g_test_add_func ("/export/fingerprint", test_fingerprint);
   return g_test_run ();
 }

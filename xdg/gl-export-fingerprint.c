@@ -1,0 +1,401 @@
+/* gl-export-fingerprint.c: what a sandbox's export is made from, as one
+ * digest, so a resync of an unchanged sandbox only stats and compares
+ *
+ * The fingerprint of a source covers everything its plan reads: the
+ * context and the source's own fields (which carry sandbox.conf's name and
+ * launchers, the user's choice and, through the layers' paths, the system
+ * generation), and the lstat of every file and directory in the places the
+ * plan lists or reads — the applications directories, every icon theme down
+ * to its files, pixmaps, the host's applications directory of a host
+ * sandbox, and the icon files it found elsewhere (an absolute Icon=).  A
+ * directory's mtime and ctime change when a name in it comes or goes; a
+ * file's inode, size and ctime when it is written or replaced (ctime cannot
+ * be set back).  A link is followed inside its tree and its target's stat
+ * counted too.
+ *
+ * The same stat can hide two writes within one tick of the file system's
+ * clock (or one second on a file system without nanoseconds): a
+ * fingerprint with an input changed that recently is "racy" and never
+ * recorded, as git does with its index.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "gl-export-private.h"
+#include "gl-tree.h"
+
+/* Bumped whenever the plan reads something new or writes differently */
+#define FINGERPRINT_VERSION "glimpse-export-fingerprint 1"
+
+/* A change this close to the start (or, without nanoseconds, within two
+ * seconds) may share its stat with an earlier one */
+#define RACY_NS (50 * G_GINT64_CONSTANT (1000000))
+#define RACY_COARSE_NS (2 * G_GINT64_CONSTANT (1000000000))
+
+#define APPS_DEPTH 8    /* as gl_export_source_scan descends */
+#define ICONS_DEPTH 3   /* icons/<theme>/<a>/<b>/<file> */
+
+typedef struct {
+  char *id;
+  guint8 digest[32];
+  gboolean valid;
+  guint n_exported;
+  guint n_files;
+  GStrv extra;        /* icon files read outside the listed places */
+} CacheEntry;
+
+struct _GlExportCache {
+  char *manifest_key;   /* the manifest as the last run left it */
+  GHashTable *entries;  /* id -> CacheEntry */
+  guint hits;           /* runs that found nothing to do */
+};
+
+static void
+cache_entry_free (CacheEntry *e)
+{
+  g_free (e->id);
+  g_strfreev (e->extra);
+  g_free (e);
+}
+
+GlExportCache *
+gl_export_cache_new (void)
+{
+  GlExportCache *cache = g_new0 (GlExportCache, 1);
+
+  cache->entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                          (GDestroyNotify) cache_entry_free);
+  return cache;
+}
+
+void
+gl_export_cache_free (GlExportCache *cache)
+{
+  if (cache == NULL)
+    return;
+  g_free (cache->manifest_key);
+  g_hash_table_unref (cache->entries);
+  g_free (cache);
+}
+
+/* ------------------------------------------------------------ the digest */
+
+typedef struct {
+  GChecksum *sum;
+  gint64 since_ns;   /* a ctime at or after this is racy */
+  gboolean racy;
+} Fingerprint;
+
+static void
+add_str (Fingerprint *fp, const char *s)
+{
+  g_checksum_update (fp->sum, (const guchar *) (s != NULL ? s : "\1"), s != NULL ? strlen (s) + 1 : 1);
+}
+
+static void
+add_strv (Fingerprint *fp, const char * const *v)
+{
+  gsize n = v != NULL ? g_strv_length ((GStrv) v) : 0;
+  char count[32];
+
+  g_snprintf (count, sizeof count, "%c%zu", v != NULL ? 'v' : 'n', n);
+  add_str (fp, count);
+  for (gsize i = 0; i < n; i++)
+    add_str (fp, v[i]);
+}
+
+static void
+add_stat_buf (Fingerprint *fp, const struct stat *st)
+{
+  gint64 rec[8] = {
+    (gint64) st->st_dev, (gint64) st->st_ino, (gint64) st->st_size, (gint64) st->st_mode,
+    (gint64) st->st_mtim.tv_sec, (gint64) st->st_mtim.tv_nsec,
+    (gint64) st->st_ctim.tv_sec, (gint64) st->st_ctim.tv_nsec,
+  };
+  gint64 ctime_ns = (gint64) st->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_ctim.tv_nsec;
+  gint64 margin = st->st_ctim.tv_nsec == 0 ? RACY_COARSE_NS : RACY_NS;
+
+  g_checksum_update (fp->sum, (const guchar *) rec, sizeof rec);
+  if (ctime_ns >= fp->since_ns - margin)
+    fp->racy = TRUE;
+}
+
+/* lstat of @path; FALSE (and the error counted) if there is none */
+static gboolean
+add_lstat (Fingerprint *fp, const char *path, struct stat *st)
+{
+  if (lstat (path, st) != 0)
+    {
+      char e[16];
+
+      g_snprintf (e, sizeof e, "!%d", errno);
+      add_str (fp, e);
+      return FALSE;
+    }
+  add_stat_buf (fp, st);
+  return TRUE;
+}
+
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* @dir (host path; @rel the same inside @root, or NULL outside any root)
+ * and every name in it, down @depth levels of directories */
+static void
+add_tree (Fingerprint *fp, const char *root, const char *dir, const char *rel, int depth)
+{
+  struct stat st;
+  DIR *d;
+  struct dirent *de;
+  g_autoptr(GPtrArray) names = NULL;
+
+  add_str (fp, dir);
+  if (!add_lstat (fp, dir, &st) || !S_ISDIR (st.st_mode) || (d = opendir (dir)) == NULL)
+    return;
+  names = g_ptr_array_new_with_free_func (g_free);
+  while ((de = readdir (d)) != NULL)
+    if (strcmp (de->d_name, ".") != 0 && strcmp (de->d_name, "..") != 0)
+      g_ptr_array_add (names, g_strdup (de->d_name));
+  closedir (d);
+  g_ptr_array_sort (names, compare_names);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = names->pdata[i];
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *sub_rel = rel != NULL ? g_build_filename (rel, name, NULL) : NULL;
+
+      add_str (fp, name);
+      if (!add_lstat (fp, path, &st))
+        continue;
+      if (S_ISLNK (st.st_mode))
+        {
+          /* where it leads inside the tree (or, outside one, on the host) */
+          g_autofree char *target = root != NULL && sub_rel != NULL
+            ? gl_tree_resolve (root, sub_rel) : g_strdup (path);
+          struct stat tst;
+
+          add_str (fp, target);
+          if (target != NULL && stat (target, &tst) == 0)
+            {
+              add_stat_buf (fp, &tst);
+              if (S_ISDIR (tst.st_mode) && depth > 0)
+                add_tree (fp, root, target, sub_rel, depth - 1);
+            }
+          continue;
+        }
+      if (S_ISDIR (st.st_mode) && depth > 0)
+        add_tree (fp, root, path, sub_rel, depth - 1);
+    }
+}
+
+/* The root @path lies in and @path inside it, or NULL */
+static const char *
+rel_in_roots (GlExportSource *source, const char *path, const char **root)
+{
+  for (gsize i = 0; source->data_roots != NULL && source->data_roots[i] != NULL; i++)
+    {
+      gsize n = strlen (source->data_roots[i]);
+
+      if (strncmp (path, source->data_roots[i], n) == 0 && path[n] == '/')
+        {
+          *root = source->data_roots[i];
+          return path + n + 1;
+        }
+    }
+  *root = NULL;
+  return NULL;
+}
+
+static void
+add_resolved_tree (Fingerprint *fp, const char *root, const char *rel, int depth)
+{
+  g_autofree char *real = gl_tree_resolve (root, rel);
+
+  add_str (fp, rel);
+  if (real == NULL)
+    {
+      add_str (fp, "!");
+      return;
+    }
+  add_tree (fp, root, real, rel, depth);
+}
+
+gint64
+gl_export_fingerprint_clock (void)
+{
+  struct timespec ts;
+
+  /* the clock the kernel stamps files with */
+  clock_gettime (CLOCK_REALTIME_COARSE, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+/* The digest of @source's inputs as they are now; *racy when one of them
+ * changed since @since_ns (gl_export_fingerprint_clock) or just before. */
+static void
+fingerprint (GlExportContext *ctx, GlExportSource *source, const char * const *extra,
+             gint64 since_ns, guint8 digest[32], gboolean *racy)
+{
+  Fingerprint fp = { g_checksum_new (G_CHECKSUM_SHA256), since_ns, FALSE };
+  gsize len = 32;
+  struct stat st;
+
+  add_str (&fp, FINGERPRINT_VERSION);
+  add_str (&fp, ctx->data_home);
+  add_str (&fp, ctx->config_home);
+  add_str (&fp, ctx->launcher);
+  add_str (&fp, ctx->glimpse);
+  add_str (&fp, ctx->app_folders ? "f1" : "f0");
+  add_str (&fp, ctx->file_managers ? "m1" : "m0");
+  add_str (&fp, ctx->caja_scripts ? "c1" : "c0");
+  add_str (&fp, ctx->run_tool != NULL ? "t1" : "t0");
+
+  add_str (&fp, source->id);
+  add_str (&fp, source->name);
+  add_strv (&fp, (const char * const *) source->app_dirs);
+  add_str (&fp, source->exclude_apps_dir);
+  add_strv (&fp, (const char * const *) source->data_roots);
+  add_strv (&fp, (const char * const *) source->launchers);
+  add_strv (&fp, (const char * const *) source->added);
+  add_strv (&fp, (const char * const *) source->removed);
+  add_str (&fp, source->control_entries ? "e1" : "e0");
+
+  for (gsize i = 0; source->app_dirs != NULL && source->app_dirs[i] != NULL; i++)
+    {
+      const char *root = NULL;
+      const char *rel = rel_in_roots (source, source->app_dirs[i], &root);
+
+      add_tree (&fp, root, source->app_dirs[i], rel, APPS_DEPTH);
+    }
+  if (source->exclude_apps_dir != NULL)
+    add_lstat (&fp, source->exclude_apps_dir, &st);
+
+  for (gsize i = 0; source->data_roots != NULL && source->data_roots[i] != NULL; i++)
+    {
+      const char *root = source->data_roots[i];
+      static const char * const chain[] = { "usr", "usr/share", NULL };
+
+      add_str (&fp, root);
+      add_lstat (&fp, root, &st);
+      for (gsize c = 0; chain[c] != NULL; c++)
+        {
+          g_autofree char *path = g_build_filename (root, chain[c], NULL);
+          add_lstat (&fp, path, &st);
+        }
+      add_resolved_tree (&fp, root, "usr/share/icons", ICONS_DEPTH);
+      add_resolved_tree (&fp, root, "usr/share/pixmaps", 0);
+    }
+
+  add_strv (&fp, extra);
+  for (gsize i = 0; extra != NULL && extra[i] != NULL; i++)
+    {
+      struct stat est;
+      if (stat (extra[i], &est) == 0)
+        add_stat_buf (&fp, &est);
+      else
+        add_str (&fp, "!");
+    }
+
+  g_checksum_get_digest (fp.sum, digest, &len);
+  g_checksum_free (fp.sum);
+  *racy = fp.racy;
+}
+
+/* ------------------------------------------------------------- the cache */
+
+void
+gl_export_cache_begin (GlExportCache *cache, const char *manifest_path)
+{
+  g_autofree char *now = gl_manifest_stat_key (manifest_path);
+
+  /* another run (glimpse export) changed the exports: nothing is known */
+  if (g_strcmp0 (now, cache->manifest_key) != 0)
+    g_hash_table_remove_all (cache->entries);
+}
+
+void
+gl_export_cache_end (GlExportCache *cache, const char *manifest_path)
+{
+  g_free (cache->manifest_key);
+  cache->manifest_key = gl_manifest_stat_key (manifest_path);
+}
+
+void
+gl_export_cache_note_hit (GlExportCache *cache)
+{
+  cache->hits++;
+}
+
+guint
+gl_export_cache_n_hits (GlExportCache *cache)
+{
+  return cache->hits;
+}
+
+void
+gl_export_cache_forget (GlExportCache *cache, const char *id)
+{
+  g_hash_table_remove (cache->entries, id);
+}
+
+GlFingerprint *
+gl_export_fingerprint_new (GlExportCache *cache, GlExportContext *ctx, GlExportSource *source,
+                           gint64 since_ns)
+{
+  CacheEntry *e = g_hash_table_lookup (cache->entries, source->id);
+  GlFingerprint *f = g_new0 (GlFingerprint, 1);
+
+  f->extra = e != NULL ? g_strdupv (e->extra) : NULL;
+  fingerprint (ctx, source, (const char * const *) f->extra, since_ns, f->digest, &f->racy);
+  return f;
+}
+
+void
+gl_fingerprint_free (GlFingerprint *f)
+{
+  if (f == NULL)
+    return;
+  g_strfreev (f->extra);
+  g_free (f);
+}
+
+gboolean
+gl_export_cache_matches (GlExportCache *cache, GlExportSource *source, GlFingerprint *f,
+                         guint *n_files)
+{
+  CacheEntry *e = g_hash_table_lookup (cache->entries, source->id);
+
+  if (e == NULL || !e->valid || memcmp (e->digest, f->digest, sizeof e->digest) != 0)
+    return FALSE;
+  source->n_exported = e->n_exported;
+  *n_files = e->n_files;
+  return TRUE;
+}
+
+void
+gl_export_cache_record (GlExportCache *cache, GlExportSource *source, GlFingerprint *f,
+                        const char * const *extra, guint n_files)
+{
+  CacheEntry *e = g_new0 (CacheEntry, 1);
+  gboolean same_extra = g_strv_equal ((const char * const *) (f->extra != NULL ? f->extra : (GStrv) (char *[]) { NULL }),
+                                      extra != NULL ? extra : (const char * const *) (char *[]) { NULL });
+
+  e->id = g_strdup (source->id);
+  /* a digest made with other extra files than this plan read is not the
+   * digest of its inputs: the next run makes one */
+  e->valid = !f->racy && same_extra;
+  memcpy (e->digest, f->digest, sizeof e->digest);
+  e->n_exported = source->n_exported;
+  e->n_files = n_files;
+  e->extra = extra != NULL && extra[0] != NULL ? g_strdupv ((GStrv) extra) : NULL;
+  g_hash_table_replace (cache->entries, e->id, e);
+}
