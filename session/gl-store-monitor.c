@@ -11,8 +11,10 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 #include <glib-unix.h>
@@ -169,25 +171,34 @@ end_rearm (GlStoreMonitor *self, const char *id, GHashTable *wds)
   g_hash_table_insert (self->sandboxes, g_strdup (id), wds);
 }
 
-/* Every directory below @dir down to @depth levels */
+/* Every directory below @dir down to @depth levels (never through a link);
+ * the kind of each entry from the listing itself, so the files in an icon
+ * directory cost no stat each */
 static void
 add_tree (GlStoreMonitor *self, const char *dir, const char *id, int depth, GHashTable *wds)
 {
-  g_autoptr(GDir) d = NULL;
-  const char *name;
+  DIR *d;
+  struct dirent *de;
 
   if (add_watch (self, dir, id, NULL, wds) < 0 || depth == 0)
     return;
-  d = g_dir_open (dir, 0, NULL);
+  d = opendir (dir);
   if (d == NULL)
     return;
-  while ((name = g_dir_read_name (d)) != NULL)
+  while ((de = readdir (d)) != NULL)
     {
-      g_autofree char *sub = g_build_filename (dir, name, NULL);
+      g_autofree char *sub = NULL;
+      struct stat st;
 
-      if (g_file_test (sub, G_FILE_TEST_IS_DIR) && !g_file_test (sub, G_FILE_TEST_IS_SYMLINK))
-        add_tree (self, sub, id, depth - 1, wds);
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0 ||
+          (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+        continue;
+      sub = g_build_filename (dir, de->d_name, NULL);
+      if (de->d_type == DT_UNKNOWN && (lstat (sub, &st) != 0 || !S_ISDIR (st.st_mode)))
+        continue;
+      add_tree (self, sub, id, depth - 1, wds);
     }
+  closedir (d);
 }
 
 /* The chain root, root/usr, root/usr/share, each interested only in the
