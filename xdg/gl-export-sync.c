@@ -192,6 +192,7 @@ typedef struct {
   char *apps_dir;
   char *icons_dir;
   gboolean desktop_changed;
+  gboolean claims_changed;         /* the MIME types the exported entries claim may differ */
   gboolean icons_changed;
   GlExportStats stats;
   GPtrArray *warnings;
@@ -340,6 +341,38 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
   return g_hash_table_size (write_set) == 0 || gl_manifest_save (run->m, error);
 }
 
+/* MimeType= of the desktop entry @data, or NULL */
+static char *
+claimed_mime_types (const char *data, gsize len)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+
+  if (data == NULL || !g_key_file_load_from_data (kf, data, len, G_KEY_FILE_NONE, NULL))
+    return NULL;
+  return g_key_file_get_string (kf, DE_GROUP, "MimeType", NULL);
+}
+
+/* Whether writing @bytes over @path changes the types the entries claim
+ * (the defaults of gl-export-defaults.c depend on nothing else of them) */
+static gboolean
+claims_differ (SyncRun *run, const char *path, GBytes *bytes)
+{
+  g_autofree char *old = NULL;
+  gsize old_len = 0;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  gsize len;
+  const char *data;
+
+  if (!g_str_has_suffix (path, ".desktop") || !g_str_has_prefix (path, run->apps_dir))
+    return FALSE;
+  data = g_bytes_get_data (bytes, &len);
+  after = claimed_mime_types (data, len);
+  if (g_file_get_contents (path, &old, &old_len, NULL))
+    before = claimed_mime_types (old, old_len);
+  return g_strcmp0 (before, after) != 0;
+}
+
 static void
 sync_write (SyncRun *run, GHashTable *write_set)
 {
@@ -353,6 +386,8 @@ sync_write (SyncRun *run, GHashTable *write_set)
       g_autoptr(GError) werr = NULL;
       g_autoptr(GBytes) bytes = gl_plan_file_bytes (f, &werr);
 
+      if (bytes != NULL && !run->claims_changed && claims_differ (run, f->path, bytes))
+        run->claims_changed = TRUE;
       if (bytes == NULL || !write_file (run->m, f->path, bytes, f->mode, &werr))
         {
           gl_export_add_warning (run->warnings, &run->stats, werr);
@@ -438,6 +473,8 @@ sync_remove_stale (SyncRun *run)
         }
       run->stats.removed++;
       note_change (run, mf->path);
+      if (g_str_has_suffix (mf->path, ".desktop") && g_str_has_prefix (mf->path, run->apps_dir))
+        run->claims_changed = TRUE;
       g_hash_table_iter_remove (&iter);
     }
 
@@ -811,11 +848,12 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   sync_remove_stale (&run);
   sync_shared (&run);
   sync_caches (&run);
-  /* the defaults depend on the exported entries (and the host's): again
-   * when an entry changed, and on every complete sync (start-up, "glimpse
-   * export"); not on a refresh that changed no entry, which would read
-   * every exported entry and the host's applications for nothing */
-  if (run.desktop_changed || complete)
+  /* the defaults depend on the types the exported entries claim (and the
+   * host's applications): again when those may have changed, and on every
+   * complete sync (start-up, "glimpse export"); not on a refresh that
+   * changed no entry's MimeType, which would read every exported entry and
+   * the host's applications for nothing */
+  if (run.claims_changed || complete)
     gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
   if (!sync_finish (&run, error))
     return FALSE;
