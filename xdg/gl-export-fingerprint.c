@@ -52,6 +52,8 @@ typedef struct {
 struct _GlExportCache {
   char *manifest_key;   /* the manifest as the last run left it */
   GHashTable *entries;  /* id -> CacheEntry */
+  GHashTable *apps;     /* id -> (path -> GlAppMemo) */
+  gint64 since;         /* the clock when the current run started */
   guint hits;           /* runs that found nothing to do */
 };
 
@@ -70,6 +72,8 @@ gl_export_cache_new (void)
 
   cache->entries = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                           (GDestroyNotify) cache_entry_free);
+  cache->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                       (GDestroyNotify) gl_app_memos_free);
   return cache;
 }
 
@@ -80,6 +84,7 @@ gl_export_cache_free (GlExportCache *cache)
     return;
   g_free (cache->manifest_key);
   g_hash_table_unref (cache->entries);
+  g_hash_table_unref (cache->apps);
   g_free (cache);
 }
 
@@ -345,6 +350,124 @@ void
 gl_export_cache_forget (GlExportCache *cache, const char *id)
 {
   g_hash_table_remove (cache->entries, id);
+}
+
+void
+gl_export_cache_drop (GlExportCache *cache, const char *id)
+{
+  g_hash_table_remove (cache->entries, id);
+  g_hash_table_remove (cache->apps, id);
+}
+
+/* -------------------------------------------------- each entry's memo */
+
+static void
+stat_record (const struct stat *st, gint64 rec[8])
+{
+  rec[0] = (gint64) st->st_dev;
+  rec[1] = (gint64) st->st_ino;
+  rec[2] = (gint64) st->st_size;
+  rec[3] = (gint64) st->st_mode;
+  rec[4] = (gint64) st->st_mtim.tv_sec;
+  rec[5] = (gint64) st->st_mtim.tv_nsec;
+  rec[6] = (gint64) st->st_ctim.tv_sec;
+  rec[7] = (gint64) st->st_ctim.tv_nsec;
+}
+
+#define MEMOS_PER_BLOCK 128
+
+struct _GlAppMemos {
+  GHashTable *index;      /* path (in strings) -> GlAppMemo (in blocks) */
+  GStringChunk *strings;
+  GPtrArray *blocks;      /* GlAppMemo[MEMOS_PER_BLOCK] */
+  guint used;             /* in the last block */
+};
+
+GlAppMemos *
+gl_app_memos_new (void)
+{
+  GlAppMemos *memos = g_new0 (GlAppMemos, 1);
+
+  memos->index = g_hash_table_new (g_str_hash, g_str_equal);
+  memos->strings = g_string_chunk_new (8192);
+  memos->blocks = g_ptr_array_new_with_free_func (g_free);
+  memos->used = MEMOS_PER_BLOCK;
+  return memos;
+}
+
+void
+gl_app_memos_free (GlAppMemos *memos)
+{
+  if (memos == NULL)
+    return;
+  g_hash_table_unref (memos->index);
+  g_string_chunk_free (memos->strings);
+  g_ptr_array_unref (memos->blocks);
+  g_free (memos);
+}
+
+GlAppMemo *
+gl_app_memos_lookup (GlAppMemos *memos, const char *path)
+{
+  return memos != NULL ? g_hash_table_lookup (memos->index, path) : NULL;
+}
+
+GlAppMemo *
+gl_app_memos_add (GlAppMemos *memos, const char *path, const GlAppMemo *memo)
+{
+  GlAppMemo *copy;
+
+  if (memos->used == MEMOS_PER_BLOCK)
+    {
+      g_ptr_array_add (memos->blocks, g_new (GlAppMemo, MEMOS_PER_BLOCK));
+      memos->used = 0;
+    }
+  copy = (GlAppMemo *) memos->blocks->pdata[memos->blocks->len - 1] + memos->used++;
+  *copy = *memo;
+  copy->name = memo->name != NULL ? g_string_chunk_insert (memos->strings, memo->name) : NULL;
+  copy->icon = memo->icon != NULL ? g_string_chunk_insert (memos->strings, memo->icon) : NULL;
+  g_hash_table_replace (memos->index, g_string_chunk_insert (memos->strings, path), copy);
+  return copy;
+}
+
+gboolean
+gl_app_memo_matches (const GlAppMemo *memo, const struct stat *st)
+{
+  gint64 rec[8];
+
+  stat_record (st, rec);
+  return memcmp (rec, memo->st, sizeof rec) == 0;
+}
+
+gboolean
+gl_app_memo_init (GlExportCache *cache, GlAppMemo *memo, const struct stat *st)
+{
+  gint64 ctime_ns = (gint64) st->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_ctim.tv_nsec;
+  gint64 margin = st->st_ctim.tv_nsec == 0 ? RACY_COARSE_NS : RACY_NS;
+
+  if (cache->since == 0 || ctime_ns >= cache->since - margin)
+    return FALSE;
+  memset (memo, 0, sizeof *memo);
+  stat_record (st, memo->st);
+  return TRUE;
+}
+
+GlAppMemos *
+gl_export_cache_apps (GlExportCache *cache, const char *id)
+{
+  return g_hash_table_lookup (cache->apps, id);
+}
+
+void
+gl_export_cache_set_apps (GlExportCache *cache, const char *id, GlAppMemos *apps)
+{
+  g_hash_table_insert (cache->apps, g_strdup (id), apps);
+}
+
+void
+gl_export_cache_set_since (GlExportCache *cache, gint64 since_ns)
+{
+  cache->since = since_ns;
 }
 
 GlFingerprint *

@@ -269,6 +269,42 @@ read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIn
   return g_steal_pointer (&exported);
 }
 
+/* What an entry's export is made from besides the entry: its names, the
+ * launcher, the icon it found */
+static void
+export_key (GlExportContext *ctx, GlExportSource *source, GlApp *app, const char *icon_name,
+            guint8 key[32])
+{
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  const char *parts[] = { "glimpse-export-entry 1", app->desktop_id, source->id, source->name,
+                          ctx->launcher, icon_name != NULL ? icon_name : "" };
+  gsize len = 32;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (parts); i++)
+    g_checksum_update (sum, (const guchar *) parts[i], strlen (parts[i]) + 1);
+  g_checksum_get_digest (sum, key, &len);
+}
+
+/* The checksum @dest keeps if it is the export @memo made with @key and
+ * nobody changed it since, else NULL */
+static const char *
+memo_unchanged (GlManifest *m, const char *dest, GlAppMemo *memo, const guint8 key[32])
+{
+  GlManifestFile *mf;
+  g_autofree char *now = NULL;
+
+  if (memo == NULL || memo->out_sum[0] == '\0' || memcmp (memo->out_key, key, 32) != 0 || m == NULL)
+    return NULL;
+  mf = g_hash_table_lookup (m->files, dest);
+  if (mf == NULL || mf->stat == NULL || g_strv_length (mf->checksums) != 1 ||
+      strcmp (mf->checksums[0], memo->out_sum) != 0)
+    return NULL;
+  now = gl_manifest_stat_key (dest);
+  if (now == NULL || strcmp (now, mf->stat) != 0)
+    return NULL;
+  return memo->out_sum;
+}
+
 static void
 collision (GPtrArray *warnings, GlExportStats *stats, const char *what, const char *sandbox_id,
            const char *path)
@@ -285,7 +321,8 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m, GlExport
 {
   GlPlanSandbox *r = g_new0 (GlPlanSandbox, 1);
   g_autoptr(GPtrArray) scan_warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
-  g_autoptr(GPtrArray) apps = gl_export_source_scan (source, scan_warnings);
+  g_autoptr(GPtrArray) apps = gl_export_source_scan_memo (source, ctx->cache, scan_warnings);
+  GlAppMemos *memos = ctx->cache != NULL ? gl_export_cache_apps (ctx->cache, source->id) : NULL;
   g_autofree char *apps_dir = g_build_filename (ctx->data_home, "applications", NULL);
   const char *no_roots[] = { NULL };
   g_autoptr(GlIconIndex) icons = gl_icon_index_new (source->data_roots != NULL
@@ -311,26 +348,73 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m, GlExport
       g_autofree char *data = NULL;
       gsize len;
 
+      GlAppMemo *memo;
+      guint8 key[32];
+      const char *kept = NULL;
+
       if (!app->exported)
         continue;
-      icon = g_key_file_get_string (app->entry, DE_GROUP, "Icon", NULL);
+      icon = g_strdup (app->icon);
       if (icon != NULL)
         icon_name = read_icon (ctx, m, source, icons, icon, copies, r->extra, stats, warnings);
-      out = gl_export_rewrite_entry (app->entry, app->desktop_id, source->id, source->name,
-                                     ctx->launcher, icon_name, &error);
-      if (out == NULL)
-        {
-          g_prefix_error (&error, "Not exporting %s of sandbox %s: ", app->desktop_id, source->id);
-          gl_export_add_warning (warnings, stats, error);
-          continue;
-        }
       file = gl_export_desktop_file_name (source->id, app->desktop_id);
       dest = g_build_filename (apps_dir, file, NULL);
-      data = g_key_file_to_data (out, &len, NULL);
-      if (!gl_plan_add (plan, dest, source->id, data, len, 0644))
+
+      /* the entry as an earlier run read it, its export as that run left
+       * it: neither is read again */
+      memo = gl_app_memos_lookup (memos, app->path);
+      if (memo != NULL)
         {
-          collision (warnings, stats, app->desktop_id, source->id, dest);
-          continue;
+          export_key (ctx, source, app, icon_name, key);
+          kept = memo_unchanged (m, dest, memo, key);
+        }
+      if (kept != NULL)
+        {
+          GlPlanFile *f = g_new0 (GlPlanFile, 1);
+
+          f->path = g_strdup (dest);
+          f->sandbox = g_strdup (source->id);
+          f->keep = TRUE;
+          f->want = g_strdup (kept);
+          f->mode = 0644;
+          if (!gl_plan_add_file (plan, f))
+            {
+              collision (warnings, stats, app->desktop_id, source->id, dest);
+              continue;
+            }
+        }
+      else
+        {
+          if (app->entry == NULL &&
+              (app->entry = gl_export_source_load_entry (source, app->path, &error)) == NULL)
+            {
+              g_prefix_error (&error, "Skipping %s of sandbox %s: ", app->desktop_id, source->id);
+              gl_export_add_warning (warnings, stats, error);
+              continue;
+            }
+          out = gl_export_rewrite_entry (app->entry, app->desktop_id, source->id, source->name,
+                                         ctx->launcher, icon_name, &error);
+          /* not kept until the plan ends: one entry at a time in memory */
+          g_clear_pointer (&app->entry, g_key_file_unref);
+          if (out == NULL)
+            {
+              g_prefix_error (&error, "Not exporting %s of sandbox %s: ", app->desktop_id, source->id);
+              gl_export_add_warning (warnings, stats, error);
+              continue;
+            }
+          data = g_key_file_to_data (out, &len, NULL);
+          if (!gl_plan_add (plan, dest, source->id, data, len, 0644))
+            {
+              collision (warnings, stats, app->desktop_id, source->id, dest);
+              continue;
+            }
+          if (memo != NULL)
+            {
+              GlPlanFile *f = g_hash_table_lookup (plan, dest);
+
+              memcpy (memo->out_key, key, sizeof key);
+              g_strlcpy (memo->out_sum, gl_plan_file_checksum (f), sizeof memo->out_sum);
+            }
         }
       for (guint c = 0; c < copies->len; c++)
         {

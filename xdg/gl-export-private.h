@@ -8,6 +8,8 @@
 #include "gl-export.h"
 #include "gl-manifest.h"
 
+#include <sys/stat.h>
+
 G_BEGIN_DECLS
 
 #define DE_GROUP G_KEY_FILE_DESKTOP_GROUP
@@ -94,6 +96,46 @@ void gl_export_defaults_sync (GlExportContext *ctx, GlManifest *m, GlExportStats
  * (if non-NULL). */
 void gl_export_add_warning (GPtrArray *warnings, GlExportStats *stats, const GError *error);
 
+/* What one desktop entry of a sandbox was, as an earlier scan read it, and
+ * what its export was made into (gl-export-fingerprint.c) */
+typedef struct {
+  gint64 st[8];          /* its lstat when read (dev, ino, size, mode, mtime, ctime) */
+  gboolean runnable;
+  gboolean visible;
+  const char *name;
+  const char *icon;
+  guint8 out_key[32];    /* what else the export was made from (gl_plan_sandbox) */
+  char out_sum[65];      /* the checksum of the export, or "" */
+} GlAppMemo;
+
+/* One sandbox's memos, path -> GlAppMemo, kept in a few large blocks (an
+ * agent keeps thousands of them: one allocation each would pin pages of
+ * the heap all over) */
+typedef struct _GlAppMemos GlAppMemos;
+
+GlAppMemos *gl_app_memos_new (void);
+void        gl_app_memos_free (GlAppMemos *memos);
+GlAppMemo  *gl_app_memos_lookup (GlAppMemos *memos, const char *path);
+/* A copy of @memo (its strings too) for @path in @memos */
+GlAppMemo  *gl_app_memos_add (GlAppMemos *memos, const char *path, const GlAppMemo *memo);
+/* TRUE if @st is the stat @memo was read with */
+gboolean    gl_app_memo_matches (const GlAppMemo *memo, const struct stat *st);
+/* FALSE if a file with @st changed too recently (after the run's start
+ * - 50 ms) to trust its stat later; else @memo's stat set from it */
+gboolean    gl_app_memo_init (GlExportCache *cache, GlAppMemo *memo, const struct stat *st);
+/* Sandbox @id's memos, or NULL */
+GlAppMemos *gl_export_cache_apps (GlExportCache *cache, const char *id);
+/* Replaces them with @apps (taken) */
+void        gl_export_cache_set_apps (GlExportCache *cache, const char *id, GlAppMemos *apps);
+void        gl_export_cache_set_since (GlExportCache *cache, gint64 since_ns);
+
+/* The scan of gl_export_source_scan, with the memos of @cache (may be
+ * NULL): an entry whose stat did not change is not read again. */
+GPtrArray  *gl_export_source_scan_memo (GlExportSource *source, GlExportCache *cache,
+                                        GPtrArray *warnings);
+/* Reads the entry at @path of @source (inside its tree, capped). */
+GKeyFile   *gl_export_source_load_entry (GlExportSource *source, const char *path, GError **error);
+
 /* A source's input fingerprint (gl-export-fingerprint.c) */
 typedef struct {
   guint8 digest[32];
@@ -111,6 +153,8 @@ void           gl_export_cache_begin (GlExportCache *cache, const char *manifest
 /* A run ended: the manifest as it left it */
 void           gl_export_cache_end (GlExportCache *cache, const char *manifest_path);
 void           gl_export_cache_forget (GlExportCache *cache, const char *id);
+/* Sandbox @id is gone: its memos too */
+void           gl_export_cache_drop (GlExportCache *cache, const char *id);
 /* Runs that found every source unchanged and did nothing (tests) */
 void           gl_export_cache_note_hit (GlExportCache *cache);
 guint          gl_export_cache_n_hits (GlExportCache *cache);

@@ -52,6 +52,7 @@ gl_app_free (GlApp *app)
   g_free (app->desktop_id);
   g_free (app->path);
   g_free (app->name);
+  g_free (app->icon);
   if (app->entry != NULL)
     g_key_file_unref (app->entry);
   g_free (app);
@@ -173,8 +174,8 @@ root_of (GlExportSource *source, const char *path, const char * const **under)
 
 /* Reads one entry inside its tree: never a FIFO, a device, a link out of
  * the tree or a private file, never more than GL_TREE_MAX_ENTRY bytes. */
-static GKeyFile *
-load_entry (GlExportSource *source, const char *path, GError **error)
+GKeyFile *
+gl_export_source_load_entry (GlExportSource *source, const char *path, GError **error)
 {
   const char * const *under = NULL;
   const char *root = root_of (source, path, &under);
@@ -212,9 +213,69 @@ scan_warning (GPtrArray *warnings, GError *error)
     g_ptr_array_add (warnings, g_error_copy (error));
 }
 
+/* What the scan needs of an entry: read, or known from its memo in @old
+ * (a copy goes to @fresh) */
+static gboolean
+scan_entry (GlExportSource *source, GlApp *app, GlAppMemos *old, GlAppMemos *fresh,
+            GlExportCache *cache, GError **error)
+{
+  struct stat st;
+  GlAppMemo memo;
+  gboolean memoize = FALSE;
+  g_autofree char *type = NULL;
+  g_autofree char *exec = NULL;
+  GKeyFile *kf;
+
+  /* a link may lead elsewhere without its own stat changing: read */
+  if (fresh != NULL && lstat (app->path, &st) == 0 && S_ISREG (st.st_mode))
+    {
+      GlAppMemo *known = gl_app_memos_lookup (old, app->path);
+
+      if (known != NULL && gl_app_memo_matches (known, &st))
+        {
+          gl_app_memos_add (fresh, app->path, known);
+          app->name = g_strdup (known->name);
+          app->icon = g_strdup (known->icon);
+          app->runnable = known->runnable;
+          app->visible = known->visible;
+          return TRUE;
+        }
+      memoize = gl_app_memo_init (cache, &memo, &st);
+    }
+
+  app->entry = gl_export_source_load_entry (source, app->path, error);
+  if (app->entry == NULL)
+    return FALSE;
+  kf = app->entry;
+  type = g_key_file_get_string (kf, DE_GROUP, "Type", NULL);
+  exec = g_key_file_get_string (kf, DE_GROUP, "Exec", NULL);
+  app->name = g_key_file_get_locale_string (kf, DE_GROUP, "Name", NULL, NULL);
+  app->icon = g_key_file_get_string (kf, DE_GROUP, "Icon", NULL);
+  app->runnable = g_strcmp0 (type, "Application") == 0 && exec != NULL && *exec != '\0' &&
+                  !g_key_file_get_boolean (kf, DE_GROUP, "Hidden", NULL);
+  app->visible = app->runnable && !g_key_file_get_boolean (kf, DE_GROUP, "NoDisplay", NULL);
+  if (memoize)
+    {
+      memo.name = app->name;
+      memo.icon = app->icon;
+      memo.runnable = app->runnable;
+      memo.visible = app->visible;
+      gl_app_memos_add (fresh, app->path, &memo);
+    }
+  return TRUE;
+}
+
 GPtrArray *
 gl_export_source_scan (GlExportSource *source, GPtrArray *warnings)
 {
+  return gl_export_source_scan_memo (source, NULL, warnings);
+}
+
+GPtrArray *
+gl_export_source_scan_memo (GlExportSource *source, GlExportCache *cache, GPtrArray *warnings)
+{
+  GlAppMemos *old = cache != NULL ? gl_export_cache_apps (cache, source->id) : NULL;
+  GlAppMemos *fresh = cache != NULL ? gl_app_memos_new () : NULL;
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_app_free);
   Scan scan = { seen, NULL, 0, FALSE };
@@ -251,29 +312,18 @@ gl_export_source_scan (GlExportSource *source, GPtrArray *warnings)
     {
       g_autoptr(GError) local_error = NULL;
       g_autoptr(GlApp) app = NULL;
-      g_autofree char *type = NULL;
-      g_autofree char *exec = NULL;
-      GKeyFile *kf;
 
       if (value == NULL)
         continue;
       app = g_new0 (GlApp, 1);
       app->desktop_id = g_strdup (key);
       app->path = g_strdup (value);
-      app->entry = load_entry (source, app->path, &local_error);
-      if (app->entry == NULL)
+      if (!scan_entry (source, app, old, fresh, cache, &local_error))
         {
           g_prefix_error (&local_error, "Skipping %s of sandbox %s: ", app->desktop_id, source->id);
           scan_warning (warnings, local_error);
           continue;
         }
-      kf = app->entry;
-      type = g_key_file_get_string (kf, DE_GROUP, "Type", NULL);
-      exec = g_key_file_get_string (kf, DE_GROUP, "Exec", NULL);
-      app->name = g_key_file_get_locale_string (kf, DE_GROUP, "Name", NULL, NULL);
-      app->runnable = g_strcmp0 (type, "Application") == 0 && exec != NULL && *exec != '\0' &&
-                      !g_key_file_get_boolean (kf, DE_GROUP, "Hidden", NULL);
-      app->visible = app->runnable && !g_key_file_get_boolean (kf, DE_GROUP, "NoDisplay", NULL);
       if (source->exclude_apps_dir != NULL)
         {
           g_autofree char *host = g_build_filename (source->exclude_apps_dir, app->desktop_id, NULL);
@@ -296,6 +346,9 @@ gl_export_source_scan (GlExportSource *source, GPtrArray *warnings)
       g_ptr_array_add (apps, g_steal_pointer (&app));
     }
   g_ptr_array_sort (apps, compare_apps);
+  /* the memos of entries gone go with the old table */
+  if (cache != NULL)
+    gl_export_cache_set_apps (cache, source->id, fresh);
   return g_steal_pointer (&apps);
 }
 

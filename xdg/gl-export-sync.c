@@ -736,6 +736,7 @@ sync_unchanged (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   gboolean all = TRUE;
 
   gl_export_cache_begin (ctx->cache, manifest_path);
+  gl_export_cache_set_since (ctx->cache, since);
   for (guint i = 0; i < sources->len; i++)
     {
       GlExportSource *source = sources->pdata[i];
@@ -765,9 +766,9 @@ sync_remember (SyncRun *run, GPtrArray *sources, GPtrArray *prints)
 
   gl_export_cache_end (cache, run->m->path);
   for (guint i = 0; i < run->gone->len; i++)
-    gl_export_cache_forget (cache, run->gone->pdata[i]);
+    gl_export_cache_drop (cache, run->gone->pdata[i]);
   for (guint i = 0; run->remove_ids != NULL && run->remove_ids[i] != NULL; i++)
-    gl_export_cache_forget (cache, run->remove_ids[i]);
+    gl_export_cache_drop (cache, run->remove_ids[i]);
   for (guint i = 0; i < sources->len; i++)
     {
       GlExportSource *source = sources->pdata[i];

@@ -49,7 +49,9 @@ typedef struct {
   gboolean runnable;  /* Type=Application, not Hidden, with Exec */
   gboolean on_host;   /* Base=host and the host has it too */
   gboolean exported;
-  GKeyFile *entry;    /* the entry as read (inside the sandbox's tree, size-capped) */
+  char *icon;         /* Icon= */
+  GKeyFile *entry;    /* the entry as read (inside the sandbox's tree, size-capped); NULL when
+                       * known from an earlier scan (GlExportContext.cache) and not read again */
 } GlApp;
 
 void gl_app_free (GlApp *app);
