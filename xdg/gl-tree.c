@@ -162,6 +162,18 @@ GBytes *
 gl_tree_read (const char *root, const char *path, const char * const *under,
               gsize max, guint *mode, GError **error)
 {
+  struct stat st;
+  GBytes *bytes = gl_tree_read_stat (root, path, under, max, &st, error);
+
+  if (bytes != NULL && mode != NULL)
+    *mode = st.st_mode & 07777;
+  return bytes;
+}
+
+GBytes *
+gl_tree_read_stat (const char *root, const char *path, const char * const *under,
+                   gsize max, struct stat *st_out, GError **error)
+{
   g_autofree char *rel = NULL;
   g_autofree char *buf = NULL;
   g_auto(TreeFd) root_fd = -1;
@@ -170,6 +182,7 @@ gl_tree_read (const char *root, const char *path, const char * const *under,
   gboolean allowed = under == NULL;
   struct stat st, st2;
   gsize len = 0;
+  gsize cap;
 
   /* the common case costs one openat2: a plain path without links is
    * opened as it is; only a path with a link in it is resolved component by
@@ -259,10 +272,20 @@ gl_tree_read (const char *root, const char *path, const char * const *under,
       return NULL;
     }
 
-  buf = g_malloc (max + 1);
+  /* room for what fstat says, and one byte to see it grow (then up to
+   * the cap): not the cap for every small file */
+  cap = MIN ((gsize) st2.st_size, max) + 1;
+  buf = g_malloc (cap);
   while (len <= max)
     {
-      gssize n = read (fd, buf + len, max + 1 - len);
+      gssize n;
+
+      if (len == cap)
+        {
+          cap = max + 1;
+          buf = g_realloc (buf, cap);
+        }
+      n = read (fd, buf + len, cap - len);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -280,7 +303,9 @@ gl_tree_read (const char *root, const char *path, const char * const *under,
       refuse (error, root, rel, "it grew past the size allowed while it was read");
       return NULL;
     }
-  if (mode != NULL)
-    *mode = st2.st_mode & 07777;
+  if (st_out != NULL)
+    *st_out = st2;
+  if (len + 1 == cap)
+    return g_bytes_new_take (g_steal_pointer (&buf), len);
   return g_bytes_new_take (g_realloc (g_steal_pointer (&buf), len > 0 ? len : 1), len);
 }

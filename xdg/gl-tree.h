@@ -36,6 +36,11 @@ char *gl_tree_resolve (const char *root, const char *path);
 GBytes *gl_tree_read (const char *root, const char *path, const char * const *under,
                       gsize max, guint *mode, GError **error);
 
+/* The same, with the fstat of the file read in @st. */
+struct stat;
+GBytes *gl_tree_read_stat (const char *root, const char *path, const char * const *under,
+                           gsize max, struct stat *st, GError **error);
+
 /* The places of a tree exports read from: usr/ and opt/. */
 extern const char * const gl_tree_data_prefixes[];
 
