@@ -41,8 +41,10 @@ gboolean    gl_plan_add_file (GHashTable *plan, GlPlanFile *file);
 /* The checksum of what @file should contain. */
 const char *gl_plan_file_checksum (GlPlanFile *file);
 /* Its contents: @contents, or the copy read again (and checked against the
- * checksum of the first read: NULL and an error if it changed since). */
-GBytes     *gl_plan_file_bytes (GlPlanFile *file, GError **error);
+ * checksum of the first read: NULL and an error if it changed since; not
+ * hashed again when it is the same file, unchanged since before @since_us,
+ * the start of the run). */
+GBytes     *gl_plan_file_bytes (GlPlanFile *file, gint64 since_us, GError **error);
 void        gl_plan_file_free (GlPlanFile *file);
 /* The checksum @path keeps if it is Glimpse's copy of the source with key
  * @source and nobody changed it since (its stat key as recorded), else NULL. */

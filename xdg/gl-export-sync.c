@@ -196,6 +196,7 @@ typedef struct {
   gboolean icons_changed;
   GlExportStats stats;
   GPtrArray *warnings;
+  gint64 started;                  /* g_get_real_time () when the run began */
 } SyncRun;
 
 static void
@@ -384,7 +385,7 @@ sync_write (SyncRun *run, GHashTable *write_set)
     {
       GlPlanFile *f = g_hash_table_lookup (run->plan, key);
       g_autoptr(GError) werr = NULL;
-      g_autoptr(GBytes) bytes = gl_plan_file_bytes (f, &werr);
+      g_autoptr(GBytes) bytes = gl_plan_file_bytes (f, run->started, &werr);
 
       if (bytes != NULL && !run->claims_changed && claims_differ (run, f->path, bytes))
         run->claims_changed = TRUE;
@@ -839,6 +840,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.apps_dir = g_build_filename (ctx->data_home, "applications", NULL);
   run.icons_dir = g_build_filename (ctx->data_home, "icons", "hicolor", NULL);
   run.warnings = warnings;
+  run.started = started;
 
   sync_plan (&run, sources);
   if (complete)

@@ -78,6 +78,14 @@ gl_manifest_stat_key (const char *path)
 
   if (lstat (path, &st) != 0)
     return NULL;
+  return gl_manifest_stat_key_of (&st);
+}
+
+char *
+gl_manifest_stat_key_of (const struct stat *st_)
+{
+  const struct stat st = *st_;
+
   return g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT ".%09ld:%"
                           G_GINT64_FORMAT ".%09ld:%o",
                           (guint64) st.st_ino, (gint64) st.st_size,

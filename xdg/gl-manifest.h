@@ -49,6 +49,8 @@ gboolean    gl_manifest_file_matches (GlManifestFile *file, const char *checksum
  * cannot be stat()ed: a file whose key is unchanged has the contents it had
  * (a write changes mtime and ctime; ctime cannot be set back). */
 char       *gl_manifest_stat_key (const char *path);
+struct stat;
+char       *gl_manifest_stat_key_of (const struct stat *st);
 /* The checksum of @file's contents without reading it when its key still
  * matches the one recorded; else read (NULL if unreadable). */
 char       *gl_manifest_file_checksum (GlManifestFile *file);
