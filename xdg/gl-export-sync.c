@@ -374,11 +374,28 @@ claims_differ (SyncRun *run, const char *path, GBytes *bytes)
   return g_strcmp0 (before, after) != 0;
 }
 
+/* fsync of @path (a file or a directory) */
+static void
+sync_path (const char *path)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0 || fsync (fd) != 0)
+    g_debug ("fsync %s: %s", path, g_strerror (errno));
+  if (fd >= 0)
+    close (fd);
+}
+
+/* Up to this many new files are synced one by one; more at once by one
+ * syncfs (which also writes back whatever else is dirty on the file system) */
+#define MAX_SYNCED_ONE_BY_ONE 32
+
 static void
 sync_write (SyncRun *run, GHashTable *write_set)
 {
   GHashTableIter iter;
   gpointer key;
+  g_autoptr(GPtrArray) created = g_ptr_array_new ();
 
   g_hash_table_iter_init (&iter, write_set);
   while (g_hash_table_iter_next (&iter, &key, NULL))
@@ -386,6 +403,8 @@ sync_write (SyncRun *run, GHashTable *write_set)
       GlPlanFile *f = g_hash_table_lookup (run->plan, key);
       g_autoptr(GError) werr = NULL;
       g_autoptr(GBytes) bytes = gl_plan_file_bytes (f, run->started, &werr);
+      struct stat st;
+      gboolean existed = lstat (f->path, &st) == 0;
 
       if (bytes != NULL && !run->claims_changed && claims_differ (run, f->path, bytes))
         run->claims_changed = TRUE;
@@ -397,11 +416,15 @@ sync_write (SyncRun *run, GHashTable *write_set)
         }
       run->stats.written++;
       note_change (run, f->path);
+      /* a file replaced is synced by write_file (g_file_set_contents_full
+       * syncs before it renames over an existing file); a new one is not */
+      if (!existed)
+        g_ptr_array_add (created, f->path);
     }
-  /* one syncfs instead of an fsync per new file (the first export of 300
-   * apps with their icons writes about 1200 files), before the manifest
-   * records them as done */
-  if (run->stats.written > 0)
+  /* before the manifest records them as done: the first export of 300 apps
+   * with their icons writes about 1200 new files, one syncfs for them all;
+   * a few new files (and their directories' new names) one by one */
+  if (created->len > MAX_SYNCED_ONE_BY_ONE)
     {
       int fd = open (run->ctx->data_home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -411,6 +434,20 @@ sync_write (SyncRun *run, GHashTable *write_set)
             g_debug ("syncfs %s: %s", run->ctx->data_home, g_strerror (errno));
           close (fd);
         }
+    }
+  else if (created->len > 0)
+    {
+      g_autoptr(GHashTable) dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      GHashTableIter diter;
+
+      for (guint i = 0; i < created->len; i++)
+        {
+          sync_path (created->pdata[i]);
+          g_hash_table_add (dirs, g_path_get_dirname (created->pdata[i]));
+        }
+      g_hash_table_iter_init (&diter, dirs);
+      while (g_hash_table_iter_next (&diter, &key, NULL))
+        sync_path (key);
     }
 }
 
