@@ -115,18 +115,37 @@ add_strv (Fingerprint *fp, const char * const *v)
 }
 
 static void
-add_stat_buf (Fingerprint *fp, const struct stat *st)
+stat_record (const struct stat *st, gint64 rec[8])
 {
-  gint64 rec[8] = {
-    (gint64) st->st_dev, (gint64) st->st_ino, (gint64) st->st_size, (gint64) st->st_mode,
-    (gint64) st->st_mtim.tv_sec, (gint64) st->st_mtim.tv_nsec,
-    (gint64) st->st_ctim.tv_sec, (gint64) st->st_ctim.tv_nsec,
-  };
+  rec[0] = (gint64) st->st_dev;
+  rec[1] = (gint64) st->st_ino;
+  rec[2] = (gint64) st->st_size;
+  rec[3] = (gint64) st->st_mode;
+  rec[4] = (gint64) st->st_mtim.tv_sec;
+  rec[5] = (gint64) st->st_mtim.tv_nsec;
+  rec[6] = (gint64) st->st_ctim.tv_sec;
+  rec[7] = (gint64) st->st_ctim.tv_nsec;
+}
+
+/* TRUE if a file with @st may change again without its stat changing, as
+ * seen by a run that started at @since_ns */
+static gboolean
+stat_is_racy (const struct stat *st, gint64 since_ns)
+{
   gint64 ctime_ns = (gint64) st->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_ctim.tv_nsec;
   gint64 margin = st->st_ctim.tv_nsec == 0 ? RACY_COARSE_NS : RACY_NS;
 
+  return since_ns == 0 || ctime_ns >= since_ns - margin;
+}
+
+static void
+add_stat_buf (Fingerprint *fp, const struct stat *st)
+{
+  gint64 rec[8];
+
+  stat_record (st, rec);
   g_checksum_update (fp->sum, (const guchar *) rec, sizeof rec);
-  if (ctime_ns >= fp->since_ns - margin)
+  if (stat_is_racy (st, fp->since_ns))
     fp->racy = TRUE;
 }
 
@@ -361,19 +380,6 @@ gl_export_cache_drop (GlExportCache *cache, const char *id)
 
 /* -------------------------------------------------- each entry's memo */
 
-static void
-stat_record (const struct stat *st, gint64 rec[8])
-{
-  rec[0] = (gint64) st->st_dev;
-  rec[1] = (gint64) st->st_ino;
-  rec[2] = (gint64) st->st_size;
-  rec[3] = (gint64) st->st_mode;
-  rec[4] = (gint64) st->st_mtim.tv_sec;
-  rec[5] = (gint64) st->st_mtim.tv_nsec;
-  rec[6] = (gint64) st->st_ctim.tv_sec;
-  rec[7] = (gint64) st->st_ctim.tv_nsec;
-}
-
 #define MEMOS_PER_BLOCK 128
 
 struct _GlAppMemos {
@@ -442,10 +448,7 @@ gl_app_memo_matches (const GlAppMemo *memo, const struct stat *st)
 gboolean
 gl_app_memo_init (GlExportCache *cache, GlAppMemo *memo, const struct stat *st)
 {
-  gint64 ctime_ns = (gint64) st->st_ctim.tv_sec * G_GINT64_CONSTANT (1000000000) + st->st_ctim.tv_nsec;
-  gint64 margin = st->st_ctim.tv_nsec == 0 ? RACY_COARSE_NS : RACY_NS;
-
-  if (cache->since == 0 || ctime_ns >= cache->since - margin)
+  if (stat_is_racy (st, cache->since))
     return FALSE;
   memset (memo, 0, sizeof *memo);
   stat_record (st, memo->st);
