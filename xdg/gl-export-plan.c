@@ -120,7 +120,7 @@ gl_plan_add_bytes (GHashTable *plan, const char *path, const char *sandbox, GByt
 }
 
 const char *
-gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source)
+gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source, guint *mode)
 {
   GlManifestFile *mf = m != NULL ? g_hash_table_lookup (m->files, path) : NULL;
   g_autofree char *now = NULL;
@@ -131,6 +131,9 @@ gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source)
   now = gl_manifest_stat_key (path);
   if (now == NULL || strcmp (now, mf->stat) != 0)
     return NULL;
+  /* the key ends with the mode */
+  if (mode != NULL)
+    *mode = (guint) g_ascii_strtoull (strrchr (now, ':') + 1, NULL, 8) & 07777;
   return mf->checksums[0];
 }
 
@@ -254,9 +257,8 @@ read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIn
       g_autoptr(GError) error = NULL;
       g_autofree char *key = gl_manifest_stat_key (f->path);
       g_autofree char *src = key != NULL ? g_strconcat (f->path, "\t", key, NULL) : NULL;
-      const char *keep = gl_plan_copy_unchanged (m, dest, src);
-      struct stat st;
       guint mode = 0;
+      const char *keep = gl_plan_copy_unchanged (m, dest, src, &mode);
       g_autoptr(GBytes) bytes = NULL;
       GlPlanFile *c = g_new0 (GlPlanFile, 1);
 
@@ -266,9 +268,8 @@ read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIn
       c->sandbox = g_strdup (source->id);
       /* the same source file (path, inode, size, times, mode) and our copy
        * untouched since: neither is read again */
-      if (keep != NULL && lstat (c->path, &st) == 0)
+      if (keep != NULL)
         {
-          mode = st.st_mode & 07777;
           c->keep = TRUE;
           c->want = g_strdup (keep);
         }

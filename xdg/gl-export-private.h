@@ -47,8 +47,10 @@ const char *gl_plan_file_checksum (GlPlanFile *file);
 GBytes     *gl_plan_file_bytes (GlPlanFile *file, gint64 since_us, GError **error);
 void        gl_plan_file_free (GlPlanFile *file);
 /* The checksum @path keeps if it is Glimpse's copy of the source with key
- * @source and nobody changed it since (its stat key as recorded), else NULL. */
-const char *gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source);
+ * @source and nobody changed it since (its stat key as recorded), else
+ * NULL; *@mode (if non-NULL) gets its permission bits. */
+const char *gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source,
+                                    guint *mode);
 
 /* A sandbox as the shared files (menu, Thunar, app folders) see it. */
 typedef struct {

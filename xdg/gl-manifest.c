@@ -81,16 +81,59 @@ gl_manifest_stat_key (const char *path)
   return gl_manifest_stat_key_of (&st);
 }
 
-char *
-gl_manifest_stat_key_of (const struct stat *st_)
+/* @v in @base, at least @width digits, appended at *p */
+static void
+put_num (char **p, guint64 v, guint base, int width)
 {
-  const struct stat st = *st_;
+  char digits[24];
+  int n = 0;
 
-  return g_strdup_printf ("%" G_GUINT64_FORMAT ":%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT ".%09ld:%"
-                          G_GINT64_FORMAT ".%09ld:%o",
-                          (guint64) st.st_ino, (gint64) st.st_size,
-                          (gint64) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                          (gint64) st.st_ctim.tv_sec, st.st_ctim.tv_nsec, (guint) st.st_mode);
+  do
+    {
+      digits[n++] = (char) ('0' + v % base);
+      v /= base;
+    }
+  while (v > 0);
+  while (n < width)
+    digits[n++] = '0';
+  while (n > 0)
+    *(*p)++ = digits[--n];
+}
+
+static void
+put_signed (char **p, gint64 v)
+{
+  if (v < 0)
+    {
+      *(*p)++ = '-';
+      put_num (p, -(guint64) v, 10, 1);
+    }
+  else
+    put_num (p, (guint64) v, 10, 1);
+}
+
+/* "%llu:%lld:%lld.%09ld:%lld.%09ld:%o" of ino, size, mtime, ctime, mode,
+ * without printf (an export makes thousands) */
+char *
+gl_manifest_stat_key_of (const struct stat *st)
+{
+  char buf[160];
+  char *p = buf;
+
+  put_num (&p, (guint64) st->st_ino, 10, 1);
+  *p++ = ':';
+  put_signed (&p, (gint64) st->st_size);
+  *p++ = ':';
+  put_signed (&p, (gint64) st->st_mtim.tv_sec);
+  *p++ = '.';
+  put_num (&p, (guint64) st->st_mtim.tv_nsec, 10, 9);
+  *p++ = ':';
+  put_signed (&p, (gint64) st->st_ctim.tv_sec);
+  *p++ = '.';
+  put_num (&p, (guint64) st->st_ctim.tv_nsec, 10, 9);
+  *p++ = ':';
+  put_num (&p, (guint) st->st_mode, 8, 1);
+  return g_strndup (buf, p - buf);
 }
 
 char *
