@@ -63,14 +63,41 @@
  *     convention are whited out too (mail, cron tables, journals, container
  *     and VM stores, sudo's state), and homes, /root, /mnt, /media, /srv are
  *     empty.
- *   The rule is by construction: a file no list names is covered -- as of
- *   the walk.  The base stays live under the view, so on a host base a file
- *   that root creates, or makes private, while the command runs is readable
- *   to it (a known gap: closing it needs the host's root files not to be
- *   owned by the namespace's root, or a check at open).  The system
- *   generations above the mask are the sandbox's own (written inside this
- *   namespace before) and are not walked.  The walk costs one stat per file
- *   of the base; the view is built only after it ends.
+ *   The rule is by construction: a file no list names is covered.  The
+ *   walk is what the command sees of names; what it may open is checked
+ *   again at every open, because the base stays live under the view (on a
+ *   host base, the host's root keeps creating files and changing modes
+ *   while the command runs):
+ *   - the base is the lower layer of an overlay of its own (the "base
+ *     overlay", below the mask), and this program's parent, the host's
+ *     root outside every namespace of the operation, holds a fanotify group
+ *     (FAN_CLASS_CONTENT) with an FAN_OPEN_PERM|FAN_ONDIR mark on that
+ *     overlay's superblock.  Every open of a file or directory of the base
+ *     through the view -- the command's own, exec's, and overlayfs's own
+ *     for a copy-up or a directory listing -- waits for the parent's
+ *     answer: allowed only when the file is world-readable (a directory
+ *     world-readable and world-searchable) and every directory above it in
+ *     the base world-searchable at that moment; anything it cannot check is
+ *     refused (EPERM).  The mask and the system generations are other
+ *     layers and are not checked (the shadow copies are the mask's).
+ *     A mark on the base's own mount would not do: overlayfs opens its
+ *     layers through private clones of their mounts, which a mount mark
+ *     never sees; a mark on the host's / file system would hold up every
+ *     open on the host.  The view is built only after the mark is set.
+ *   - the masking is all in layers: whiteouts and opaque directories of
+ *     mask/, and tmpfs mounts on the view's own (overlay) directories.  No
+ *     mount sits on a dentry of the host's file system, so the host renaming
+ *     over or removing a path (passwd rewriting /etc/shadow) detaches none.
+ *   What stays open: the walk's names are as of the walk, so a file created,
+ *   or made private, on a host base while the command runs shows its name
+ *   (and its attributes) in listings, though it cannot be opened; a file
+ *   opened before its mode changed stays readable through that descriptor
+ *   (as for any user of the host); symbolic links are read without a check.
+ *   If the parent dies, the kernel allows the opens that are waiting before
+ *   the operation is killed with it.  The system generations above the
+ *   mask are the sandbox's own (written inside this namespace before) and
+ *   are not walked.  The walk costs one stat per file of the base, and a
+ *   check costs the open of a base file a round trip to the parent.
  * THE RULE for the network: nothing of the sandbox ever runs in the host's
  *   network namespace -- not the maintainer scripts, and not the package
  *   manager that downloads either: its configuration, hooks
@@ -121,6 +148,8 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <poll.h>
+#include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -650,6 +679,187 @@ build_mask (int opfd)
       close (fd);
     }
   close (mask);
+}
+
+/* ------------------------------------------------- the check at open */
+
+/* THE RULE at open (see the top).  The view's lowest layer is an overlay
+ * of its own over the idmapped base ("the base overlay": every file of its
+ * superblock is the base's, nothing of the mask or the generations), and
+ * this group, held by this process as the host's root, has a permission
+ * mark on that superblock: every open of a base file or directory through
+ * the view (also overlayfs's own, for a copy-up or a directory listing)
+ * waits for check_open's answer. */
+static int fan_fd = -1;
+/* The view's PID 1 hands the base overlay to the parent over this socket */
+static int view_sock = -1;
+
+/* Whether the base's directory REL (base_fd-relative, "" for its root) may
+ * be passed through by every user of the host. */
+static bool
+base_dir_searchable (const char *rel)
+{
+  struct stat st;
+  if (fstatat (base_fd, rel, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) != 0)
+    return false;
+  return S_ISDIR (st.st_mode) && (st.st_mode & S_IXOTH);
+}
+
+/* FD: the file an open of the base overlay is about to open.  Allowed when
+ * every user of the host could open it now: the file is world-readable (a
+ * directory world-readable and world-searchable) and every directory above
+ * it is world-searchable.  Anything that cannot be checked is refused. */
+static bool
+check_open (int fd)
+{
+  struct stat st;
+  char link[64], path[PATH_MAX + 16];
+  ssize_t n;
+  mode_t need;
+
+  if (fd < 0 || fstat (fd, &st) != 0)
+    return false;
+  need = S_ISDIR (st.st_mode) ? S_IROTH | S_IXOTH : S_IROTH;
+  if ((st.st_mode & need) != need)
+    return false;
+  /* Its path in the base overlay (the private clone overlayfs opens it
+   * through has the overlay's root as its own): the directories above it */
+  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  n = readlink (link, path, sizeof path - 1);
+  if (n <= 0 || n >= (ssize_t) sizeof path - 1 || path[0] != '/')
+    return false;
+  path[n] = '\0';
+  if (!base_dir_searchable (""))
+    return false;
+  for (char *slash = strchr (path + 1, '/'); slash; slash = strchr (slash + 1, '/'))
+    {
+      bool ok;
+      *slash = '\0';
+      ok = base_dir_searchable (path + 1);
+      *slash = '/';
+      if (!ok)
+        return false;
+    }
+  return true;
+}
+
+static void
+answer_opens (void)
+{
+  char buf[4096] __attribute__ ((aligned (__alignof__ (struct fanotify_event_metadata))));
+  for (;;)
+    {
+      ssize_t n = read (fan_fd, buf, sizeof buf);
+      struct fanotify_event_metadata *m;
+      if (n < 0 && errno == EINTR)
+        continue;
+      /* EAGAIN: nothing more.  Another error: the kernel could not give us
+       * the file of one event, and has refused that open itself. */
+      if (n <= 0)
+        return;
+      for (m = (struct fanotify_event_metadata *) buf; FAN_EVENT_OK (m, n);
+           m = FAN_EVENT_NEXT (m, n))
+        {
+          struct fanotify_response r = { .fd = m->fd, .response = FAN_DENY };
+          if (m->vers != FANOTIFY_METADATA_VERSION)
+            die ("fanotify: unexpected metadata version %u", m->vers);
+          if (m->mask & FAN_OPEN_PERM)
+            r.response = check_open (m->fd) ? FAN_ALLOW : FAN_DENY;
+          if (m->fd >= 0)
+            {
+              if (write (fan_fd, &r, sizeof r) != (ssize_t) sizeof r)
+                die_errno ("fanotify: cannot answer");
+              close (m->fd);
+            }
+        }
+    }
+}
+
+/* Receives the base overlay (a mount descriptor) from the view's PID 1
+ * on SOCK, marks its superblock, and acknowledges. */
+static void
+mark_base_overlay (int sock)
+{
+  char c;
+  struct iovec iov = { &c, 1 };
+  union { char buf[CMSG_SPACE (sizeof (int))]; struct cmsghdr align; } u;
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof u.buf };
+  struct cmsghdr *cm;
+  int mnt;
+
+  if (recvmsg (sock, &msg, MSG_CMSG_CLOEXEC) != 1 || (msg.msg_flags & MSG_CTRUNC)
+      || (cm = CMSG_FIRSTHDR (&msg)) == NULL || cm->cmsg_level != SOL_SOCKET
+      || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN (sizeof (int)))
+    die ("the view's set-up sent no base overlay");
+  memcpy (&mnt, CMSG_DATA (cm), sizeof mnt);
+  if (fanotify_mark (fan_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM | FAN_ONDIR,
+                     mnt, ".") != 0)
+    die_errno ("cannot watch the opens of the base (fanotify permission events)");
+  close (mnt);
+  if (write (sock, "k", 1) != 1)
+    die_errno ("cannot acknowledge the base overlay");
+}
+
+static void
+send_fd (int sock, int fd)
+{
+  char c = 'm';
+  struct iovec iov = { &c, 1 };
+  union { char buf[CMSG_SPACE (sizeof (int))]; struct cmsghdr align; } u;
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+                        .msg_controllen = sizeof u.buf };
+  struct cmsghdr *cm = CMSG_FIRSTHDR (&msg);
+
+  memset (u.buf, 0, sizeof u.buf);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (cm), &fd, sizeof fd);
+  if (sendmsg (sock, &msg, MSG_NOSIGNAL) != 1)
+    die_errno ("cannot hand the base overlay over");
+}
+
+/* The parent's loop, as the host's root, while the operation runs:
+ * answers every open of the base, marks the base overlay when it comes,
+ * and returns the wait status of CHILD when it ends. */
+static int
+supervise (pid_t child, int sock)
+{
+  int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
+  bool marked = false;
+  int st;
+
+  if (pidfd < 0)
+    die_errno ("pidfd_open");
+  for (;;)
+    {
+      struct pollfd p[3] = { { fan_fd, POLLIN, 0 }, { pidfd, POLLIN, 0 }, { sock, POLLIN, 0 } };
+      if (poll (p, marked ? 2 : 3, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          die_errno ("poll");
+        }
+      if (p[0].revents & POLLIN)
+        answer_opens ();
+      if (!marked && (p[2].revents & (POLLIN | POLLHUP)))
+        {
+          if (!(p[2].revents & POLLIN))
+            marked = true;        /* the child ended before the view was built */
+          else
+            {
+              mark_base_overlay (sock);
+              marked = true;
+            }
+        }
+      if (p[1].revents & POLLIN)
+        break;
+    }
+  if (waitpid (child, &st, 0) < 0)
+    die_errno ("waitpid");
+  close (pidfd);
+  return st;
 }
 
 /* ----------------------------------------------------- file systems */
@@ -1213,23 +1423,30 @@ mount_overlay_view (int base_mnt)
   size_t off = 0;
   int fs, root_mnt, host_mnt;
 
-  /* The host's / is wrapped in an overlay of its own: overlayfs refuses a
-   * layer (the store's directories) inside another layer (/). */
-  if (A.host)
-    {
-      char *lw = xasprintf ("%s/stage/base:%s/stage/empty", A.op, A.op);
-      if (mkdir ("base", 0755) != 0)
-        die_errno ("cannot prepare %s/stage", A.op);
-      attach_at (base_mnt, "base");
-      fs = fs_fd ("overlay");
-      set_string (fs, "lowerdir", lw, "cannot use the host's / as the base");
-      if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0)
-        die_fs (fs, "cannot use the host's / as the base");
-      host_mnt = make_mount (fs, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, "cannot use the host's / as the base");
-      attach_at (host_mnt, "host");
-    }
-  else
-    attach_at (base_mnt, "host");
+  /* The base is wrapped in an overlay of its own, the base overlay: the
+   * superblock the parent watches (see "the check at open"); for the
+   * host's / also because overlayfs refuses a layer (the store's
+   * directories) inside another layer (/). */
+  {
+    char *lw = xasprintf ("%s/stage/base:%s/stage/empty", A.op, A.op);
+    char c;
+    if (mkdir ("base", 0755) != 0)
+      die_errno ("cannot prepare %s/stage", A.op);
+    attach_at (base_mnt, "base");
+    fs = fs_fd ("overlay");
+    set_string (fs, "lowerdir", lw, "cannot wrap the base in an overlay");
+    if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0)
+      die_fs (fs, "cannot wrap the base in an overlay");
+    host_mnt = make_mount (fs, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, "cannot wrap the base in an overlay");
+    free (lw);
+    /* Nothing of the base is opened through the view before the parent
+     * watches it */
+    send_fd (view_sock, host_mnt);
+    if (read (view_sock, &c, 1) != 1 || c != 'k')
+      die ("the opens of the base are not watched: refusing to build the view");
+    close (view_sock);
+    attach_at (host_mnt, "host");
+  }
 
   for (int i = 0; i < A.n_lowers; i++)
     off += (size_t) snprintf (lowerdir + off, sizeof lowerdir - off, "%s:", A.lowers[i]);
@@ -1348,7 +1565,7 @@ input_clone (void)
 int
 main (int argc, char **argv)
 {
-  int userns, base_mnt, opfd, input_mnt;
+  int userns, base_mnt, opfd, input_mnt, socks[2];
   pid_t pid;
   int st;
 
@@ -1378,11 +1595,18 @@ main (int argc, char **argv)
       if (base_fd < 0)
         die_errno ("cannot clone %s", A.base);
       build_mask (opfd);
-      close (base_fd);
     }
   userns = make_userns ();
   base_mnt = idmapped_clone (A.base, userns);
   input_mnt = input_clone ();
+  /* base_fd stays open: check_open looks at the base through it */
+  fan_fd = fanotify_init (FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK,
+                          O_RDONLY | O_NONBLOCK | O_LARGEFILE | O_CLOEXEC);
+  if (fan_fd < 0)
+    die_errno ("cannot watch the opens of the base (fanotify_init; the kernel needs "
+               "CONFIG_FANOTIFY_ACCESS_PERMISSIONS)");
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) != 0)
+    die_errno ("socketpair");
 
   pid = fork ();
   if (pid < 0)
@@ -1390,6 +1614,10 @@ main (int argc, char **argv)
   if (pid == 0)
     {
       prctl (PR_SET_PDEATHSIG, SIGKILL);
+      close (fan_fd);
+      close (base_fd);
+      close (socks[0]);
+      view_sock = socks[1];
       if (syscall (SYS_setns, userns, CLONE_NEWUSER) != 0)
         die_errno ("cannot enter the package namespace");
       close (userns);
@@ -1412,6 +1640,7 @@ main (int argc, char **argv)
       close (base_mnt);
       if (A.proxy_fd >= 0)
         close (A.proxy_fd);
+      close (view_sock);
       if (waitpid (pid, &st, 0) < 0)
         _exit (EXIT_SETUP);
       _exit (status_code (st));
@@ -1422,7 +1651,6 @@ main (int argc, char **argv)
     close (A.proxy_fd);
   if (input_mnt >= 0)
     close (input_mnt);
-  if (waitpid (pid, &st, 0) < 0)
-    die_errno ("waitpid");
-  return status_code (st);
+  close (socks[1]);
+  return status_code (supervise (pid, socks[0]));
 }

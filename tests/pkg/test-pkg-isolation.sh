@@ -5,7 +5,11 @@
 # the host's 127.0.0.1, and records what it saw in the sandbox's tree:
 # nothing of the secret, no connection.  A package whose postinst adds
 # system users (adduser --system, useradd -r) still installs, on a copy of
-# /etc/shadow without the host's hashes.  The same rule over a base tree
+# /etc/shadow without the host's hashes.  A postinst that waits while the
+# host's root, during the operation, creates a new root-only file, makes a
+# world-readable one root-only and a directory root-only: it can read none
+# of them (the check at open), though it read the two that were public
+# before.  The same rule over a base tree
 # (not the host), through the helper itself; with --net (downloads) the
 # command still does not reach it, and its only way out is the relay to
 # the descriptor it was given (--proxy-fd; here a permissive stand-in for
@@ -27,7 +31,15 @@ tag=$$-$RANDOM$RANDOM
 secret=/etc/glimpse-test-secret-$tag
 secret_value=glimpse-leak-$tag
 listen_pid=
-cleanup_iso () { rm -f "$secret"; [ -z "$listen_pid" ] || kill "$listen_pid" 2>/dev/null; }
+# what the host's root changes while the operation runs
+late=/etc/glimpse-test-late-$tag late_value=glimpse-late-$tag
+turned=/etc/glimpse-test-turned-$tag turned_value=glimpse-turned-$tag
+closed=/etc/glimpse-test-closed-$tag closed_value=glimpse-closed-$tag
+sync=/etc/glimpse-test-sync-$tag
+cleanup_iso () {
+  rm -rf "$secret" "$late" "$turned" "$closed" "$sync"
+  [ -z "$listen_pid" ] || kill "$listen_pid" 2>/dev/null
+}
 trap 'cleanup_iso; gl_cleanup' EXIT
 ( umask 077; echo "$secret_value" > "$secret" )
 # Every connection that arrives is recorded in $WORK/connections; the port
@@ -68,6 +80,30 @@ echo "done"
 exit 0
 POSTINST
 gl_deb glimpse-probe 1.0 "$WORK/probe-postinst"
+# It reads what is public, says it is ready, and waits (for a name in a
+# directory of the base only: its listing is the base's live one) until
+# the host's root has made the changes; then it reads again.
+cat > "$WORK/late-postinst" <<POSTINST
+#!/bin/sh
+r=/var/lib/glimpse-late
+mkdir -p \$r
+exec > \$r/report 2>&1
+echo "turned before: \$(cat $turned 2>&1)"
+echo "closed before: \$(cat $closed/file 2>&1)"
+echo ready > \$r/ready
+i=0
+until ls $sync | grep -qx go; do
+  i=\$((i + 1)); [ \$i -lt 1200 ] || { echo "no go within 120 s"; exit 0; }
+  sleep 0.1
+done
+echo "late: \$(cat $late 2>&1)"
+echo "turned: \$(cat $turned 2>&1)"
+echo "closed: \$(cat $closed/file 2>&1)"
+echo "closed listing: \$(ls $closed 2>&1)"
+echo "done"
+exit 0
+POSTINST
+gl_deb glimpse-late 1.0 "$WORK/late-postinst"
 cat > "$WORK/sysuser-postinst" <<'POSTINST'
 #!/bin/sh
 set -e
@@ -97,6 +133,38 @@ check_sh "the host's loopback service is not reachable from the postinst" \
   'grep -qx "connect: failed" "$rep" && [ ! -s "$WORK/connections" ]'
 check_sh "its network namespace has only a loopback of its own" 'grep -qx "netdev: lo " "$rep"'
 check_sh "the host's file is unchanged" '[ "$(cat "$secret")" = "$secret_value" ]'
+
+# --- the host's root makes files private while the postinst runs
+echo "$turned_value" > "$turned"; chmod 0644 "$turned"
+mkdir -m 0755 "$closed" "$sync"; echo "$closed_value" > "$closed/file"; chmod 0644 "$closed/file"
+"$GLIMPSE" install "$id" glimpse-late > "$WORK/late.log" 2>&1 &
+install_pid=$!
+late_ready () {
+  compgen -G "$GL_STORE/$id/system/.op-*/upper/var/lib/glimpse-late/ready" >/dev/null \
+    || ! kill -0 "$install_pid" 2>/dev/null
+}
+gl_wait 120 late_ready
+( umask 077; echo "$late_value" > "$late" )
+chmod 0600 "$turned"
+chmod 0700 "$closed"
+touch "$sync/go"
+wait "$install_pid"; rc=$?
+check_sh "a postinst that waits for the host's changes installs" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || tail -n 15 "$WORK/late.log" | sed 's/^/# /'
+tree=$(gl_tree "$id")
+rep=$tree/var/lib/glimpse-late/report
+[ -f "$rep" ] && sed 's/^/# late: /' "$rep"
+check_sh "it read the two public files before the changes (the checks below can fail)" \
+  'grep -qx "turned before: $turned_value" "$rep" && grep -qx "closed before: $closed_value" "$rep"'
+check_sh "… and went on after them" 'grep -qx done "$rep"'
+check_sh "a root-only file the host's root created during the operation is not readable" \
+  '! grep -q "$late_value" "$rep" && grep -q "^late: .*not permitted" "$rep"'
+check_sh "… nor a file the host's root made root-only during it" \
+  '! grep -q "^turned: $turned_value" "$rep" && grep -q "^turned: .*not permitted" "$rep"'
+check_sh "… nor a file in a directory made root-only during it, nor its listing" \
+  '! grep -q "^closed: $closed_value" "$rep" && grep -q "^closed: .*not permitted" "$rep" \
+   && grep -q "^closed listing: .*not permitted" "$rep"'
+check_sh "… nor the new file anywhere in the new generation" '! grep -rqs -e "$late_value" "$tree"'
 
 # --- a postinst that adds system users
 host_passwd=$(sha256sum < /etc/passwd)
