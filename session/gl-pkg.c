@@ -413,7 +413,7 @@ defang_at (int dfd, const char *name, const char *shown, guint *n_files, GError 
           close (fd);
         }
     }
-  if (mode != (st.st_mode & 07777) && fchmodat (dfd, name, mode, 0) != 0)
+  if (mode != (st.st_mode & 07777) && fchmodat (dfd, name, mode, AT_SYMLINK_NOFOLLOW) != 0)
     return errno_error (error, errno, "Cannot change the mode of", shown);
   if (S_ISDIR (st.st_mode))
     {

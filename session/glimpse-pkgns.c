@@ -1056,12 +1056,15 @@ attach_at (int mnt, const char *path)
   close (mnt);
 }
 
+/* SIZE bounds what the command can pin in memory there: tmpfs pages are
+ * not freed by killing processes, only when the operation's namespace
+ * ends.  The writable ones add up to 30% of the host's memory at most. */
 static void
-mount_tmpfs (const char *path, const char *mode, bool ro)
+mount_tmpfs (const char *path, const char *mode, bool ro, const char *size)
 {
   int fs = fs_fd ("tmpfs");
   set_string (fs, "mode", mode, path);
-  set_string (fs, "size", "50%", path);
+  set_string (fs, "size", size, path);
   attach_at (make_mount (fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (ro ? MOUNT_ATTR_RDONLY : 0),
                          path), path);
 }
@@ -1120,7 +1123,7 @@ build_dev (void)
       pts = make_mount (fs, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, "/dev/pts");
       attach_at (pts, "dev/pts");
     }
-  mount_tmpfs ("dev/shm", "01777", false);
+  mount_tmpfs ("dev/shm", "01777", false, "5%");
 }
 
 static void
@@ -1474,7 +1477,7 @@ run_init (int base_mnt, int input_mnt)
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
     die_errno ("cannot make the mount namespace private");
   /* (the working directory is the scratch: see main) */
-  mount_tmpfs ("stage", "0755", false);
+  mount_tmpfs ("stage", "0755", false, "16m");
   if (chdir ("stage") != 0 || mkdir ("host", 0755) != 0 || mkdir ("empty", 0755) != 0
       || mkdir ("root", 0755) != 0)
     die_errno ("cannot prepare %s", stage);
@@ -1496,24 +1499,24 @@ run_init (int base_mnt, int input_mnt)
   mount_proc ();
   mount_sys_ro ();
   build_dev ();
-  mount_tmpfs ("tmp", "01777", false);
+  mount_tmpfs ("tmp", "01777", false, "10%");
   if (is_dir ("var/tmp"))
-    mount_tmpfs ("var/tmp", "01777", false);
+    mount_tmpfs ("var/tmp", "01777", false, "5%");
   if (is_dir ("run"))
     {
-      mount_tmpfs ("run", "0755", false);
+      mount_tmpfs ("run", "0755", false, "5%");
       if (mkdir ("run/lock", 01777) != 0 || chmod ("run/lock", 01777) != 0)
         die_errno ("cannot create /run/lock");
     }
   /* No homes, no root's files, no removable media. */
   if (is_dir ("home"))
-    mount_tmpfs ("home", "0755", true);
+    mount_tmpfs ("home", "0755", true, "1m");
   if (is_dir ("root"))
-    mount_tmpfs ("root", "0700", false);
+    mount_tmpfs ("root", "0700", false, "5%");
   if (is_dir ("mnt"))
-    mount_tmpfs ("mnt", "0755", true);
+    mount_tmpfs ("mnt", "0755", true, "1m");
   if (is_dir ("media"))
-    mount_tmpfs ("media", "0755", true);
+    mount_tmpfs ("media", "0755", true, "1m");
   if (input_mnt >= 0 && is_dir ("run"))
     {
       if (mkdir ("run/glimpse-input", 0755) != 0)
