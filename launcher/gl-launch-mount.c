@@ -244,10 +244,14 @@ try_overlay (const int *lowers, size_t n_lowers, int upper, int work, unsigned a
    * layer are undefined behaviour): with index=on the kernel refuses an
    * upper or work directory still in use by another overlay (EBUSY) -
    * even one kept alive by a descriptor of an old view's mount namespace,
-   * or by an open file of it, after the view itself has ended.  The check
-   * comes before the index is set up; in a user namespace the index
-   * itself then falls back to off (the kernel logs that), so the layers
-   * keep their format. */
+   * or by an open file of it, after the view itself has ended.  That check
+   * (fs/overlayfs/super.c: ovl_get_upper, ovl_get_workdir) comes before
+   * the index is set up.  The index itself then falls back to off
+   * (ovl_make_workdir: ovl_can_decode_fh() needs CAP_DAC_READ_SEARCH in
+   * the initial user namespace, which a user namespace never has; the
+   * kernel logs "falling back to index=off", and mountinfo shows no
+   * index=on), so the layers keep their format, and the later checks of
+   * lower layers only warn.  The exclusive use of upper and work stands. */
   if (upper >= 0 && fsconfig (fs, FSCONFIG_SET_STRING, "index", "on", 0) != 0)
     gl_launch_mount_die_fs (fs, what);
   if (fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0)
@@ -266,31 +270,9 @@ int
 gl_launch_mount_overlay (const int *lowers, size_t n_lowers, int upper, int work,
                          unsigned attrs, const char *what)
 {
-  /* The kernel lets go of an ended view's overlays shortly after its last
-   * process (the release is deferred): a launch right after the view's
-   * end may find a layer still marked in use for a few milliseconds.  It
-   * waits for that, up to about 3 s, before concluding that something
-   * keeps the old view. */
-  for (unsigned delay_ms = 5, waited = 0;; waited += delay_ms, delay_ms *= 2)
-    {
-      int mnt = try_overlay (lowers, n_lowers, upper, work, attrs, what);
-      struct timespec ts;
-      if (mnt >= 0)
-        return mnt;
-      /* (pauses of 5, 10, ... 1280 ms, then the rest to 3 s: 445) */
-      if (waited >= 3000)
-        break;
-      if (waited + delay_ms > 3000)
-        delay_ms = 3000 - waited;
-      ts.tv_sec = (time_t) (delay_ms / 1000);
-      ts.tv_nsec = (long) (delay_ms % 1000) * 1000000L;
-      while (nanosleep (&ts, &ts) != 0 && errno == EINTR)
-        ;
-    }
-  die_status (GL_EXIT_VIEW_HELD, "%s: your layer is still in use by an earlier view of this "
-              "sandbox, which a process outside it keeps (it holds the view's mount namespace, "
-              "e.g. through nsenter, or a file of it open); close that process and launch again",
-              what);
+  /* (No retries: every refused try logs a line in the kernel's log, and
+   * the caller has waited for the end of the view that used the layer.) */
+  return try_overlay (lowers, n_lowers, upper, work, attrs, what);
 }
 
 /* Creates the configured filesystem context FS and mounts it, detached. */

@@ -34,7 +34,9 @@ long gl_launch_mount_openat2 (int dirfd, const char *path, uint64_t flags, uint6
 void gl_launch_mount_die_fs (int fsfd, const char *what) __attribute__((noreturn));
 
 /* A new overlay from layer descriptors (top lower first); upper/work may be
- * -1 for a read-only overlay.  Returns a detached mount. */
+ * -1 for a read-only overlay.  Returns a detached mount; -1 with errno
+ * EBUSY when the upper or work directory is in use by another overlay.
+ * Other failures die. */
 int gl_launch_mount_overlay (const int *lowers, size_t n_lowers, int upper, int work,
                              unsigned attrs, const char *what);
 /* A new tmpfs (detached) with the given mode and size options. */

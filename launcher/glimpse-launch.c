@@ -110,7 +110,8 @@ typedef struct {
   Overlaid ov[8];
   size_t n_ov;
   int pid1_lock;       /* the view lock again (its own open file), for PID 1 */
-  unsigned long long stale_mnt; /* mount namespace (inode) of a recorded view that is gone */
+  /* the mount namespace (device, inode) of a recorded view that is gone */
+  unsigned long long stale_mnt_dev, stale_mnt;
 } Launch;
 
 static Launch L = {
@@ -576,6 +577,82 @@ at_overlaid (const Overlaid *ov, size_t n_ov, const char *path)
   return false;
 }
 
+/* True if ST is the mount namespace of the recorded view that is gone
+ * (device and inode). */
+static bool
+is_stale_mnt (const struct stat *st)
+{
+  return (unsigned long long) st->st_dev == L.stale_mnt_dev
+         && (unsigned long long) st->st_ino == L.stale_mnt;
+}
+
+/* True if process PID (a /proc entry name) is in the mount namespace of
+ * the recorded view that is gone, or holds a descriptor of it. */
+static bool
+holds_stale_mnt (const char *pid)
+{
+  char path[300];
+  struct stat st;
+  DIR *d;
+  struct dirent *e;
+  bool found = false;
+
+  snprintf (path, sizeof path, "/proc/%s/ns/mnt", pid);
+  if (stat (path, &st) == 0 && is_stale_mnt (&st))
+    return true;
+  snprintf (path, sizeof path, "/proc/%s/fd", pid);
+  d = opendir (path);
+  while (!found && d != NULL && (e = readdir (d)) != NULL)
+    {
+      char link[64];
+      ssize_t n;
+      if (e->d_name[0] == '.')
+        continue;
+      /* (only namespace descriptors are looked at: nothing else opened) */
+      n = readlinkat (dirfd (d), e->d_name, link, sizeof link - 1);
+      if (n <= 0 || (link[n] = '\0', strncmp (link, "mnt:[", 5) != 0))
+        continue;
+      found = fstatat (dirfd (d), e->d_name, &st, 0) == 0 && is_stale_mnt (&st);
+    }
+  if (d != NULL)
+    closedir (d);
+  return found;
+}
+
+/* After the kernel refused to mount a layer still in use: names the
+ * processes that keep the previous view (its mount namespace, or a
+ * descriptor of it) and that you may see (yours; at most 5).  Runs as
+ * you, after dropping privileges. */
+static void
+report_view_holders (void)
+{
+  DIR *d;
+  struct dirent *e;
+  int found = 0;
+
+  if (L.stale_mnt == 0 || (d = opendir ("/proc")) == NULL)
+    return;
+  while (found < 5 && (e = readdir (d)) != NULL)
+    {
+      char path[300], comm[64] = "";
+      cleanup_fd int fd = -1;
+      ssize_t n;
+      if (e->d_name[0] < '1' || e->d_name[0] > '9' || !holds_stale_mnt (e->d_name))
+        continue;
+      found++;
+      snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
+      fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd >= 0 && (n = read (fd, comm, sizeof comm - 1)) > 0)
+        comm[n - (comm[n - 1] == '\n')] = '\0';
+      for (char *c = comm; *c; c++)
+        if ((unsigned char) *c < 0x20 || *c == 0x7f)
+          *c = '?';
+      fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
+               "process %s (%s); close it, then launch again\n", L.id, e->d_name, comm);
+    }
+  closedir (d);
+}
+
 /* The writable overlay for OP (the host directory under the user's layer
  * users/<uid>/<layer>/), as a detached mount. */
 static int
@@ -586,6 +663,7 @@ make_layer_overlay (const MountOp *op, int userdir_fd)
   cleanup_fd int work = gl_launch_mount_open_user_dir (layer, "work", "work/", L.uid);
   cleanup_free char *what = xasprintf ("cannot overlay %s", op->path);
   struct stat host, up;
+  int mnt;
 
   /* The overlay's root shows the upper directory's mode: the host's.  (Not
    * rewritten when it already is: that would dirty the layer's filesystem
@@ -600,7 +678,20 @@ make_layer_overlay (const MountOp *op, int userdir_fd)
       if (chmod (fdpath, host.st_mode & 07777) != 0)
         die_with_error ("cannot set the mode of your layer for %s", op->path);
     }
-  return gl_launch_mount_overlay (&op->src_fd, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, what);
+  mnt = gl_launch_mount_overlay (&op->src_fd, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+                                 what);
+  if (mnt >= 0)
+    return mnt;
+  /* The kernel refused: the layer's upper or work directory is in use by
+   * another overlay.  Without privilege every launch builds its own view,
+   * so that is simply your other view of this sandbox. */
+  if (!L.privileged)
+    die ("%s: another view of sandbox \"%s\" of yours is running; without the setuid bit "
+         "glimpse-launch runs one view of a sandbox at a time: close it first", what, L.id);
+  die_status (GL_EXIT_VIEW_HELD, "%s: your layer is still in use by an earlier view of this "
+              "sandbox, which a process outside it keeps (it holds the view's mount namespace, "
+              "e.g. through nsenter, or a file of it open); close that process and launch again",
+              what);
 }
 
 /* Making a writable overlay costs the kernel far more than anything else
@@ -853,7 +944,8 @@ view_root (View *v)
       two[0] = L.base_copy;
       two[1] = empty;
       base_fd = gl_launch_mount_overlay (two, 2, -1, -1, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
-                                         | MOUNT_ATTR_NODEV, "cannot use the host's / as the base");
+                                         | MOUNT_ATTR_NODEV,
+                                         "cannot use the host's / as the base");
       dir = openat (v->stage, "host", O_PATH | O_DIRECTORY | O_CLOEXEC);
       if (dir < 0)
         die_with_error ("cannot prepare the host base");
@@ -1413,6 +1505,29 @@ proc_start_time (pid_t pid)
   return t;
 }
 
+/* True if PID is exiting (PF_EXITING in the flags, /proc/PID/stat field
+ * 9) or gone. */
+static bool
+proc_is_exiting (pid_t pid)
+{
+  char path[64], buf[1024];
+  cleanup_fd int fd = -1;
+  ssize_t n;
+  char *p;
+  unsigned long flags = 0;
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+    return true;
+  buf[n] = '\0';
+  p = strrchr (buf, ')');
+  for (int field = 2; p != NULL && field < 9; field++)
+    p = strchr (p + 1, ' ');
+  if (p == NULL || sscanf (p + 1, "%lu", &flags) != 1)
+    return true;
+  return (flags & 0x4UL) != 0;  /* PF_EXITING */
+}
+
 /* Opens the namespaces of PID into NS and their identities into ID
  * (device, inode: 8 numbers).  Root (or the owner, unprivileged) only. */
 static bool
@@ -1483,12 +1598,23 @@ view_find (ViewNs *ns, const char **why)
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
   if (pidfd < 0 || proc_start_time (pid) != start || start == 0)
     {
-      L.stale_mnt = rec[3];     /* (its mount namespace may still be held) */
+      L.stale_mnt_dev = rec[2];  /* (its mount namespace may still be held) */
+      L.stale_mnt = rec[3];
       return 0;
     }
-  if (!open_proc_ns (pid, ns, id))
+  if (!open_proc_ns (pid, ns, id) || proc_is_exiting (pid))
     {
-      L.stale_mnt = rec[3];     /* exited (a zombie has no namespaces) */
+      /* Exited (a zombie has no namespaces) or exiting: PID 1 ends holding
+       * the view lock, and lets go of it before it lets go of its
+       * namespaces.  Once it has exited the kernel has let go of its
+       * overlays too - unless a process outside keeps them - so the new
+       * view can be built at once, without retries. */
+      struct pollfd p = { pidfd, POLLIN, 0 };
+      view_ns_close (ns);
+      while (poll (&p, 1, 10000) < 0 && errno == EINTR)
+        ;
+      L.stale_mnt_dev = rec[2];
+      L.stale_mnt = rec[3];
       return 0;
     }
   *why = "the recorded process is another one now";
@@ -1847,70 +1973,6 @@ done:
 
 /* ---------------------------------------------------------------------- */
 /* The top-level process                                                   */
-
-/* True if PID (a /proc entry name) has its mount namespace, or a
- * descriptor of it, in WANT ("mnt:[INODE]"). */
-static bool
-holds_mnt_ns (const char *pid, const char *want)
-{
-  char path[300], link[64];
-  ssize_t n;
-  DIR *d;
-  struct dirent *e;
-  bool found = false;
-
-  snprintf (path, sizeof path, "/proc/%s/ns/mnt", pid);
-  n = readlink (path, link, sizeof link - 1);
-  if (n > 0 && (link[n] = '\0', strcmp (link, want) == 0))
-    return true;
-  snprintf (path, sizeof path, "/proc/%s/fd", pid);
-  d = opendir (path);
-  while (!found && d != NULL && (e = readdir (d)) != NULL)
-    {
-      if (e->d_name[0] == '.')
-        continue;
-      n = readlinkat (dirfd (d), e->d_name, link, sizeof link - 1);
-      found = n > 0 && (link[n] = '\0', strcmp (link, want) == 0);
-    }
-  if (d != NULL)
-    closedir (d);
-  return found;
-}
-
-/* After the kernel refused to mount a layer still in use: name the
- * processes of yours that keep the previous view (its mount namespace, or
- * a descriptor of it).  Runs as you, after dropping privileges. */
-static void
-report_view_holders (void)
-{
-  char want[64];
-  DIR *d;
-  struct dirent *e;
-  int named = 0;
-
-  if (L.stale_mnt == 0 || (d = opendir ("/proc")) == NULL)
-    return;
-  snprintf (want, sizeof want, "mnt:[%llu]", L.stale_mnt);
-  while (named < 5 && (e = readdir (d)) != NULL)
-    {
-      char path[300], comm[64] = "";
-      cleanup_fd int fd = -1;
-      ssize_t n;
-      if (e->d_name[0] < '1' || e->d_name[0] > '9' || !holds_mnt_ns (e->d_name, want))
-        continue;
-      snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
-      fd = open (path, O_RDONLY | O_CLOEXEC);
-      if (fd >= 0 && (n = read (fd, comm, sizeof comm - 1)) > 0)
-        comm[n - (comm[n - 1] == '\n')] = '\0';
-      for (char *c = comm; *c; c++)
-        if ((unsigned char) *c < 0x20 || *c == 0x7f)
-          *c = '?';
-      fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
-               "process %s (%s); close it, then launch again\n", L.id, e->d_name, comm);
-      named++;
-    }
-  closedir (d);
-}
 
 static void
 write_proc_file (pid_t pid, const char *name, const char *content)

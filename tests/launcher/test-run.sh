@@ -203,11 +203,29 @@ check_sh "root run works, no caps" '[ "$(echo "$got" | head -2 | tr "\n" " ")" =
 install -o root -g root -m 0755 "$GL_LAUNCHER" "$GL_BIN/nosuid-$TEST_NAME"
 got=$(as_user $GL_USER_A "$GL_BIN/nosuid-$TEST_NAME" t-run-bb -- /bin/sh -c "id -u; cat /etc/glimpse-test-marker" 2>"$WORK/err")
 cat "$WORK/err" | sed "s/^/# /"
-rm -f "$GL_BIN/nosuid-$TEST_NAME"
 if [ "$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null || echo 1)" = 1 ]; then
   check "non-setuid run works as the user (rootfs base)" [ "$(echo "$got" | tr '\n' ' ')" = "$UID_A busybox-rootfs " ]
   echo "$got" | sed "s/^/# /"
+  # Views are not shared without the setuid bit: while one runs, another
+  # launch of the sandbox refuses plainly, without waiting for it (the
+  # kernel's exclusive use of the layer; no retries, no "earlier view").
+  echo wait > "$WORK/go-nosuid"; chmod 644 "$WORK/go-nosuid"
+  as_user $GL_USER_A "$GL_BIN/nosuid-$TEST_NAME" t-run-bb -- /bin/sh -c \
+    "touch /tmp/gl-nosuid-up; while [ \"\$(cat $WORK/go-nosuid)\" != go ]; do sleep 0.05; done" &
+  first=$!
+  gl_wait 30 [ -e "$GL_STORE/t-run-bb/users/$UID_A/tmp/upper/gl-nosuid-up" ]
+  refused "non-setuid: a second view while one runs is refused: one view of a sandbox at a time" \
+    'another view of sandbox "t-run-bb" of yours is running; without the setuid bit glimpse-launch runs one view of a sandbox at a time' \
+    as_user $GL_USER_A "$GL_BIN/nosuid-$TEST_NAME" t-run-bb -- true
+  out=$(as_user $GL_USER_A "$GL_BIN/nosuid-$TEST_NAME" t-run-bb -- true 2>&1)
+  check_sh "non-setuid: ... not blamed on an earlier view" '! grep -q "earlier view" <<< "$out"'
+  echo go > "$WORK/go-nosuid"
+  wait $first
+  check "non-setuid: once it has ended, the next launch works" \
+    gl_wait 30 as_user $GL_USER_A "$GL_BIN/nosuid-$TEST_NAME" t-run-bb -- true
+  rm -f "$GL_BIN/nosuid-$TEST_NAME"
 else
+  rm -f "$GL_BIN/nosuid-$TEST_NAME"
   skip_case "non-setuid run" "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone=0)"
 fi
 

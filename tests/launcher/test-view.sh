@@ -37,6 +37,12 @@ kmsg_inuse_since () {
   dmesg 2>/dev/null | awk -v m="${1:-0}" '{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
     t + 0 > m + 0 && /in-use as upperdir\/workdir of another mount, accessing/ { n++ } END { print n + 0 }'
 }
+# kmsg_busy_since MARK: mounts the kernel refused because a layer was in
+# use (index=on: "...to override exclusive upperdir protection")
+kmsg_busy_since () {
+  dmesg 2>/dev/null | awk -v m="${1:-0}" '{ t = $0; sub(/^\[ */, "", t); sub(/\].*/, "", t) }
+    t + 0 > m + 0 && /override exclusive upperdir protection/ { n++ } END { print n + 0 }'
+}
 A true || { fail "first launch"; finish; exit 1; }
 
 # --- 20: twenty launches at the same moment: all run, in one view ---
@@ -235,37 +241,57 @@ rm -f "$UDIR/view" "$UDIR/view.lock"
 # overlays then stay mounted after the view's PID 1 has gone.  The next
 # launch must not mount the same layer again: it refuses, naming the
 # holder, and works again once the holder is closed.
-go_reset
-A /bin/sh -c "touch /tmp/gl-view-started7; $WAIT_GO" &
-bg=$!
-wait_for gl-view-started7
-vp=$(view_pid)
-app=$(gl_wait_pid $GL_USER_A '^/bin/sh -c touch /tmp/gl-view-started7')
-as_user $GL_USER_A python3 -c 'import os, sys, time
+A_quiet () { A true 2>/dev/null; }
+# held_case KIND: a view whose mount namespace a process of the user keeps
+# after the view's end - KIND "fd" (python3 holding a descriptor of
+# ns/mnt) or "nsenter" (a sleep that entered the view's user and mount
+# namespaces, as the user may: the user namespace is theirs)
+held_case () {
+  local kind=$1 n=$2 vp app holder holder_bg comm out rc inuse_new busy_new ok_after=
+  go_reset
+  A /bin/sh -c "touch /tmp/gl-view-started$n; $WAIT_GO" &
+  bg=$!
+  wait_for gl-view-started$n
+  vp=$(view_pid)
+  app=$(gl_wait_pid $GL_USER_A "^/bin/sh -c touch /tmp/gl-view-started$n")
+  if [ "$kind" = fd ]; then
+    as_user $GL_USER_A python3 -c 'import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 open(sys.argv[2], "w").close()
-time.sleep(300)' /proc/"$app"/ns/mnt "$WORK/held-ready" gl-view-holder-7 &
-holder_bg=$!
-gl_wait 30 [ -e "$WORK/held-ready" ]
-holder=$(gl_wait_pid $GL_USER_A 'gl-view-holder-7$')
-echo go > "$WORK/go"
-wait $bg
-gl_wait 30 gone "$vp"
-kmark=$(kmsg_mark)
-out=$(A true 2>&1); rc=$?
-inuse_new=$(kmsg_inuse_since "$kmark")
-check_sh "held view: its PID 1 ended while the holder keeps its mount namespace" \
-  '[ -n "$holder" ] && gone "$vp" && kill -0 "$holder"'
-check_sh "held view: the next launch refuses (125), naming the holder ($out)" \
-  '[ $rc = 125 ] && grep -q "still held by process $holder (python3)" <<< "$out"'
-check_sh "held view: ... and mounted nothing on the layer in use (no in-use warning)" \
-  '[ "$inuse_new" = 0 ]'
-kill "$holder"; wait "$holder_bg" 2>/dev/null
-# (the kernel frees the old mounts shortly after the holder has gone)
-ok_after=
-A_quiet () { A true 2>/dev/null; }
-gl_wait 30 A_quiet && ok_after=yes
-check_sh "held view: once the holder is closed, launching works again" '[ "$ok_after" = yes ]'
+time.sleep(300)' /proc/"$app"/ns/mnt "$WORK/held-ready" gl-view-holder-$n &
+    holder_bg=$!
+    gl_wait 30 [ -e "$WORK/held-ready" ]
+    holder=$(gl_wait_pid $GL_USER_A "gl-view-holder-$n\$")
+    comm=python3
+  else
+    as_user $GL_USER_A nsenter -t "$app" -U -m --preserve-credentials sleep 64.8$n &
+    holder_bg=$!
+    holder=$(gl_wait_pid $GL_USER_A "^sleep 64[.]8$n\$")
+    gl_wait 30 [ "$(stat -L -c %d:%i /proc/"$holder"/ns/mnt 2>/dev/null)" = "$(stat -L -c %d:%i /proc/"$app"/ns/mnt)" ]
+    comm=sleep
+  fi
+  echo go > "$WORK/go"
+  wait $bg
+  gl_wait 30 gone "$vp"
+  kmark=$(kmsg_mark)
+  out=$(A true 2>&1); rc=$?
+  inuse_new=$(kmsg_inuse_since "$kmark")
+  busy_new=$(kmsg_busy_since "$kmark")
+  check_sh "held view ($kind): its PID 1 ended while the holder keeps its mount namespace" \
+    '[ -n "$holder" ] && gone "$vp" && kill -0 "$holder"'
+  check_sh "held view ($kind): the next launch refuses (125), naming the holder ($out)" \
+    '[ $rc = 125 ] && grep -q "still held by process $holder ($comm)" <<< "$out"'
+  check_sh "held view ($kind): ... and mounted nothing on the layer in use (no in-use warning)" \
+    '[ "$inuse_new" = 0 ]'
+  check_sh "held view ($kind): ... refused at once, not retried (the kernel refused $busy_new mounts, at most one per layer)" \
+    '[ "$busy_new" -ge 1 ] && [ "$busy_new" -le 8 ]'
+  kill "$holder" 2>/dev/null; wait "$holder_bg" 2>/dev/null
+  # (the kernel frees the old mounts shortly after the holder has gone)
+  gl_wait 30 A_quiet && ok_after=yes
+  check_sh "held view ($kind): once the holder is closed, launching works again" '[ "$ok_after" = yes ]'
+}
+held_case fd 7
+held_case nsenter 8
 
 # PID 1 killed while an app runs: the app dies with the view; the next
 # launch builds a new one
