@@ -1345,6 +1345,59 @@ run_view_init (int view_lock, int sigfd)
     }
 }
 
+static void write_id_maps (pid_t pid);
+
+/* F4: the view's mounts are locked.  They were made in the user namespace
+ * the launcher created, which the caller owns, so the caller (entering it
+ * from outside, as they may) could unmount the read-only binds over the
+ * host's mount points - showing what the copies made as root have
+ * beneath them, which the kernel hides from every user - or make them
+ * writable.  PID 1 therefore moves into a user, mount and IPC namespace of
+ * its own, nested in the first: the kernel copies the mount table into
+ * the new namespace with every mount locked (MNT_LOCKED: a mount there
+ * cannot be unmounted from its place; read-only, nosuid, nodev stay) -
+ * as bubblewrap does in setuid mode.  The first mount namespace is then
+ * left to nobody (PID 1 is not dumpable: no process of the caller can
+ * have opened it), and the kernel ends it.  A helper still in the first
+ * user namespace writes the new one's id maps (the same ids, groups
+ * included), as only a process in the parent namespace may. */
+static void
+lock_view (void)
+{
+  int go[2];
+  int status = 0;
+  pid_t h;
+
+  if (pipe2 (go, O_CLOEXEC) != 0)
+    die_with_error ("cannot lock the view's mounts");
+  h = fork ();
+  if (h < 0)
+    die_with_error ("cannot lock the view's mounts");
+  if (h == 0)
+    {
+      char b;
+      close (go[1]);
+      if (read (go[0], &b, 1) != 1)
+        _exit (GL_EXIT_LAUNCHER);
+      write_id_maps (1);        /* PID 1, as this PID namespace numbers it */
+      _exit (0);
+    }
+  close (go[0]);
+  if (unshare (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) != 0)
+    die_with_error ("cannot lock the view's mounts (a user namespace inside the sandbox's)");
+  /* The helper may open our /proc/1/uid_map only while we are dumpable;
+   * our namespaces are the locked ones now. */
+  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) != 0 || write (go[1], "x", 1) != 1)
+    die_with_error ("cannot lock the view's mounts");
+  close (go[1]);
+  while (waitpid (h, &status, 0) < 0)
+    if (errno != EINTR)
+      die_with_error ("cannot lock the view's mounts");
+  (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    die ("cannot lock the view's mounts: the id maps of its user namespace were not written");
+}
+
 /* The first process in the namespaces: builds the view, tells the
  * launcher it is ready by closing ERR_FD, and stays as the view's PID 1. */
 static GL_NORETURN void
@@ -1389,6 +1442,8 @@ child_main (int sync_fd, int err_fd)
     (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
 
   build_view ();
+  if (L.privileged)
+    lock_view ();
 
   /* Nothing of the host stays open: only the locks the view holds for its
    * whole life (the sandbox's, the user's layer's, the system
@@ -1465,6 +1520,7 @@ show_errors (char *buf, size_t len)
 /* A view's namespaces, as descriptors. */
 typedef struct {
   int user, mnt, pid, ipc;
+  int outer;    /* the user namespace the view's is nested in (-1: none) */
 } ViewNs;
 
 static const char *const ns_names[4] = { "user", "mnt", "pid", "ipc" };
@@ -1472,8 +1528,8 @@ static const char *const ns_names[4] = { "user", "mnt", "pid", "ipc" };
 static void
 view_ns_close (ViewNs *ns)
 {
-  int *fds[4] = { &ns->user, &ns->mnt, &ns->pid, &ns->ipc };
-  for (int i = 0; i < 4; i++)
+  int *fds[5] = { &ns->user, &ns->mnt, &ns->pid, &ns->ipc, &ns->outer };
+  for (int i = 0; i < 5; i++)
     if (*fds[i] >= 0)
       {
         close (*fds[i]);
@@ -1548,6 +1604,18 @@ open_proc_ns (pid_t pid, ViewNs *ns, unsigned long long id[8])
       id[2 * i] = (unsigned long long) st.st_dev;
       id[2 * i + 1] = (unsigned long long) st.st_ino;
     }
+  {
+    /* The user namespace the view's is nested in (F4: lock_view), unless
+     * that is ours (a view without the nesting). */
+    struct stat a, b;
+    ns->outer = ioctl (ns->user, NS_GET_PARENT);
+    if (ns->outer >= 0 && fstat (ns->outer, &a) == 0 && stat ("/proc/self/ns/user", &b) == 0
+        && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+      {
+        close (ns->outer);
+        ns->outer = -1;
+      }
+  }
   return true;
 }
 
@@ -1626,8 +1694,11 @@ view_find (ViewNs *ns, const char **why)
       }
   {
     /* The user namespace is the caller's own. */
-    uid_t owner = (uid_t) -1;
-    if (ioctl (ns->user, NS_GET_OWNER_UID, &owner) != 0 || owner != L.uid)
+    uid_t owner = (uid_t) -1, outer_owner = L.uid;
+    if (ns->outer >= 0 && ioctl (ns->outer, NS_GET_OWNER_UID, &outer_owner) != 0)
+      outer_owner = (uid_t) -1;
+    if (ioctl (ns->user, NS_GET_OWNER_UID, &owner) != 0 || owner != L.uid
+        || outer_owner != L.uid)
       {
         view_ns_close (ns);
         return 0;
@@ -1847,10 +1918,18 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
       gl_error_fd = err_p[1];
       close (err_p[0]);
       close (pid_p[0]);
-      if (setns (ns->user, CLONE_NEWUSER) != 0)
+      /* The view's PID namespace belongs to the user namespace the
+       * launcher made; PID 1 has moved into one nested in it (F4,
+       * lock_view): enter the outer one, the PID namespace, then the
+       * view's.  (Without privilege there is one user namespace.) */
+      if (ns->outer >= 0 && setns (ns->outer, CLONE_NEWUSER) != 0)
+        die_with_error ("cannot enter the sandbox's user namespace");
+      if (ns->outer < 0 && setns (ns->user, CLONE_NEWUSER) != 0)
         die_with_error ("cannot enter the sandbox's user namespace");
       if (setns (ns->pid, CLONE_NEWPID) != 0)
         die_with_error ("cannot enter the sandbox's PID namespace");
+      if (ns->outer >= 0 && setns (ns->user, CLONE_NEWUSER) != 0)
+        die_with_error ("cannot enter the sandbox's user namespace");
       if (setns (ns->mnt, CLONE_NEWNS) != 0)
         die_with_error ("cannot enter the sandbox's mount namespace");
       if (setns (ns->ipc, CLONE_NEWIPC) != 0)
@@ -2143,7 +2222,7 @@ main (int argc, char **argv)
   sigset_t set;
   int sigfd, child_status = 0, view_lock;
   uint64_t perm = 0;
-  ViewNs ns = { -1, -1, -1, -1 };
+  ViewNs ns = { -1, -1, -1, -1, -1 };
   pid_t pid;
   char cwdbuf[PATH_MAX];
   size_t errlen = 0;

@@ -267,4 +267,54 @@ check_sh "15: user B's /tmp/.ICE-unix is not bound into A's sandbox (with a warn
 eval "${GL_CLEANUPS[-1]}"
 unset 'GL_CLEANUPS[-1]'
 
+# --- F4: the view's mounts are locked against the user's own namespace ---
+# The caller owns the view's user namespace and may enter it from outside
+# with capabilities that count there.  Still: the read-only binds over the
+# host's mount points (host base) cannot be unmounted - which would show
+# what the launcher's copies have beneath them, hidden from every user on
+# the host - nor made writable; the overlays cannot be unmounted either.
+cat > "$WORK/f4.py" <<'PY'
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+app = sys.argv[1]
+nsfd = [os.open("/proc/%s/ns/%s" % (app, n), os.O_RDONLY) for n in ("user", "mnt")]
+root = os.open("/proc/%s/root" % app, os.O_RDONLY)
+for fd in nsfd:
+    if libc.setns(fd, 0) != 0:
+        print("setns failed", errno.errorcode[ctypes.get_errno()])
+        sys.exit(1)
+os.fchdir(root)
+os.chroot(".")
+def res(r):
+    return "ok" if r == 0 else errno.errorcode[ctypes.get_errno()]
+MS_REMOUNT, MS_BIND, MNT_DETACH = 32, 4096, 2
+# control: capabilities here are real - a mount of one's own comes and goes
+os.makedirs("/tmp/gl-f4-own", exist_ok=True)
+print("own-mount", res(libc.mount(b"tmpfs", b"/tmp/gl-f4-own", b"tmpfs", 0, None)))
+print("own-umount", res(libc.umount2(b"/tmp/gl-f4-own", 0)))
+for p in sys.argv[2:]:
+    print("umount", p, res(libc.umount2(p.encode(), 0)))
+    print("detach", p, res(libc.umount2(p.encode(), MNT_DETACH)))
+    print("remount-rw", p, res(libc.mount(None, p.encode(), None, MS_REMOUNT | MS_BIND, None)))
+PY
+chmod 644 "$WORK/f4.py"
+echo wait > "$WORK/go-f4"; chmod 644 "$WORK/go-f4"
+as_user $GL_USER_A "$LAUNCH" t-att-host -- /bin/sh -c \
+  "touch /tmp/gl-f4-up; while [ \"\$(cat $WORK/go-f4)\" != go ]; do sleep 0.05; done" &
+f4_bg=$!
+f4_app=$(gl_wait_pid $GL_USER_A '^/bin/sh -c touch /tmp/gl-f4-up')
+gl_wait 30 [ -e "$GL_STORE/t-att-host/users/$UID_A/tmp/upper/gl-f4-up" ]
+out=$(as_user $GL_USER_A python3 "$WORK/f4.py" "$f4_app" /run/user/$UID_B /sys /proc /tmp /run/user/$UID_A 2>&1)
+echo "$out" | sed 's/^/# /'
+check_sh "F4: entering the view's namespaces from outside gives capabilities there (own mount made and removed)" \
+  'grep -qx "own-mount ok" <<< "$out" && grep -qx "own-umount ok" <<< "$out"'
+check_sh "F4: the read-only bind over a host mount point cannot be unmounted (EINVAL: locked)" \
+  'grep -qx "umount /run/user/$UID_B EINVAL" <<< "$out" && grep -qx "detach /run/user/$UID_B EINVAL" <<< "$out"'
+check_sh "F4: ... nor made writable (EPERM), nor /sys" \
+  'grep -qx "remount-rw /run/user/$UID_B EPERM" <<< "$out" && grep -qx "remount-rw /sys EPERM" <<< "$out"'
+check_sh "F4: /sys, /proc and the overlays cannot be unmounted either" \
+  '[ "$(grep -cE "^(umount|detach) (/sys|/proc|/tmp|/run/user/$UID_A) EINVAL$" <<< "$out")" = 8 ]'
+echo go > "$WORK/go-f4"
+wait $f4_bg
+
 finish
