@@ -45,6 +45,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/types.h>
@@ -681,7 +682,20 @@ make_layer_overlay (const MountOp *op, int userdir_fd)
   mnt = gl_launch_mount_overlay (&op->src_fd, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
                                  what);
   if (mnt >= 0)
-    return mnt;
+    {
+      /* The kernel mounts a layer whose work directory it cannot prepare
+       * (an inode table or disk full even for it, the directory made
+       * immutable) read-only, and says so only in its log: say it here. */
+      struct statvfs sv, lsv;
+      if (fstatvfs (mnt, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+        fprintf (stderr, "glimpse-launch: warning: %s is read-only in this view: %s\n", op->path,
+                 fstatvfs (upper, &lsv) == 0 && (lsv.f_bavail == 0 || lsv.f_favail == 0)
+                 ? "the file system that holds your layers is full (free some space, or "
+                   "\"glimpse purge\" a layer)"
+                 : "the kernel could not prepare the work directory of your layer (see its "
+                   "log; \"glimpse purge\" resets the layer)");
+      return mnt;
+    }
   /* The kernel refused: the layer's upper or work directory is in use by
    * another overlay.  Without privilege every launch builds its own view,
    * so that is simply your other view of this sandbox. */
@@ -1734,8 +1748,18 @@ view_record (pid_t pid, const unsigned long long id[8])
   fd = openat (L.sb.views_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0 || fchmod (fd, 0600) != 0 || gl_write_all (fd, buf, (size_t) len) != 0
       || renameat (L.sb.views_fd, tmp, L.sb.views_fd, name) != 0)
-    die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
+    {
+      if (errno == ENOSPC || errno == EDQUOT)
+        {
+          int errsv = errno;
+          (void) unlinkat (L.sb.views_fd, tmp, 0);
+          errno = errsv;
+          die_with_error ("cannot start sandbox \"%s\": the file system that holds it (and your "
+                          "layers) is full; free some space, or \"glimpse purge\" a layer", L.id);
+        }
+      die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
                     "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
+    }
 }
 
 /* The app, in the view (the helper that started it entered the view's

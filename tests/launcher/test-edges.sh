@@ -148,4 +148,35 @@ check_sh "26: kill 0 and kill -PGID from an app on a terminal reach nothing outs
 n=$(A /bin/sh -c 'grep -c "shared:" /proc/self/mountinfo')
 check_sh "27: no shared: tag inside the view ($n)" '[ "$n" = 0 ]'
 
+# --- a layer the kernel cannot prepare, a store that is full ---
+# The kernel mounts a writable layer whose work directory it cannot
+# prepare read-only (and says so only in its log): the launch still runs,
+# and says so; nothing reaches the host.  (The work directory made
+# immutable stands in for an inode table full even for the kernel.)
+A true
+if chattr +i "$UDIR/tmp/work"; then
+  GL_CLEANUPS+=("chattr -i '$UDIR/tmp/work'")
+  out=$(A /bin/sh -c 'echo x > /tmp/gl-edge-ro 2>&1 || echo refused' 2>&1); rc=$?
+  chattr -i "$UDIR/tmp/work"
+  echo "$out" | sed 's/^/# /'
+  check_sh "a layer the kernel mounts read-only: the launch runs and says so ($rc)" \
+    '[ $rc = 0 ] && grep -q "warning: /tmp is read-only in this view: the kernel could not prepare the work directory of your layer" <<< "$out"'
+  check_sh "... the app's write is refused (read-only), nothing on the host" \
+    'grep -q "Read-only file system" <<< "$out" && grep -qx refused <<< "$out" && [ ! -e /tmp/gl-edge-ro ] && [ ! -e "$UDIR/tmp/upper/gl-edge-ro" ]'
+  check "... and the next launch writes again" A /bin/sh -c 'echo x > /tmp/gl-edge-ro'
+else
+  skip_case "read-only layer" "chattr +i is not supported on the test store's file system"
+fi
+# A store so full that even root cannot record the view: a clear error.
+gl_make_sandbox t-edge-full rootfs 2>/dev/null
+full=$GL_STORE/t-edge-full
+mount -t tmpfs -o size=8m,mode=0755 tmpfs "$full" && GL_CLEANUPS+=("umount -l '$full'")
+gl_make_sandbox t-edge-full rootfs 2>/dev/null
+as_user $GL_USER_A "$LAUNCH" t-edge-full -- true
+check "a sandbox on a small file system starts" as_user $GL_USER_A "$LAUNCH" t-edge-full -- true
+dd if=/dev/zero of="$full/filler" bs=1M count=16 2>/dev/null
+refused "a store too full to record the view: refused, saying the file system is full" \
+  'cannot start sandbox "t-edge-full": the file system that holds it \(and your layers\) is full' \
+  as_user $GL_USER_A "$LAUNCH" t-edge-full -- true
+
 finish
