@@ -71,6 +71,9 @@ extern char **environ;
  * replace).  Without privilege (no views are shared) the lock is the
  * user's own users/<uid>/view.lock. */
 #define GL_VIEW_LOCK_UNPRIV "view.lock"
+/* At most this many mount IDs (of the view's writable overlays) in the
+ * record. */
+#define GL_VIEW_MAX_MOUNTS 16
 
 /* ---------------------------------------------------------------------- */
 /* State of the top-level process                                          */
@@ -111,8 +114,11 @@ typedef struct {
   Overlaid ov[8];
   size_t n_ov;
   int pid1_lock;       /* the view lock again (its own open file), for PID 1 */
-  /* the mount namespace (device, inode) of a recorded view that is gone */
+  /* the mount namespace (device, inode) of a recorded view that is gone,
+   * and the mount IDs of its writable overlays */
   unsigned long long stale_mnt_dev, stale_mnt;
+  unsigned stale_mounts[GL_VIEW_MAX_MOUNTS];
+  size_t n_stale_mounts;
 } Launch;
 
 static Launch L = {
@@ -620,6 +626,51 @@ holds_stale_mnt (const char *pid)
   return found;
 }
 
+/* True if the file at NAME below DIRFD (a magic link of /proc/PID/: a
+ * descriptor, cwd, root) is on one of the recorded view's overlays
+ * (STATX_MNT_ID: it is only looked at, never opened). */
+static bool
+on_stale_mount (int dirfd, const char *name)
+{
+  struct statx stx;
+  if (L.n_stale_mounts == 0
+      || statx (dirfd, name, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) != 0
+      || !(stx.stx_mask & STATX_MNT_ID))
+    return false;
+  for (size_t i = 0; i < L.n_stale_mounts; i++)
+    if (stx.stx_mnt_id == L.stale_mounts[i])
+      return true;
+  return false;
+}
+
+/* True if process PID (a /proc entry name) has a file of the recorded
+ * view's overlays open, or its working or root directory there. */
+static bool
+holds_stale_file (const char *pid)
+{
+  char path[300];
+  cleanup_fd int pfd = -1;
+  DIR *d;
+  struct dirent *e;
+  bool found = false;
+
+  if (L.n_stale_mounts == 0)
+    return false;
+  snprintf (path, sizeof path, "/proc/%s", pid);
+  pfd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (pfd < 0)
+    return false;
+  if (on_stale_mount (pfd, "cwd") || on_stale_mount (pfd, "root"))
+    return true;
+  snprintf (path, sizeof path, "/proc/%s/fd", pid);
+  d = opendir (path);
+  while (!found && d != NULL && (e = readdir (d)) != NULL)
+    found = e->d_name[0] != '.' && on_stale_mount (dirfd (d), e->d_name);
+  if (d != NULL)
+    closedir (d);
+  return found;
+}
+
 /* After the kernel refused to mount a layer still in use: names the
  * processes that keep the previous view (its mount namespace, or a
  * descriptor of it) and that you may see (yours; at most 5).  Runs as
@@ -638,7 +689,10 @@ report_view_holders (void)
       char path[300], comm[64] = "";
       cleanup_fd int fd = -1;
       ssize_t n;
-      if (e->d_name[0] < '1' || e->d_name[0] > '9' || !holds_stale_mnt (e->d_name))
+      bool by_file = false;
+      if (e->d_name[0] < '1' || e->d_name[0] > '9')
+        continue;
+      if (!holds_stale_mnt (e->d_name) && !(by_file = holds_stale_file (e->d_name)))
         continue;
       found++;
       snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
@@ -649,7 +703,8 @@ report_view_holders (void)
         if ((unsigned char) *c < 0x20 || *c == 0x7f)
           *c = '?';
       fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
-               "process %s (%s); close it, then launch again\n", L.id, e->d_name, comm);
+               "process %s (%s)%s; close it, then launch again\n", L.id, e->d_name, comm,
+               by_file ? ", which has a file of it open" : "");
     }
   closedir (d);
 }
@@ -1633,6 +1688,44 @@ open_proc_ns (pid_t pid, ViewNs *ns, unsigned long long id[8])
   return true;
 }
 
+/* The record's optional second line, "mounts ID...\n": the mount IDs of
+ * the view's writable overlays (for naming a process that keeps one).
+ * REST is what follows the first line; false if it is anything else. */
+static bool
+view_record_mounts (const char *rest, unsigned *ids, size_t *n)
+{
+  *n = 0;
+  if (*rest == '\0')
+    return true;
+  if (strncmp (rest, "mounts", 6) != 0)
+    return false;
+  rest += 6;
+  while (*rest == ' ')
+    {
+      char *end;
+      unsigned long v;
+      if (*n == GL_VIEW_MAX_MOUNTS || rest[1] < '0' || rest[1] > '9')
+        return false;
+      errno = 0;
+      v = strtoul (rest + 1, &end, 10);
+      if (errno != 0 || v == 0 || v > UINT_MAX)
+        return false;
+      ids[(*n)++] = (unsigned) v;
+      rest = end;
+    }
+  return strcmp (rest, "\n") == 0;
+}
+
+/* The recorded view is gone: what may still keep its layers. */
+static void
+view_set_stale (const unsigned long long rec[8], const unsigned *mounts, size_t n_mounts)
+{
+  L.stale_mnt_dev = rec[2];
+  L.stale_mnt = rec[3];
+  memcpy (L.stale_mounts, mounts, n_mounts * sizeof mounts[0]);
+  L.n_stale_mounts = n_mounts;
+}
+
 #define GL_VIEW_RECORD_FMT "glimpse-view 1 sandbox %64s uid %u pid %d start %llu user %llu:%llu " \
   "mnt %llu:%llu pid %llu:%llu ipc %llu:%llu\n"
 
@@ -1649,7 +1742,7 @@ view_find (ViewNs *ns, const char **why)
 {
   cleanup_fd int fd = -1;
   cleanup_fd int pidfd = -1;
-  char buf[512];
+  char buf[1024];
   ssize_t len;
   struct stat st;
   unsigned uid;
@@ -1657,6 +1750,8 @@ view_find (ViewNs *ns, const char **why)
   unsigned long long start, rec[8], id[8];
   char sandbox[GL_LAUNCH_ID_MAX + 1];
   char name[32];
+  unsigned mounts[GL_VIEW_MAX_MOUNTS];
+  size_t n_mounts = 0;
 
   *why = "no record";
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
@@ -1674,14 +1769,14 @@ view_find (ViewNs *ns, const char **why)
   buf[len] = '\0';
   if (sscanf (buf, GL_VIEW_RECORD_FMT "%n", sandbox, &uid, &pid, &start, &rec[0], &rec[1],
               &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 12
-      || used != len || strcmp (sandbox, L.id) != 0 || uid != L.uid || pid <= 1)
+      || !view_record_mounts (buf + used, mounts, &n_mounts)
+      || strcmp (sandbox, L.id) != 0 || uid != L.uid || pid <= 1)
     return 0;
   *why = "the recorded view is gone";
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
   if (pidfd < 0 || proc_start_time (pid) != start || start == 0)
     {
-      L.stale_mnt_dev = rec[2];  /* (its mount namespace may still be held) */
-      L.stale_mnt = rec[3];
+      view_set_stale (rec, mounts, n_mounts);  /* (it may still be held) */
       return 0;
     }
   if (!open_proc_ns (pid, ns, id) || proc_is_exiting (pid))
@@ -1695,8 +1790,7 @@ view_find (ViewNs *ns, const char **why)
       view_ns_close (ns);
       while (poll (&p, 1, 10000) < 0 && errno == EINTR)
         ;
-      L.stale_mnt_dev = rec[2];
-      L.stale_mnt = rec[3];
+      view_set_stale (rec, mounts, n_mounts);
       return 0;
     }
   *why = "the recorded process is another one now";
@@ -1728,12 +1822,46 @@ view_find (ViewNs *ns, const char **why)
   return (pid_t) pid;
 }
 
+/* Writes "mounts ID...\n" (the mount IDs of the writable overlays of
+ * the view whose PID 1 is PID, from its mount table, made by the kernel)
+ * into BUF; its length, 0 if there is nothing to say. */
+static int
+view_overlay_ids (pid_t pid, char *buf, size_t size)
+{
+  char path[64], line[4096];
+  FILE *f;
+  int len = 0, n = 0;
+
+  snprintf (path, sizeof path, "/proc/%d/mountinfo", (int) pid);
+  f = fopen (path, "re");
+  if (f == NULL)
+    return 0;
+  while (n < GL_VIEW_MAX_MOUNTS && fgets (line, sizeof line, f) != NULL)
+    {
+      const char *sep = strstr (line, " - overlay ");
+      unsigned mid;
+      if (sep == NULL || strstr (sep, "upperdir=") == NULL || sscanf (line, "%u", &mid) != 1)
+        continue;
+      len += snprintf (buf + len, size - (size_t) len, "%s %u", n ? "" : "mounts", mid);
+      n++;
+      if ((size_t) len >= size - 2)
+        {
+          len = 0;      /* (cannot happen: 16 IDs fit) */
+          break;
+        }
+    }
+  fclose (f);
+  if (len > 0)
+    len += snprintf (buf + len, size - (size_t) len, "\n");
+  return len;
+}
+
 /* Writes root's record of the view whose PID 1 is PID (as root), in
  * users/.views/<uid>. */
 static void
 view_record (pid_t pid, const unsigned long long id[8])
 {
-  char buf[512], name[32], tmp[40];
+  char buf[1024], name[32], tmp[40];
   unsigned long long start = proc_start_time (pid);
   cleanup_fd int fd = -1;
   int len;
@@ -1742,6 +1870,7 @@ view_record (pid_t pid, const unsigned long long id[8])
     die ("the sandbox's first process went away while starting");
   len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, L.id, (unsigned) L.uid, (int) pid, start,
                   id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
+  len += view_overlay_ids (pid, buf + len, sizeof buf - (size_t) len);
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
   snprintf (tmp, sizeof tmp, "%u.new", (unsigned) L.uid);
   (void) unlinkat (L.sb.views_fd, tmp, 0);

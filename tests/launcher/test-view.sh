@@ -242,10 +242,12 @@ rm -f "$UDIR/view" "$UDIR/view.lock"
 # launch must not mount the same layer again: it refuses, naming the
 # holder, and works again once the holder is closed.
 A_quiet () { A true 2>/dev/null; }
-# held_case KIND: a view whose mount namespace a process of the user keeps
-# after the view's end - KIND "fd" (python3 holding a descriptor of
-# ns/mnt) or "nsenter" (a sleep that entered the view's user and mount
-# namespaces, as the user may: the user namespace is theirs)
+# held_case KIND N: a view that a process of the user keeps after the
+# view's end - KIND "fd" (python3 holding a descriptor of its ns/mnt),
+# "nsenter" (a sleep that entered the view's user and mount namespaces, as
+# the user may: the user namespace is theirs) or "cwd" (a sleep whose
+# working directory is the view's /tmp: it keeps that overlay, not the
+# namespace)
 held_case () {
   local kind=$1 n=$2 vp app holder holder_bg comm out rc inuse_new busy_new ok_after=
   go_reset
@@ -263,6 +265,12 @@ time.sleep(300)' /proc/"$app"/ns/mnt "$WORK/held-ready" gl-view-holder-$n &
     gl_wait 30 [ -e "$WORK/held-ready" ]
     holder=$(gl_wait_pid $GL_USER_A "gl-view-holder-$n\$")
     comm=python3
+  elif [ "$kind" = cwd ]; then
+    # (its working directory in the view: a file of it, not its namespace)
+    as_user $GL_USER_A sh -c "cd /proc/$app/root/tmp && exec sleep 64.8$n" &
+    holder_bg=$!
+    holder=$(gl_wait_pid $GL_USER_A "^sleep 64[.]8$n\$")
+    comm=sleep
   else
     as_user $GL_USER_A nsenter -t "$app" -U -m --preserve-credentials sleep 64.8$n &
     holder_bg=$!
@@ -292,6 +300,7 @@ time.sleep(300)' /proc/"$app"/ns/mnt "$WORK/held-ready" gl-view-holder-$n &
 }
 held_case fd 7
 held_case nsenter 8
+held_case cwd 10
 
 # PID 1 killed while an app runs: the app dies with the view; the next
 # launch builds a new one
