@@ -1414,8 +1414,6 @@ run_view_init (int view_lock, int sigfd)
     }
 }
 
-static void write_id_maps (pid_t pid);
-
 /* F4: the view's mounts are locked.  They were made in the user namespace
  * the launcher created, which the caller owns, so the caller (entering it
  * from outside, as they may) could unmount the read-only binds over the
@@ -1427,50 +1425,25 @@ static void write_id_maps (pid_t pid);
  * cannot be unmounted from its place; read-only, nosuid, nodev stay) -
  * as bubblewrap does in setuid mode.  The first mount namespace is then
  * left to nobody (PID 1 is not dumpable: no process of the caller can
- * have opened it), and the kernel ends it.  A helper still in the first
- * user namespace writes the new one's id maps (the same ids, groups
- * included), as only a process in the parent namespace may. */
+ * have opened it), and the kernel ends it.  The launcher writes the new
+ * user namespace's id maps (the same ids, groups included; see
+ * write_nested_maps) when told through MAPS_FD, and answers on SYNC_FD. */
 static void
-lock_view (void)
+lock_view (int sync_fd, int maps_fd)
 {
-  int go[2];
-  int status = 0;
-  pid_t h;
-
-  if (pipe2 (go, O_CLOEXEC) != 0)
-    die_with_error ("cannot lock the view's mounts");
-  h = fork ();
-  if (h < 0)
-    die_with_error ("cannot lock the view's mounts");
-  if (h == 0)
-    {
-      char b;
-      close (go[1]);
-      if (read (go[0], &b, 1) != 1)
-        _exit (GL_EXIT_LAUNCHER);
-      write_id_maps (1);        /* PID 1, as this PID namespace numbers it */
-      _exit (0);
-    }
-  close (go[0]);
+  char b = 0;
   if (unshare (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) != 0)
     die_with_error ("cannot lock the view's mounts (a user namespace inside the sandbox's)");
-  /* The helper may open our /proc/1/uid_map only while we are dumpable;
-   * our namespaces are the locked ones now. */
-  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) != 0 || write (go[1], "x", 1) != 1)
-    die_with_error ("cannot lock the view's mounts");
-  close (go[1]);
-  while (waitpid (h, &status, 0) < 0)
-    if (errno != EINTR)
-      die_with_error ("cannot lock the view's mounts");
-  (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
-  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+  if (write (maps_fd, "u", 1) != 1 || read (sync_fd, &b, 1) != 1 || b != 'm')
     die ("cannot lock the view's mounts: the id maps of its user namespace were not written");
+  close (maps_fd);
+  close (sync_fd);
 }
 
 /* The first process in the namespaces: builds the view, tells the
  * launcher it is ready by closing ERR_FD, and stays as the view's PID 1. */
 static GL_NORETURN void
-child_main (int sync_fd, int err_fd)
+child_main (int sync_fd, int err_fd, int maps_fd)
 {
   char byte;
   sigset_t set;
@@ -1485,7 +1458,6 @@ child_main (int sync_fd, int err_fd)
 
   if (read (sync_fd, &byte, 1) != 1)
     die ("the launcher's parent went away while setting up");
-  close (sync_fd);
 
   /* Become the user. */
   if (prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0)
@@ -1512,7 +1484,12 @@ child_main (int sync_fd, int err_fd)
 
   build_view ();
   if (L.privileged)
-    lock_view ();
+    lock_view (sync_fd, maps_fd);
+  else
+    {
+      close (sync_fd);
+      close (maps_fd);
+    }
 
   /* Nothing of the host stays open: only the locks the view holds for its
    * whole life (the sandbox's, the user's layer's, the system
@@ -1544,7 +1521,15 @@ child_main (int sync_fd, int err_fd)
   sigfd = signalfd (-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd < 0)
     die_with_error ("cannot watch signals");
-  if (dup3 (sigfd, 7, O_CLOEXEC) != 7 || dup3 (null, 8, O_CLOEXEC) != 8)
+  /* (out of the way first: either may already be 7 or 8) */
+  {
+    int s2 = fcntl (sigfd, F_DUPFD_CLOEXEC, 64), n2 = fcntl (null, F_DUPFD_CLOEXEC, 64);
+    close (sigfd);
+    close (null);
+    sigfd = s2;
+    null = n2;
+  }
+  if (sigfd < 0 || null < 0 || dup3 (sigfd, 7, O_CLOEXEC) != 7 || dup3 (null, 8, O_CLOEXEC) != 8)
     die_with_error ("cannot rearrange descriptors");
 
   /* Ready: the launcher sees the error pipe close.  From here on the view
@@ -2250,6 +2235,40 @@ write_id_maps (pid_t pid)
   write_proc_file (pid, "gid_map", gmap);
 }
 
+/* The id maps of the user namespace the view's PID 1 (PID) has moved
+ * into (lock_view), nested in the one the launcher created: written by a
+ * helper that enters that one (as root may), for only a process in the
+ * parent user namespace may write them with groups.  The same ids as the
+ * first namespace's.  Dies on failure (PID 1 then dies too). */
+static void
+write_nested_maps (pid_t pid)
+{
+  int status = 0;
+  pid_t h = fork ();
+  if (h < 0)
+    die_with_error ("cannot write the id maps of the sandbox's nested user namespace");
+  if (h == 0)
+    {
+      char path[64];
+      cleanup_fd int user = -1;
+      int outer;
+      gl_die_hook = NULL;
+      snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
+      user = open (path, O_RDONLY | O_CLOEXEC);
+      outer = user >= 0 ? ioctl (user, NS_GET_PARENT) : -1;
+      if (outer < 0 || setns (outer, CLONE_NEWUSER) != 0)
+        die_with_error ("cannot enter the sandbox's user namespace to write its nested one's "
+                        "id maps");
+      write_id_maps (pid);
+      _exit (0);
+    }
+  while (waitpid (h, &status, 0) < 0)
+    if (errno != EINTR)
+      die_with_error ("cannot write the id maps of the sandbox's nested user namespace");
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    die ("cannot write the id maps of the sandbox's nested user namespace");
+}
+
 static void
 sanitize_fds (void)
 {
@@ -2370,7 +2389,7 @@ main (int argc, char **argv)
   GlLaunchAction action;
   uid_t ruid, euid, suid;
   gid_t rgid, egid, sgid;
-  int sync_p[2], err_p[2];
+  int sync_p[2], err_p[2], maps_p[2];
   struct clone_args ca;
   sigset_t set;
   int sigfd, child_status = 0, view_lock;
@@ -2451,7 +2470,8 @@ main (int argc, char **argv)
   make_copies ();
   L.pid1_lock = reopen_view_lock (view_lock);
 
-  if (pipe2 (sync_p, O_CLOEXEC) != 0 || pipe2 (err_p, O_CLOEXEC) != 0)
+  if (pipe2 (sync_p, O_CLOEXEC) != 0 || pipe2 (err_p, O_CLOEXEC) != 0
+      || pipe2 (maps_p, O_CLOEXEC) != 0)
     die_with_error ("cannot create pipes");
 
   sigemptyset (&set);
@@ -2504,8 +2524,9 @@ main (int argc, char **argv)
     {
       close (sync_p[1]);
       close (err_p[0]);
+      close (maps_p[0]);
       close (view_lock);        /* the launcher's hold; PID 1 takes its own */
-      child_main (sync_p[0], err_p[1]);
+      child_main (sync_p[0], err_p[1], maps_p[1]);
     }
   if (L.privileged && (setresuid ((uid_t) -1, 0, (uid_t) -1) != 0 || gl_capset (perm, perm) != 0))
     die_with_error ("cannot switch back to root");
@@ -2513,10 +2534,10 @@ main (int argc, char **argv)
 
   close (sync_p[0]);
   close (err_p[1]);
+  close (maps_p[1]);
   write_id_maps (pid);
   if (gl_write_all (sync_p[1], "x", 1) != 0)
     die_with_error ("cannot start the sandbox");
-  close (sync_p[1]);
 
   /* Wait until the view is built (the error pipe closes) or has failed. */
   sigfd = signalfd (-1, &set, SFD_CLOEXEC);
@@ -2524,12 +2545,26 @@ main (int argc, char **argv)
     die_with_error ("cannot watch signals");
   for (bool err_open = true; err_open;)
     {
-      struct pollfd pfd[2] = { { sigfd, POLLIN, 0 }, { err_p[0], POLLIN, 0 } };
-      if (poll (pfd, 2, -1) < 0)
+      struct pollfd pfd[3] = { { sigfd, POLLIN, 0 }, { err_p[0], POLLIN, 0 },
+                               { maps_p[0], POLLIN, 0 } };
+      if (poll (pfd, 3, -1) < 0)
         {
           if (errno == EINTR)
             continue;
           die_with_error ("cannot wait for the sandbox");
+        }
+      if (pfd[2].revents)
+        {
+          /* PID 1 has moved into its nested user namespace (lock_view):
+           * its id maps, then the answer.  (Or it has gone.) */
+          char b = 0;
+          if (read (maps_p[0], &b, 1) == 1 && b == 'u')
+            {
+              write_nested_maps (pid);
+              (void) gl_write_all (sync_p[1], "m", 1);
+            }
+          close (maps_p[0]);
+          maps_p[0] = -1;
         }
       if (pfd[1].revents)
         {
@@ -2549,6 +2584,9 @@ main (int argc, char **argv)
         }
     }
   close (sigfd);
+  close (sync_p[1]);
+  if (maps_p[0] >= 0)
+    close (maps_p[0]);
   if (errlen > 0 || waitpid (pid, &child_status, WNOHANG) == pid)
     {
       kill (pid, SIGKILL);
