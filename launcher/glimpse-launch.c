@@ -672,9 +672,9 @@ holds_stale_file (const char *pid)
 }
 
 /* After the kernel refused to mount a layer still in use: names the
- * processes that keep the previous view (its mount namespace, or a
- * descriptor of it) and that you may see (yours; at most 5).  Runs as
- * you, after dropping privileges. */
+ * processes that keep the previous view (its mount namespace, a
+ * descriptor of it, or a file of its overlays) and that you may see
+ * (yours; at most 5).  Runs as you, after dropping privileges. */
 static void
 report_view_holders (void)
 {
