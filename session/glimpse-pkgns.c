@@ -788,7 +788,11 @@ mark_base_overlay (int sock)
   struct cmsghdr *cm;
   int mnt;
 
-  if (recvmsg (sock, &msg, MSG_CMSG_CLOEXEC) != 1 || (msg.msg_flags & MSG_CTRUNC)
+  ssize_t n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC);
+
+  if (n == 0)
+    return;     /* the view's set-up ended before building the view: nothing to watch */
+  if (n != 1 || (msg.msg_flags & MSG_CTRUNC)
       || (cm = CMSG_FIRSTHDR (&msg)) == NULL || cm->cmsg_level != SOL_SOCKET
       || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN (sizeof (int)))
     die ("the view's set-up sent no base overlay");
@@ -827,7 +831,7 @@ static int
 supervise (pid_t child, int sock)
 {
   int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
-  bool marked = false;
+  bool marked = A.tree != NULL;   /* --tree: the new tree is /, no base of the host's */
   int st;
 
   if (pidfd < 0)
