@@ -25,7 +25,6 @@ Url=https://dl-cdn.alpinelinux.org/alpine/{branch}/releases/{arch}/
 Refresh=apk update
 Upgrade=apk upgrade
 Install=apk add
-ListUpgradable=apk list --upgradable
 
 [Tweaks]
 Locale=C.UTF-8

@@ -25,7 +25,6 @@ Refresh=pacman -Sy
 Upgrade=pacman -Syu --noconfirm
 # -Syu: Arch supports no partial upgrades
 Install=pacman -Syu --noconfirm
-ListUpgradable=pacman -Qu
 
 [Hooks]
 PostCreate=hooks/archlinux-post-create.sh

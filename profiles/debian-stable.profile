@@ -16,7 +16,6 @@ Include=ca-certificates;locales;
 Refresh=apt-get update
 Upgrade=apt-get -y dist-upgrade
 Install=apt-get install -y --no-install-recommends
-ListUpgradable=apt list --upgradable
 
 [Hooks]
 PostCreate=hooks/apt-post-create.sh

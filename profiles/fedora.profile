@@ -23,7 +23,6 @@ Keyring=/usr/share/distribution-gpg-keys/fedora/RPM-GPG-KEY-fedora-{release}-pri
 Refresh=dnf -y makecache
 Upgrade=dnf -y upgrade
 Install=dnf -y install
-ListUpgradable=dnf -q check-update
 
 [Tweaks]
 Locale=C.UTF-8

@@ -14,7 +14,6 @@ Type=host
 Refresh=apt-get update
 Upgrade=apt-get -y dist-upgrade
 Install=apt-get install -y --no-install-recommends
-ListUpgradable=apt list --upgradable
 
 [Tweaks]
 Locale=inherit

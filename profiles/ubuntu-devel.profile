@@ -20,7 +20,6 @@ Keyring=/usr/share/keyrings/ubuntu-archive-keyring.gpg
 Refresh=apt-get update
 Upgrade=apt-get -y dist-upgrade
 Install=apt-get install -y --no-install-recommends
-ListUpgradable=apt list --upgradable
 
 [Hooks]
 PostCreate=hooks/apt-post-create.sh

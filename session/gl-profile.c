@@ -427,7 +427,9 @@ gl_profile_load_from_data (const char *name, const char *path,
   if (!get_string (&p, "Packages", "Refresh", TRUE, &profile->cmd_refresh, error) ||
       !get_string (&p, "Packages", "Upgrade", TRUE, &profile->cmd_upgrade, error) ||
       !get_string (&p, "Packages", "Install", TRUE, &profile->cmd_install, error) ||
-      !get_string (&p, "Packages", "ListUpgradable", TRUE, &profile->cmd_list_upgradable, error))
+      /* optional, and not run: update checks run the family's own tool
+       * (gl-updates-family.c); still read so older profiles keep loading */
+      !get_string (&p, "Packages", "ListUpgradable", FALSE, &profile->cmd_list_upgradable, error))
     return NULL;
 
   if (!get_list (&p, "Hooks", "PostCreate", &profile->hooks_post_create, error))

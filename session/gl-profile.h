@@ -69,7 +69,7 @@ typedef struct {
   char *cmd_refresh;
   char *cmd_upgrade;
   char *cmd_install;      /* packages appended */
-  char *cmd_list_upgradable;
+  char *cmd_list_upgradable;  /* optional; read, shown, never run */
 
   char **hooks_post_create;   /* scripts, relative to the profile's dir or absolute */
   GHashTable *tweaks;         /* key -> value strings */

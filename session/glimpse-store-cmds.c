@@ -116,7 +116,9 @@ print_profile_verbose (GlProfile *p, gboolean resolve)
   g_print ("  Refresh:     %s\n", p->cmd_refresh);
   g_print ("  Upgrade:     %s\n", p->cmd_upgrade);
   g_print ("  Install:     %s PACKAGE…\n", p->cmd_install);
-  g_print ("  Upgradable:  %s\n", p->cmd_list_upgradable);
+  if (p->cmd_list_upgradable)
+    g_print ("  Upgradable:  %s (not used: update checks run the family's own tool)\n",
+             p->cmd_list_upgradable);
   for (guint i = 0; p->hooks_post_create[i]; i++)
     g_print ("  Hook:        post-create %s\n", p->hooks_post_create[i]);
   if (g_hash_table_size (p->tweaks) > 0)

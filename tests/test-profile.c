@@ -66,6 +66,26 @@ test_good (void)
   g_assert_true (strstr (url, "root-1.0-") != NULL);
 }
 
+/* ListUpgradable= is optional (nothing runs it: update checks run the
+ * family's own tool); a profile without it loads, one with it keeps it. */
+static void
+test_list_upgradable_optional (void)
+{
+  g_autoptr(GString) text = g_string_new (good);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlProfile) with = gl_profile_load_from_data ("test", "/x/test.profile", good, -1, &error);
+  g_autoptr(GlProfile) without = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (with->cmd_list_upgradable, ==, "apk list --upgradable");
+  g_assert_cmpuint (g_string_replace (text, "ListUpgradable=apk list --upgradable\n", "", 1), ==, 1);
+  without = gl_profile_load_from_data ("test", "/x/test.profile", text->str, text->len, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (without);
+  g_assert_null (without->cmd_list_upgradable);
+  g_assert_cmpstr (without->cmd_refresh, ==, "apk update");
+}
+
 /* Each malformed variant: the text substitution, and what the error must name. */
 typedef struct {
   const char *name;
@@ -293,6 +313,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/profile/good", test_good);
+  g_test_add_func ("/profile/list-upgradable-optional", test_list_upgradable_optional);
   for (gsize i = 0; i < G_N_ELEMENTS (malformed); i++)
     {
       g_autofree char *name = g_strdup_printf ("/profile/malformed/%s", malformed[i].name);
