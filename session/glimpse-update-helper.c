@@ -22,6 +22,15 @@ main (int argc, char **argv)
   char *const env[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C.UTF-8", NULL };
   char *args[] = { "glimpse", "update", NULL, NULL };
 
+  if (argc == 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    {
+      printf ("Usage: glimpse-update-helper SANDBOX-ID\n\n"
+              "Runs \"%s update SANDBOX-ID\" as root. The session agent's \"Update now\"\n"
+              "starts it through pkexec (polkit action org.glimpse.update); it takes the id\n"
+              "and nothing else. Exit status: that of glimpse update; 2 for a wrong\n"
+              "argument; 1 when glimpse cannot be run.\n", GL_BINDIR "/glimpse");
+      return 0;
+    }
   if (argc != 2)
     {
       fprintf (stderr, "usage: glimpse-update-helper SANDBOX-ID\n");

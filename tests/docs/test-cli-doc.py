@@ -158,4 +158,25 @@ for var, page_path in (('GLIMPSE_SESSION', 'session/glimpse-session.1'),
         check(re.search(r'(^|[\s(,])-%s\b' % sh, options_text),
               '%s(1) OPTIONS gives the short form -%s of --%s' % (name, sh, lo))
 
+# glimpse-update-helper (pkexec's program, no options of its own): --help
+# prints its usage and succeeds; glimpse-session(1) documents it with the
+# exit statuses the help names; a wrong argument exits 2, running nothing.
+helper = os.environ.get('GLIMPSE_UPDATE_HELPER')
+if check(helper, 'GLIMPSE_UPDATE_HELPER names the built glimpse-update-helper'):
+    env = dict(os.environ, LC_ALL='C.UTF-8')
+    p = subprocess.run([helper, '--help'], capture_output=True, text=True, env=env)
+    check(p.returncode == 0 and p.stdout.startswith('Usage: glimpse-update-helper SANDBOX-ID'),
+          'glimpse-update-helper --help prints its usage and succeeds', p.stdout + p.stderr)
+    sess = roff.sections(open(os.path.join(src, 'session', 'glimpse-session.1'), encoding='utf-8').read())
+    section = '\n'.join(roff.words(l) for l in sess.get('UPDATE HELPER', []))
+    check('glimpse-update-helper' in section and 'glimpse update' in section,
+          'glimpse-session(1) has an UPDATE HELPER section')
+    for code in ('1', '2'):
+        check(re.search(r'\b%s\b' % code, p.stdout) and re.search(r'\b%s\b' % code, section),
+              'glimpse-update-helper: exit status %s in --help and glimpse-session(1)' % code)
+    for args in ([], ['a', 'b'], ['-x'], ['../x']):
+        p = subprocess.run([helper] + args, capture_output=True, text=True, env=env)
+        check(p.returncode == 2 and p.stderr.startswith(('usage:', 'glimpse-update-helper:')),
+              'glimpse-update-helper %s exits 2 with a message' % ' '.join(args), p.stdout + p.stderr)
+
 finish()
