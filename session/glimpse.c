@@ -28,7 +28,7 @@ static int cmd_notify_error (int argc, char **argv);
 
 static const GlCommand commands[] = {
   { "profiles", "[--verbose] [NAME…]", "List the distribution profiles", gl_cmd_profiles, FALSE },
-  { "create", "PROFILE [--name ID] [--display-name NAME] [--image FILE [--sha256 SUM]]", "Create a sandbox (root)", gl_cmd_create, FALSE },
+  { "create", "PROFILE [--name ID] [--release RELEASE] [--display-name NAME] [--keyring KEYRING] [--image FILE [--sha256 SUM] [--signature SIG]]", "Create a sandbox (root)", gl_cmd_create, FALSE },
   { "list", "[--ids]", "List the sandboxes", gl_cmd_list, FALSE },
   { "info", "ID", "Show a sandbox", gl_cmd_info, FALSE },
   { "remove", "ID… [--force]", "Remove sandboxes (root)", gl_cmd_remove, FALSE },
@@ -36,7 +36,7 @@ static const GlCommand commands[] = {
   { "run", "ID [--] COMMAND [ARG…]", "Run a command in a sandbox, as you", gl_cmd_run, FALSE },
   { "changes", "ID [PATH] [--json]", "Show what apps changed in your files", gl_cmd_changes, FALSE },
   { "purge", "ID [PATH] [--yes]", "Drop those changes", gl_cmd_purge, FALSE },
-  { "export", "[ID…]", "Put sandboxes' applications into the menu", gl_cmd_export, FALSE },
+  { "export", "[--quiet] [ID…]", "Put sandboxes' applications into the menu", gl_cmd_export, FALSE },
   { "unexport", "ID…", "Take a sandbox's applications out of the menu", gl_cmd_unexport, FALSE },
   { "apps", "ID", "List a sandbox's applications and which are exported", gl_cmd_apps, FALSE },
   { "add-launcher", "ID DESKTOP-ID…", "Show applications in the menu", gl_cmd_add_launcher, FALSE },

@@ -97,10 +97,21 @@ for c in sorted(set(synopsis) | set(entries)):
     check(c in commands, 'glimpse(1) command %s is one glimpse --help lists' % c,
           'glimpse --help lists: %s' % ' '.join(commands))
 
+# the usage of each command as `glimpse --help` shows it
+top_usage = {}
+for line in out.splitlines():
+    m = re.match(r'^  ([a-z][\w-]*)(?= |$)(.*)$', line)
+    if m and m.group(1) in commands:
+        top_usage[m.group(1)] = m.group(2)
+
 for c in commands:
     rc, out = run(c, '--help')
     check(rc == 0, 'glimpse %s --help succeeds' % c, out)
     opts = help_options(out)
+    for long in sorted(opts):
+        check(('--' + long) in top_usage.get(c, ''),
+              'glimpse --help shows --%s of %s' % (long, c),
+              'its line: %s %s' % (c, top_usage.get(c, '')))
     man_long = synopsis.get(c, set())
     for long, short in sorted(opts.items()):
         check(long in man_long, 'glimpse(1) SYNOPSIS of %s shows --%s' % (c, long),
