@@ -7,7 +7,9 @@ SYNOPSIS and COMMANDS, and each command's options in `glimpse COMMAND
 entry (short forms); the exit codes of glimpse-cli.h must be those under
 EXIT STATUS.  glimpse-session and glimpse-launch: their --help options
 against SYNOPSIS and OPTIONS of their man pages.  A missing option on either
-side fails.  TAP output."""
+side fails.  glimpse-update-helper's --help and exit statuses against
+glimpse-session(1), and the D-Bus interface XML's members against its
+D-BUS INTERFACE section.  TAP output."""
 import os
 import re
 import subprocess
@@ -189,5 +191,24 @@ if check(helper, 'GLIMPSE_UPDATE_HELPER names the built glimpse-update-helper'):
         p = subprocess.run([helper] + args, capture_output=True, text=True, env=env)
         check(p.returncode == 2 and p.stderr.startswith(('usage:', 'glimpse-update-helper:')),
               'glimpse-update-helper %s exits 2 with a message' % ' '.join(args), p.stdout + p.stderr)
+
+# The D-Bus interface: every method, signal and property of the installed
+# XML is described under D-BUS INTERFACE of glimpse-session(1), and the
+# man page names none the XML lacks.
+import xml.etree.ElementTree as ET  # noqa: E402
+iface = ET.parse(os.path.join(src, 'session', 'data', 'org.glimpse.Session1.xml')).getroot().find('interface')
+members = {e.get('name') for e in iface if e.tag in ('method', 'signal', 'property')}
+check(len(members) >= 7, 'the interface XML has its members (%d)' % len(members))
+dbus_sec = roff.sections(open(os.path.join(src, 'session', 'glimpse-session.1'),
+                              encoding='utf-8').read()).get('D-BUS INTERFACE', [])
+dbus_text = '\n'.join(roff.words(l) for l in dbus_sec)
+man_members = set()
+for i, line in enumerate(dbus_sec):
+    if i > 0 and dbus_sec[i - 1].startswith('.TP'):
+        man_members |= set(re.findall(r'\b([A-Z][A-Za-z]+)\b(?= \(|,|$)', roff.words(line)))
+for m in sorted(members):
+    check(re.search(r'\b%s\b' % m, dbus_text), 'glimpse-session(1) D-BUS INTERFACE describes %s' % m)
+for m in sorted(man_members - members):
+    check(False, 'glimpse-session(1) D-BUS INTERFACE names %s, which the XML has' % m)
 
 finish()
