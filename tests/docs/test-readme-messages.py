@@ -6,7 +6,8 @@ backticked spans before its " — ") must be one the C sources can print:
 its text between placeholders (ID, PATH, FILE, URL, ..., and "…") must fit
 a string literal of launcher/, session/ or xdg/ (adjacent literals joined)
 whose %-conversions may stand for anything.  A message reworded in the code
-without the README, or quoted wrongly, fails.  TAP output."""
+without the README, or quoted wrongly, fails.  The README's pictures exist,
+and it shows every one of tests/screenshots.  TAP output."""
 import glob
 import os
 import re
@@ -109,5 +110,15 @@ for entry in entries:
             check(ok, 'a message the code prints: %s' % raw,
                   'no string literal in launcher/, session/ or xdg/ can print it: '
                   'quote the message as the code has it')
+
+# Every picture and file the README links to is in the tree, and every
+# picture of tests/screenshots is shown (make-screenshots.sh names them).
+images = re.findall(r'!\[[^\]]*\]\(([^)\s]+)\)', readme)
+check(len(images) >= 4, 'README shows its screenshots (%d)' % len(images))
+for img in images:
+    check(os.path.isfile(os.path.join(src, img)), 'README\'s picture %s is in the tree' % img)
+shots = os.path.join(src, 'tests', 'screenshots')
+for png in sorted(f for f in os.listdir(shots) if f.endswith('.png')):
+    check('tests/screenshots/' + png in images, 'README shows tests/screenshots/%s' % png)
 
 finish()
