@@ -53,6 +53,14 @@ gl_paths_pkgns (void)
   return path != NULL ? path : GL_LIBEXECDIR "/glimpse-pkgns";
 }
 
+const char *
+gl_paths_updates_check (void)
+{
+  const char *path = override ("GLIMPSE_UPDATES_CHECK");
+
+  return path != NULL ? path : GL_LIBEXECDIR "/glimpse-updates-check";
+}
+
 GStrv
 gl_paths_profile_dirs (void)
 {

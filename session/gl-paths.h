@@ -30,6 +30,10 @@ const char *gl_paths_glimpse (void);
  * <libexecdir>/glimpse-pkgns. */
 const char *gl_paths_pkgns (void);
 
+/* The agent's update check, run once per sandbox and check:
+ * $GLIMPSE_UPDATES_CHECK, else <libexecdir>/glimpse-updates-check. */
+const char *gl_paths_updates_check (void);
+
 /* The profile directories, highest precedence first:
  * $GLIMPSE_PROFILES_PATH (colon-separated), else
  * <sysconfdir>/glimpse/profiles, <datadir>/glimpse/profiles. */

@@ -50,20 +50,6 @@ gl_updates_family_supported (const char *family)
   return lookup (family) != NULL;
 }
 
-static GlUpdate *
-update_new (const char *name, const char *arch, const char *installed, const char *candidate,
-            const char *suites)
-{
-  GlUpdate *u = g_new0 (GlUpdate, 1);
-
-  u->name = g_strdup (name);
-  u->arch = g_strdup (arch);
-  u->installed = g_strdup (installed);
-  u->candidate = g_strdup (candidate);
-  u->suites = g_strdup (suites);
-  return u;
-}
-
 static GPtrArray *
 updates_new (void)
 {
@@ -121,7 +107,7 @@ gl_updates_family_parse_dnf (const char *out, GError **error)
               return NULL;
             }
           name = g_strndup (na, dot - na);
-          g_ptr_array_add (updates, update_new (name, dot + 1, "", fields->pdata[1], fields->pdata[2]));
+          g_ptr_array_add (updates, gl_update_new (name, dot + 1, "", fields->pdata[1], fields->pdata[2]));
           g_ptr_array_set_size (fields, 0);
         }
     }
@@ -154,7 +140,7 @@ gl_updates_family_parse_checkupdates (const char *out, GError **error)
           bad_line ("checkupdates", lines[i], error);
           return NULL;
         }
-      g_ptr_array_add (updates, update_new (w[0], "", w[1], w[3], ""));
+      g_ptr_array_add (updates, gl_update_new (w[0], "", w[1], w[3], ""));
     }
   return g_steal_pointer (&updates);
 }
@@ -215,7 +201,7 @@ gl_updates_family_parse_apk (const char *out, GError **error)
           bad_line ("apk list --upgradable", line, error);
           return NULL;
         }
-      g_ptr_array_add (updates, update_new (name, w[1], old_version, version, ""));
+      g_ptr_array_add (updates, gl_update_new (name, w[1], old_version, version, ""));
     }
   return g_steal_pointer (&updates);
 }

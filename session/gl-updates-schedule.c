@@ -8,8 +8,9 @@
 #include "gl-agent-actions.h"
 #include "gl-notify.h"
 #include "gl-sandbox.h"
+#include "gl-paths.h"
 #include "gl-updates.h"
-#include "gl-updates-family.h"
+#include "gl-updates-result.h"
 
 #include <string.h>
 
@@ -179,65 +180,70 @@ publish (GlUpdatesSchedule *self, const char *id, const char *state, GPtrArray *
     gl_agent_set_sandbox_property (self->agent, id, "update-checked", g_variant_new_int64 (g_get_real_time ()));
 }
 
-/* --- the check of one sandbox, in a thread --- */
+/* --- the check of one sandbox, in glimpse-updates-check --- */
 
+/* The check runs in its own short-lived process (glimpse-updates-check):
+ * the HTTP client and its TLS stack, the indexes and the tools' output
+ * are never mapped into the agent, which stays small between checks. */
 typedef struct {
-  char      *id;
-  char      *store_dir;
-  char      *cache_dir;
-  GPtrArray *updates;   /* out */
-  gboolean   unsupported;
-  guint      generation;
+  char        *id;
+  GSubprocess *proc;
+  GlUpdatesResult *result;   /* out */
 } CheckJob;
 
 static void
 check_job_free (CheckJob *j)
 {
   g_free (j->id);
-  g_free (j->store_dir);
-  g_free (j->cache_dir);
-  g_clear_pointer (&j->updates, g_ptr_array_unref);
+  g_clear_object (&j->proc);
+  g_clear_pointer (&j->result, gl_updates_result_free);
   g_free (j);
 }
 
 static void
-check_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+on_helper_done (GObject *source, GAsyncResult *res, gpointer data)
 {
-  CheckJob *j = data;
+  g_autoptr(GTask) task = data;
+  CheckJob *j = g_task_get_task_data (task);
+  g_autoptr(GBytes) out = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GlSandbox) sb = gl_sandbox_load (j->store_dir, j->id, &error);
-  g_auto(GStrv) layers = NULL;
-  g_autofree char *cache = NULL;
-  g_autofree char *index_cache = NULL;
 
-  if (sb == NULL)
+  if (!g_subprocess_communicate_finish (j->proc, res, &out, NULL, &error))
     {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_subprocess_force_exit (j->proc);   /* the agent is quitting: no check outlives it */
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  gl_sandbox_get_system_generation (sb, &j->generation, NULL);
-  if (g_strcmp0 (sb->family, "apt") != 0)
+  if ((j->result = gl_updates_result_parse (out, &error)) == NULL)
     {
-      if (!gl_updates_family_supported (sb->family))
-        j->unsupported = TRUE;
-      else if ((j->updates = gl_updates_family_check (j->id, sb->family, cancellable, &error)) == NULL)
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-  layers = gl_updates_sandbox_layers (sb);
-  cache = g_build_filename (j->cache_dir, "sandboxes", j->id, NULL);
-  index_cache = g_build_filename (j->cache_dir, "indexes", NULL);
-  j->updates = gl_updates_check ((const char * const *) layers, cache, index_cache, NULL, cancellable, &error);
-  if (j->updates == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
+      g_autofree char *why = !g_subprocess_get_if_exited (j->proc)
+                             ? g_strdup_printf ("it was killed by signal %d", g_subprocess_get_term_sig (j->proc))
+                             : g_strdup_printf ("it exited with status %d", g_subprocess_get_exit_status (j->proc));
+
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s (%s)",
+                               gl_paths_updates_check (), error->message, why);
       return;
     }
   g_task_return_boolean (task, TRUE);
+}
+
+static void
+check_spawn (GlUpdatesSchedule *self, GTask *task)
+{
+  CheckJob *j = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { gl_paths_updates_check (), gl_agent_get_store_dir (self->agent), self->cache_dir,
+                         j->id, NULL };
+
+  j->proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  if (j->proc == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  g_subprocess_communicate_async (j->proc, NULL, g_task_get_cancellable (task), on_helper_done, task);
 }
 
 static void run_next (GlUpdatesSchedule *self);
@@ -292,46 +298,49 @@ on_checked (GObject *source, GAsyncResult *res, gpointer user_data)
   GlUpdatesSchedule *self = g_object_get_data (G_OBJECT (round_task), "schedule");
   CheckJob *j = g_task_get_task_data (G_TASK (res));
   g_autoptr(GError) error = NULL;
+  GlUpdatesResult *r;
   SandboxState *st;
 
-  if (!g_task_propagate_boolean (G_TASK (res), &error))
+  if (!g_task_propagate_boolean (G_TASK (res), &error) && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_task_return_error (round_task, g_steal_pointer (&error));
-          g_object_unref (round_task);
-          self->running = FALSE;
-          return;
-        }
+      g_task_return_error (round_task, g_steal_pointer (&error));
+      g_object_unref (round_task);
+      self->running = FALSE;
+      return;
+    }
+  r = j->result;
+  if (r != NULL && r->outcome == GL_UPDATES_RESULT_NO_TOOL)
+    {
+      /* the user must act: said once (not at every check), and not
+       * retried before the next scheduled check or a change of the
+       * sandbox (installing the tool is one) */
       st = get_state (self, j->id);
-      if (g_error_matches (error, GL_UPDATES_FAMILY_ERROR, GL_UPDATES_FAMILY_ERROR_NO_TOOL))
+      publish (self, j->id, "error", NULL, r->message);
+      if (g_strcmp0 (st->reported, r->message) != 0)
         {
-          /* the user must act: said once (not at every check), and not
-           * retried before the next scheduled check or a change of the
-           * sandbox (installing the tool is one) */
-          publish (self, j->id, "error", NULL, error->message);
-          if (g_strcmp0 (st->reported, error->message) != 0)
-            {
-              g_autofree char *summary = g_strdup_printf ("Cannot check %s for updates",
-                                                          display_name (self, j->id));
+          g_autofree char *summary = g_strdup_printf ("Cannot check %s for updates",
+                                                      display_name (self, j->id));
 
-              gl_notify_message (self->notify, j->id, "dialog-warning", summary, error->message, NULL);
-              g_free (st->reported);
-              st->reported = g_strdup (error->message);
-              save_state (self, st);
-            }
-          check_one (self, round_task);
-          return;
+          gl_notify_message (self->notify, j->id, "dialog-warning", summary, r->message, NULL);
+          g_free (st->reported);
+          st->reported = g_strdup (r->message);
+          save_state (self, st);
         }
+    }
+  else if (r == NULL || r->outcome == GL_UPDATES_RESULT_FAILED)
+    {
+      const char *message = r != NULL ? r->message : error->message;
+
+      st = get_state (self, j->id);
       st->failures++;
       st->retry_at = g_get_monotonic_time () +
                      (gint64) MIN ((guint64) RETRY_FIRST_S << MIN (st->failures - 1, 10), self->interval_s) * G_USEC_PER_SEC;
-      g_debug ("Update check of %s failed (%u in a row; retrying later): %s", j->id, st->failures, error->message);
+      g_debug ("Update check of %s failed (%u in a row; retrying later): %s", j->id, st->failures, message);
       /* the last good answer stays published; the error beside it */
-      publish (self, j->id, "error", NULL, error->message);
+      publish (self, j->id, "error", NULL, message);
       arm_retry (self);
     }
-  else if (j->unsupported)
+  else if (r->outcome == GL_UPDATES_RESULT_UNSUPPORTED)
     publish (self, j->id, "unsupported", NULL, NULL);
   else
     {
@@ -343,9 +352,9 @@ on_checked (GObject *source, GAsyncResult *res, gpointer user_data)
           save_state (self, st);
         }
       st->retry_at = 0;
-      st->generation = j->generation;
+      st->generation = r->generation;
       g_clear_pointer (&st->updates, g_ptr_array_unref);
-      st->updates = g_steal_pointer (&j->updates);
+      st->updates = g_steal_pointer (&r->updates);
       g_debug ("Update check of %s: %u update(s)", j->id, st->updates->len);
       publish (self, j->id, st->updates->len ? "updates" : "up-to-date", st->updates, NULL);
       notify_if_new (self, st);
@@ -370,12 +379,10 @@ check_one (GlUpdatesSchedule *self, GTask *round_task)
     }
   j = g_new0 (CheckJob, 1);
   j->id = g_strdup (r->ids->pdata[r->next++]);
-  j->store_dir = g_strdup (gl_agent_get_store_dir (self->agent));
-  j->cache_dir = g_strdup (self->cache_dir);
   publish (self, j->id, "checking", NULL, NULL);
   task = g_task_new (NULL, self->cancellable, on_checked, round_task);
   g_task_set_task_data (task, j, (GDestroyNotify) check_job_free);
-  g_task_run_in_thread (task, check_thread);
+  check_spawn (self, g_steal_pointer (&task));
 }
 
 static void

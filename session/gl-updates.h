@@ -27,7 +27,12 @@ typedef struct {
   gboolean  phased;      /* the candidate's Phased-Update-Percentage is below 100 */
 } GlUpdate;
 
-void gl_update_free (GlUpdate *update);
+GlUpdate *gl_update_new  (const char *name,
+                          const char *arch,
+                          const char *installed,
+                          const char *candidate,
+                          const char *suites);
+void      gl_update_free (GlUpdate   *update);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlUpdate, gl_update_free)
 
 typedef struct {

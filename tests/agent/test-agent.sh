@@ -71,7 +71,8 @@ chmod 0755 "$WORK/bin/pkexec"
 # The Exec of exported entries must exist, or menu implementations hide them.
 GL_EXTRA_ENV="GLIMPSE_TERMINAL=$WORK/terminal PATH=$WORK/bin:/usr/local/bin:/usr/bin:/bin DISPLAY=:7 GLIMPSE_SANDBOX_DIR=$STORE XDG_DATA_HOME=$xdg/data XDG_CONFIG_HOME=$xdg/config \
 XDG_CONFIG_DIRS=$xdg/sys XDG_DATA_DIRS=/nonexistent DBUS_SESSION_BUS_ADDRESS=$BUS \
-GLIMPSE_LAUNCHER=$GL_LAUNCHER GLIMPSE_BIN=$GLIMPSE GSETTINGS_BACKEND=keyfile"
+GLIMPSE_LAUNCHER=$GL_LAUNCHER GLIMPSE_BIN=$GLIMPSE GSETTINGS_BACKEND=keyfile \
+GLIMPSE_UPDATES_CHECK=${GLIMPSE_UPDATES_CHECK:-}"
 
 now_ms () { date +%s%3N; }
 # wait_for TIMEOUT_MS COMMAND...: polls (the test, not the agent) every 10 ms;
