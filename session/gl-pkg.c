@@ -1189,6 +1189,13 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
     }
   g_ptr_array_add (argv, g_strdup ("--hide"));
   g_ptr_array_add (argv, g_strdup (gl_paths_cache_dir ()));
+  /* What the walk of the base found, for the next operation over the same
+   * base (system/ is root's alone, and hidden above) */
+  if (op->new_base == NULL)
+    {
+      g_ptr_array_add (argv, g_strdup ("--walk-cache"));
+      g_ptr_array_add (argv, g_build_filename (op->system, "walk-cache", NULL));
+    }
   ok = spawn_pkgns (argv, &options, op->input, script, args, what, op->sandbox->id, op->progress,
                     op->user_data, cancellable, error);
   if (relay_fd >= 0)

@@ -6,7 +6,8 @@
  *
  *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR
  *                 [--net | --fetch-stage] [--proxy-fd FD]
- *                 [--lower DIR]… [--hide PATH]… [--input DIR] -- COMMAND [ARG…]
+ *                 [--lower DIR]… [--hide PATH]… [--input DIR] [--walk-cache FILE]
+ *                 -- COMMAND [ARG…]
  *   glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] -- COMMAND [ARG…]
  *
  * --ids    the first uid/gid of the reserved range (65536 ids): uid 0 inside
@@ -16,6 +17,9 @@
  * --lower  system-generation trees above the base, top first
  * --hide   a host path the command must not see (the sandbox store)
  * --input  a directory shown read-only at /run/glimpse-input inside
+ * --walk-cache  where the walk of the base (THE RULE, below) keeps what it
+ *          found for the next operation: a file only the host's root
+ *          writes, in no tree the command sees (see "The walk's cache")
  * --tree   instead of --base: a tree being built (a new sandbox's, a
  *          rebase's new base), which nobody else uses yet and which is not
  *          in any view; it is itself the command's writable / (idmapped: its
@@ -96,8 +100,10 @@
  *   If the parent dies, the kernel allows the opens that are waiting before
  *   the operation is killed with it.  The system generations above the
  *   mask are the sandbox's own (written inside this namespace before) and
- *   are not walked.  The walk costs one stat per file of the base, and a
- *   check costs the open of a base file a round trip to the parent.
+ *   are not walked.  The walk costs one stat per file of the base (per
+ *   directory, for a base that did not change since the last operation:
+ *   see "The walk's cache" for what that gives up), and a check costs the
+ *   open of a base file a round trip to the parent.
  * THE RULE for the network: nothing of the sandbox ever runs in the host's
  *   network namespace -- not the maintainer scripts, and not the package
  *   manager that downloads either: its configuration, hooks
@@ -141,6 +147,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +169,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 #include <libmount.h>
 
@@ -228,6 +236,7 @@ typedef struct {
   int n_hide;
   const char *input;
   const char *tree;
+  const char *walk_cache;
   char **command;
 } Args;
 
@@ -238,7 +247,7 @@ usage (void)
 {
   die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR "
        "[--net | --fetch-stage] [--proxy-fd FD] "
-       "[--lower DIR]... [--hide PATH]... [--input DIR] -- COMMAND [ARG...], or "
+       "[--lower DIR]... [--hide PATH]... [--input DIR] [--walk-cache FILE] -- COMMAND [ARG...], or "
        "glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] -- COMMAND [ARG...] "
        "(run by glimpse, as root)");
 }
@@ -299,6 +308,8 @@ parse_args (int argc, char **argv)
         A.op = v;
       else if (strcmp (a, "--input") == 0)
         A.input = v;
+      else if (strcmp (a, "--walk-cache") == 0)
+        A.walk_cache = v;
       else if (strcmp (a, "--proxy-fd") == 0)
         {
           char *end;
@@ -325,8 +336,8 @@ parse_args (int argc, char **argv)
       i++;
     }
   if (A.tree != NULL && (A.base != NULL || A.host || A.n_lowers > 0 || A.n_hide > 0
-                         || A.net || A.fetch_stage))
-    die ("--tree takes none of --base, --host, --lower, --hide, --net, --fetch-stage");
+                         || A.net || A.fetch_stage || A.walk_cache))
+    die ("--tree takes none of --base, --host, --lower, --hide, --net, --fetch-stage, --walk-cache");
   if (A.tree != NULL)
     A.base = A.tree;
   if (i >= argc || A.uid == 0 || A.base == NULL || A.op == NULL)
@@ -336,7 +347,8 @@ parse_args (int argc, char **argv)
     die ("--net and --fetch-stage exclude each other");
   if ((A.net || A.fetch_stage) != (A.proxy_fd >= 0))
     die ("--net and --fetch-stage need --proxy-fd, and --proxy-fd needs one of them");
-  if (!abs_clean (A.base) || !abs_clean (A.op) || (A.input && !abs_clean (A.input)))
+  if (!abs_clean (A.base) || !abs_clean (A.op) || (A.input && !abs_clean (A.input))
+      || (A.walk_cache && !abs_clean (A.walk_cache)))
     die ("paths must be absolute, without \"..\", \":\" or \",\"");
   for (int k = 0; k < A.n_lowers; k++)
     if (!abs_clean (A.lowers[k]))
@@ -555,60 +567,448 @@ mask_whiteout_glob (int mask, const char *pattern)
   globfree (&g);
 }
 
-/* THE RULE (see the top): walks the directory DFD of the base, at REL
- * (LEN characters of a PATH_MAX buffer); takes DFD over. */
-static void
-mask_walk (int mask, int dfd, char *rel, size_t len)
-{
-  DIR *d = fdopendir (dfd);
-  struct dirent *e;
+/* THE RULE for one entry NAME of the base's directory DFD (REL its path,
+ * LEN characters of a PATH_MAX buffer): masks it, or walks into it.
+ * Returns what the walk cache keeps of it (see below). */
+enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
 
+/* The walk's cache.  The walk costs a stat of every file of the base at
+ * every operation; an unchanged base is the common case, so what the walk
+ * found is kept between operations (--walk-cache FILE: glimpse keeps it in
+ * the sandbox's system/, which only the host's root writes, and which no
+ * namespace of an operation sees) and a directory that did not change is
+ * not read again:
+ *   - kept for every directory the walk entered (world-readable and
+ *     searchable): its identity (device, inode), its ctime and mtime, and
+ *     the entries of it that matter: the directories it entered or skipped,
+ *     and the entries it masked; the other entries (world-readable files,
+ *     links) are not kept;
+ *   - a directory is taken from the cache only when it is the same
+ *     directory (device, inode), with the same ctime and mtime, and that
+ *     ctime was at least WALK_MARGIN_S seconds older than the walk that
+ *     kept it (a change in the same clock tick as the reading would leave
+ *     the times as they were).  Adding, removing or renaming an entry
+ *     changes the directory's mtime and ctime; changing its mode, its
+ *     ctime.  Then its kept directories are looked at again (each one the
+ *     same test, through a descriptor opened from its parent's), and every
+ *     entry it masked is checked again as the walk would (it may have
+ *     become a world-readable directory, or gone); nothing masked is
+ *     trusted from the cache;
+ *   - a directory that changed is read as the walk always did; its
+ *     subdirectories may still come from the cache;
+ *   - a cache that is not root's regular file, not written by this format,
+ *     for another base, or damaged, is ignored and replaced.
+ * What this gives up: a world-readable file of a directory that did not
+ * change, made private (chmod) since the walk that kept the directory,
+ * keeps its name (and attributes) in listings until its directory changes
+ * -- as for a change during an operation, it cannot be opened (the check
+ * at open). */
+#define WALK_MAGIC "glimpse-pkgns walk cache 1\n"
+#define WALK_MARGIN_S 2
+#define WALK_MAX_SIZE (256u << 20)
+
+typedef struct WalkDir WalkDir;
+typedef struct {
+  unsigned char kind;
+  char *name;
+  WalkDir *sub;           /* KEEP_WALKED */
+} WalkEntry;
+
+struct WalkDir {
+  uint64_t dev, ino;
+  int64_t mtime_s, ctime_s;
+  uint32_t mtime_ns, ctime_ns;
+  bool reusable;
+  uint32_t n;
+  WalkEntry *e;           /* by name */
+};
+
+static struct timespec walk_start;
+static bool walk_changed;
+static unsigned walk_read, walk_reused;
+
+static void
+walk_dir_free (WalkDir *d)
+{
   if (d == NULL)
-    die_errno ("cannot read /%s of the base", rel);
-  for (;;)
+    return;
+  for (uint32_t i = 0; i < d->n; i++)
     {
-      struct stat st;
-      size_t n;
-      errno = 0;
-      if ((e = readdir (d)) == NULL)
-        break;
-      if (e->d_type == DT_LNK || strcmp (e->d_name, ".") == 0 || strcmp (e->d_name, "..") == 0)
-        continue;
-      n = strlen (e->d_name);
-      if (len + 1 + n >= PATH_MAX)
-        die ("/%s/%s of the base: path too long to check", rel, e->d_name);
-      snprintf (rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", e->d_name);
-      if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+      free (d->e[i].name);
+      walk_dir_free (d->e[i].sub);
+    }
+  free (d->e);
+  free (d);
+}
+
+static int
+walk_entry_cmp (const void *a, const void *b)
+{
+  return strcmp (((const WalkEntry *) a)->name, ((const WalkEntry *) b)->name);
+}
+
+static WalkEntry *
+walk_find (WalkDir *d, const char *name)
+{
+  WalkEntry key = { .name = (char *) name };
+  if (d == NULL || d->n == 0)
+    return NULL;
+  return bsearch (&key, d->e, d->n, sizeof *d->e, walk_entry_cmp);
+}
+
+static WalkDir *
+walk_dir_new (const struct stat *st)
+{
+  WalkDir *d = calloc (1, sizeof *d);
+  if (d == NULL)
+    die ("out of memory");
+  d->dev = st->st_dev;
+  d->ino = st->st_ino;
+  d->mtime_s = st->st_mtim.tv_sec;
+  d->mtime_ns = (uint32_t) st->st_mtim.tv_nsec;
+  d->ctime_s = st->st_ctim.tv_sec;
+  d->ctime_ns = (uint32_t) st->st_ctim.tv_nsec;
+  /* ctime only moves forward (no call sets it); a change in the tick of
+   * the reading is the one a later comparison could miss */
+  d->reusable = st->st_ctim.tv_sec < walk_start.tv_sec - WALK_MARGIN_S;
+  return d;
+}
+
+static bool
+walk_dir_same (const WalkDir *d, const struct stat *st)
+{
+  return d != NULL && d->reusable && d->dev == st->st_dev && d->ino == st->st_ino
+         && d->mtime_s == st->st_mtim.tv_sec && d->mtime_ns == (uint32_t) st->st_mtim.tv_nsec
+         && d->ctime_s == st->st_ctim.tv_sec && d->ctime_ns == (uint32_t) st->st_ctim.tv_nsec;
+}
+
+static void
+walk_add (WalkDir *d, size_t *cap, unsigned char kind, const char *name, WalkDir *sub)
+{
+  if (d->n == *cap)
+    {
+      *cap = *cap ? *cap * 2 : 8;
+      d->e = realloc (d->e, *cap * sizeof *d->e);
+      if (d->e == NULL)
+        die ("out of memory");
+    }
+  d->e[d->n].kind = kind;
+  d->e[d->n].sub = sub;
+  if ((d->e[d->n].name = strdup (name)) == NULL)
+    die ("out of memory");
+  d->n++;
+}
+
+static WalkDir *walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkDir *old);
+
+/* NAME of the directory DFD (an entry REL of the base; LEN: the length of
+ * its parent's path): THE RULE for it.  D_TYPE from readdir, or DT_UNKNOWN;
+ * OLD: what the cache kept of it, if anything.  *SUB: a directory walked. */
+static int
+walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel, size_t len,
+            WalkDir *old, WalkDir **sub)
+{
+  struct stat st;
+  int fd = -1;
+  size_t n = strlen (name);
+
+  *sub = NULL;
+  if (d_type == DT_LNK || strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
+    return KEEP_NONE;
+  if (len + 1 + n >= PATH_MAX)
+    die ("/%s/%s of the base: path too long to check", rel, name);
+  snprintf (rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", name);
+  /* A directory (as readdir or the cache says): opened at once, its
+   * attributes those of what was opened */
+  if (d_type == DT_DIR || d_type == DT_UNKNOWN)
+    {
+      fd = openat (dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd >= 0 && fstat (fd, &st) != 0)
+        die_errno ("cannot check /%s of the base", rel);
+    }
+  if (fd < 0 && fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      if (errno != ENOENT)
+        die_errno ("cannot check /%s of the base", rel);
+      rel[len] = '\0';
+      return KEEP_NONE;
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      int kind = KEEP_NONE;
+      if (is_skipped (rel))
+        kind = KEEP_SKIPPED;
+      else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
         {
-          if (errno != ENOENT)
-            die_errno ("cannot check /%s of the base", rel);
+          mask_empty_dir (mask, rel);
+          kind = KEEP_MASKED;
         }
-      else if (S_ISDIR (st.st_mode))
+      else
         {
-          if (is_skipped (rel))
-            ;
-          else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
-            mask_empty_dir (mask, rel);
-          else
+          /* (a directory that appeared between the stat and the open: as
+           * its parent's reading, at the next operation) */
+          if (fd < 0)
             {
-              int sub = openat (dirfd (d), e->d_name,
-                                O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-              if (sub < 0)
+              fd = openat (dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+              if (fd < 0 || fstat (fd, &st) != 0)
                 die_errno ("cannot read /%s of the base", rel);
-              mask_walk (mask, sub, rel, strlen (rel));
+              if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
+                {
+                  mask_empty_dir (mask, rel);
+                  close (fd);
+                  rel[len] = '\0';
+                  return KEEP_MASKED;
+                }
+            }
+          *sub = walk_dir (mask, fd, &st, rel, strlen (rel), old);
+          kind = KEEP_WALKED;
+        }
+      if (fd >= 0)
+        close (fd);
+      rel[len] = '\0';
+      return kind;
+    }
+  if (fd >= 0)
+    close (fd);
+  if (S_ISSOCK (st.st_mode)
+      || ((S_ISREG (st.st_mode) || S_ISFIFO (st.st_mode)) && !(st.st_mode & S_IROTH)))
+    {
+      if (!is_shadow (rel))
+        mask_whiteout (mask, rel);
+      rel[len] = '\0';
+      return KEEP_MASKED;
+    }
+  rel[len] = '\0';
+  return KEEP_NONE;
+}
+
+/* THE RULE (see the top) for the base's directory PFD (an O_PATH
+ * descriptor; ST its attributes), at REL (LEN characters of a PATH_MAX
+ * buffer), every user may read and search; OLD: what the cache kept of it.
+ * Returns what to keep of it now. */
+static WalkDir *
+walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkDir *old)
+{
+  WalkDir *d = walk_dir_new (st);
+  size_t cap = 0;
+
+  if (walk_dir_same (old, st))
+    {
+      /* Unchanged: its entries are the kept ones; the directories looked
+       * at again, what it masked checked again */
+      walk_reused++;
+      for (uint32_t i = 0; i < old->n; i++)
+        {
+          WalkEntry *e = &old->e[i];
+          WalkDir *sub = NULL;
+          int kind = walk_entry (mask, pfd, e->name, e->kind == KEEP_MASKED ? DT_UNKNOWN : DT_DIR,
+                                 rel, len, e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
+          if (kind != e->kind)
+            walk_changed = true;
+          if (kind != KEEP_NONE)
+            walk_add (d, &cap, (unsigned char) kind, e->name, sub);
+        }
+    }
+  else
+    {
+      int fd = openat (pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+      struct dirent *de;
+
+      walk_read++;
+      walk_changed = true;
+      if (dir == NULL)
+        die_errno ("cannot read /%s of the base", rel);
+      for (;;)
+        {
+          WalkEntry *e;
+          WalkDir *sub = NULL;
+          int kind;
+          errno = 0;
+          if ((de = readdir (dir)) == NULL)
+            break;
+          e = walk_find (old, de->d_name);
+          kind = walk_entry (mask, dirfd (dir), de->d_name, de->d_type, rel, len,
+                             e && e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
+          if (kind != KEEP_NONE)
+            walk_add (d, &cap, (unsigned char) kind, de->d_name, sub);
+        }
+      if (errno != 0)
+        die_errno ("cannot read /%s of the base", rel);
+      closedir (dir);
+      if (d->n > 1)
+        qsort (d->e, d->n, sizeof *d->e, walk_entry_cmp);
+    }
+  return d;
+}
+
+/* ------------------------------------------------ the walk cache's file
+ * WALK_MAGIC, the host flag (u8), then the base's root directory: for a
+ * directory dev, ino (u64), mtime (i64 s, u32 ns), ctime (the same),
+ * reusable (u8), the number of entries (u32); each entry its kind (u8),
+ * the length of its name (u16) and the name, a directory it walked
+ * followed at once by that directory.  Native byte order: the file is
+ * this machine's only.  Then "end\n". */
+typedef struct {
+  char *buf;
+  size_t len, cap;
+} WalkBuf;
+
+static void
+wb_put (WalkBuf *b, const void *p, size_t n)
+{
+  if (b->len + n > b->cap)
+    {
+      b->cap = (b->len + n) * 2 + 4096;
+      if ((b->buf = realloc (b->buf, b->cap)) == NULL)
+        die ("out of memory");
+    }
+  memcpy (b->buf + b->len, p, n);
+  b->len += n;
+}
+
+static void
+wb_dir (WalkBuf *b, const WalkDir *d)
+{
+  unsigned char r = d->reusable;
+  wb_put (b, &d->dev, 8);
+  wb_put (b, &d->ino, 8);
+  wb_put (b, &d->mtime_s, 8);
+  wb_put (b, &d->mtime_ns, 4);
+  wb_put (b, &d->ctime_s, 8);
+  wb_put (b, &d->ctime_ns, 4);
+  wb_put (b, &r, 1);
+  wb_put (b, &d->n, 4);
+  for (uint32_t i = 0; i < d->n; i++)
+    {
+      uint16_t n = (uint16_t) strlen (d->e[i].name);
+      wb_put (b, &d->e[i].kind, 1);
+      wb_put (b, &n, 2);
+      wb_put (b, d->e[i].name, n);
+      if (d->e[i].kind == KEEP_WALKED)
+        wb_dir (b, d->e[i].sub);
+    }
+}
+
+typedef struct {
+  const char *p, *end;
+} WalkIn;
+
+static bool
+wi_get (WalkIn *in, void *out, size_t n)
+{
+  if ((size_t) (in->end - in->p) < n)
+    return false;
+  memcpy (out, in->p, n);
+  in->p += n;
+  return true;
+}
+
+/* NULL when damaged */
+static WalkDir *
+wi_dir (WalkIn *in, int depth)
+{
+  WalkDir *d;
+  unsigned char r;
+
+  if (depth > PATH_MAX / 2 || (d = calloc (1, sizeof *d)) == NULL)
+    return NULL;
+  if (!wi_get (in, &d->dev, 8) || !wi_get (in, &d->ino, 8) || !wi_get (in, &d->mtime_s, 8)
+      || !wi_get (in, &d->mtime_ns, 4) || !wi_get (in, &d->ctime_s, 8)
+      || !wi_get (in, &d->ctime_ns, 4) || !wi_get (in, &r, 1) || !wi_get (in, &d->n, 4)
+      || r > 1 || d->n > (size_t) (in->end - in->p) / 3
+      || (d->n > 0 && (d->e = calloc (d->n, sizeof *d->e)) == NULL))
+    {
+      d->n = 0;
+      walk_dir_free (d);
+      return NULL;
+    }
+  d->reusable = r;
+  for (uint32_t i = 0; i < d->n; i++)
+    {
+      WalkEntry *e = &d->e[i];
+      uint16_t n;
+      if (!wi_get (in, &e->kind, 1) || !wi_get (in, &n, 2) || n == 0 || n > NAME_MAX
+          || e->kind < KEEP_WALKED || e->kind > KEEP_MASKED || (size_t) (in->end - in->p) < n
+          || memchr (in->p, '/', n) != NULL || memchr (in->p, '\0', n) != NULL
+          || (e->name = strndup (in->p, n)) == NULL)
+        {
+          walk_dir_free (d);
+          return NULL;
+        }
+      in->p += n;
+      if (strcmp (e->name, ".") == 0 || strcmp (e->name, "..") == 0
+          || (i > 0 && strcmp (d->e[i - 1].name, e->name) >= 0)
+          || (e->kind == KEEP_WALKED && (e->sub = wi_dir (in, depth + 1)) == NULL))
+        {
+          walk_dir_free (d);
+          return NULL;
+        }
+    }
+  return d;
+}
+
+/* What the cache file kept, or NULL (none, not root's alone, damaged) */
+static WalkDir *
+walk_cache_load (void)
+{
+  int fd = open (A.walk_cache, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  char *buf;
+  WalkDir *d = NULL;
+  unsigned char host;
+
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)
+      || st.st_size > WALK_MAX_SIZE || (buf = malloc ((size_t) st.st_size + 1)) == NULL)
+    {
+      close (fd);
+      return NULL;
+    }
+  if (read (fd, buf, (size_t) st.st_size + 1) == st.st_size)
+    {
+      WalkIn in = { buf, buf + st.st_size };
+      size_t m = strlen (WALK_MAGIC);
+      if ((size_t) st.st_size > m && memcmp (buf, WALK_MAGIC, m) == 0)
+        {
+          in.p += m;
+          if (wi_get (&in, &host, 1) && host == A.host && (d = wi_dir (&in, 0)) != NULL
+              && (in.end - in.p != 4 || memcmp (in.p, "end\n", 4) != 0))
+            {
+              walk_dir_free (d);
+              d = NULL;
             }
         }
-      else if (S_ISSOCK (st.st_mode)
-               || ((S_ISREG (st.st_mode) || S_ISFIFO (st.st_mode)) && !(st.st_mode & S_IROTH)))
-        {
-          if (!is_shadow (rel))
-            mask_whiteout (mask, rel);
-        }
-      rel[len] = '\0';
     }
-  if (errno != 0)
-    die_errno ("cannot read /%s of the base", rel);
-  closedir (d);
+  free (buf);
+  close (fd);
+  return d;
+}
+
+/* Replaces the cache file with D; on a failure the cache is left out */
+static void
+walk_cache_save (const WalkDir *d)
+{
+  WalkBuf b = { 0 };
+  unsigned char host = A.host;
+  char *tmp = xasprintf ("%s.tmp", A.walk_cache);
+  int fd;
+
+  wb_put (&b, WALK_MAGIC, strlen (WALK_MAGIC));
+  wb_put (&b, &host, 1);
+  wb_dir (&b, d);
+  wb_put (&b, "end\n", 4);
+  unlink (tmp);
+  fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0)
+    {
+      bool ok = write (fd, b.buf, b.len) == (ssize_t) b.len;
+      if (close (fd) != 0 || !ok || rename (tmp, A.walk_cache) != 0)
+        unlink (tmp);
+    }
+  free (b.buf);
+  free (tmp);
 }
 
 /* The layer between the base and the system generations (see the top). */
@@ -661,10 +1061,19 @@ build_mask (int opfd)
             skip_add (empty[i]);
           }
     }
-  fd = openat (base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0)
+  fd = openat (base_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) != 0)
     die_errno ("cannot read %s", A.base);
-  mask_walk (mask, fd, rel, 0);
+  clock_gettime (CLOCK_REALTIME, &walk_start);
+  {
+    WalkDir *old = A.walk_cache ? walk_cache_load () : NULL;
+    WalkDir *now = walk_dir (mask, fd, &st, rel, 0, old);
+    if (A.walk_cache && (walk_changed || old == NULL))
+      walk_cache_save (now);
+    walk_dir_free (old);
+    walk_dir_free (now);
+  }
+  close (fd);
 
   /* No service starts (Debian's invoke-rc.d asks policy-rc.d). */
   if (fstatat (base_fd, "usr/sbin", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))

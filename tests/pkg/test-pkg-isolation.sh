@@ -247,4 +247,48 @@ check_sh "with --net (downloads) the service is still not reachable directly" \
   'grep -qx "connect: failed" <<<"$got"'
 check_sh "… only through the relay to glimpse's descriptor: the checks above can fail" \
   'grep -qx "relay: glimpse-host-service" <<<"$got" && [ -s "$WORK/connections" ]'
+# --- the walk's cache (glimpse-pkgns.c, "The walk's cache"): what changed
+# in the base between two operations is masked at the second one
+cache=$WORK/walk-cache
+mkdir -p "$base/var/lib/turns" "$base/etc/later"
+echo "turns-$tag" > "$base/var/lib/turns/file"
+echo "later-$tag" > "$base/etc/later/file"
+chmod 0755 "$base/var/lib/turns" "$base/etc/later"; chmod 0644 "$base/var/lib/turns/file" "$base/etc/later/file"
+# (the directories' ctime older than the cache's margin, 2 s: otherwise the
+# cache would not take them at the next operation, and the test would not
+# test it)
+sleep 3
+probe='cat /var/lib/turns/file /etc/later/file; ls /etc/later | sed "s/^/later: /"'
+got=$(run_helper "$WORK/op4" --walk-cache "$cache")
+check_sh "with a walk cache, what every user may read is there" \
+  'grep -qx "turns-$tag" <<<"$got" && grep -qx "later-$tag" <<<"$got" && [ -s "$cache" ] \
+   && [ "$(stat -c %u:%a "$cache")" = 0:600 ]'
+# between the operations the host's root makes a directory root-only, and
+# adds a root-only file to another one whose mtime it then sets back (as
+# tar and rsync do): only its ctime says it changed
+chmod 0700 "$base/var/lib/turns"
+touch -r "$base/etc/later" "$WORK/later-times"
+( umask 077; echo "$secret_value-new" > "$base/etc/later/new" )
+touch -m -r "$WORK/later-times" "$base/etc/later"
+got=$(run_helper "$WORK/op5" --walk-cache "$cache")
+echo "$got" | sed 's/^/# cached: /'
+check_sh "… at the next operation, a directory made root-only since is masked" \
+  '! grep -q "turns-$tag" <<<"$got" && grep -qx "later-$tag" <<<"$got"'
+check_sh "… and a root-only file added since (the directory's mtime set back) is too" \
+  '! grep -q "$secret_value" <<<"$got" && ! grep -qx "later: new" <<<"$got"'
+printf 'glimpse-pkgns walk cache 1\n\001garbage' > "$cache"
+got=$(run_helper "$WORK/op6" --walk-cache "$cache")
+check_sh "a damaged walk cache is ignored and replaced" \
+  '! grep -q "turns-$tag\|$secret_value" <<<"$got" && grep -qx "later-$tag" <<<"$got" \
+   && [ "$(stat -c %s "$cache")" -gt 100 ]'
+sleep 3
+run_helper "$WORK/op7" --walk-cache "$cache" >/dev/null
+ino=$(stat -c %i "$cache")
+got=$(run_helper "$WORK/op8" --walk-cache "$cache")
+check_sh "over an unchanged base the walk cache is used as it is (not rewritten)" \
+  '[ "$(stat -c %i "$cache")" = "$ino" ] && grep -qx "later-$tag" <<<"$got" && ! grep -q "turns-$tag" <<<"$got"'
+chmod 0666 "$cache"
+run_helper "$WORK/op9" --walk-cache "$cache" >/dev/null
+check_sh "a walk cache others may write is not read (it is replaced)" \
+  '[ "$(stat -c %i "$cache")" != "$ino" ] && [ "$(stat -c %u:%a "$cache")" = 0:600 ]'
 finish
