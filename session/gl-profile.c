@@ -201,6 +201,10 @@ parse_base (Parser *p, GlProfile *profile, GError **error)
     profile->base_type = GL_PROFILE_BASE_BOOTSTRAP;
   else
     return fail (p, error, "Base", "Type", "unknown base type “%s”; use host, tarball or bootstrap", type);
+  /* mmdebstrap builds a Debian-style tree: an apt sandbox's */
+  if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP && !g_str_equal (profile->family, "apt"))
+    return fail (p, error, "Base", "Type", "a bootstrap base is a Debian-style tree built by mmdebstrap, "
+                 "for Family=apt only; a %s profile needs Type=tarball (or host)", profile->family);
 
   if (!get_string (p, "Base", "Url", profile->base_type == GL_PROFILE_BASE_TARBALL, &profile->url, error) ||
       !get_string (p, "Base", "FilePattern", FALSE, &profile->file_pattern, error) ||

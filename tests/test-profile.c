@@ -99,6 +99,7 @@ static const Malformed malformed[] = {
   { "missing-name", "Name=Test distro\n", "", "[Profile] Name", 0 },
   { "bad-family", "Family=apk", "Family=rpm", "Family", 4 },
   { "bad-type", "Type=tarball", "Type=iso", "Type", 10 },
+  { "bootstrap-not-apt", "Type=tarball", "Type=bootstrap\nSuite=stable", "Family=apt only", 10 },
   { "bad-checksum", "sha256:0123", "md5:0123", "Checksum", 12 },
   { "short-checksum", "0123456789abcdef\n", "\n", "Checksum", 12 },
   { "bad-strip", "StripComponents=1", "StripComponents=x", "StripComponents", 13 },
