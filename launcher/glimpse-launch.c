@@ -255,9 +255,12 @@ drop_bounding_and_ambient (bool must)
       }
 }
 
-/* Becomes the user for good in the top-level process.  Idempotent. */
+/* Becomes the user for good in the top-level process.  Idempotent.
+ * BOUNDING: empty the bounding and ambient sets too (false only in a
+ * process that enters a user namespace next, which fills the bounding set
+ * again, and empties them there: app_main). */
 static void
-drop_privs_for_good (void)
+drop_privs (bool bounding)
 {
   if (L.dropped)
     return;
@@ -265,7 +268,8 @@ drop_privs_for_good (void)
 
   if (L.privileged)
     {
-      drop_bounding_and_ambient (true);
+      if (bounding)
+        drop_bounding_and_ambient (true);
       if (setgroups ((size_t) L.n_groups, L.groups) != 0)
         die_with_error ("cannot set supplementary groups");
       if (setresgid (L.gid, L.gid, L.gid) != 0)
@@ -285,6 +289,12 @@ drop_privs_for_good (void)
         }
     }
   (void) prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+static void
+drop_privs_for_good (void)
+{
+  drop_privs (true);
 }
 
 /* The die() hook of the top-level process: after dropping privileges
@@ -1876,8 +1886,8 @@ view_record (pid_t pid, const unsigned long long id[8])
     }
 }
 
-/* The app, in the view (the helper that started it entered the view's
- * namespaces): drop everything, exec. */
+/* The app, in the view (start_app entered the view's namespaces): drop
+ * everything, exec. */
 static GL_NORETURN void
 app_main (int err_fd, int tty, char *const *command)
 {
@@ -1899,7 +1909,8 @@ app_main (int err_fd, int tty, char *const *command)
   else
     (void) setsid ();
 
-  /* Drop everything: no capability in any set, no way back. */
+  /* Drop everything: no capability in any set, no way back.  (Entering
+   * the view's user namespace filled the bounding set again.) */
   drop_bounding_and_ambient (true);
   if (gl_capset (0, 0) != 0 || !no_caps_left ())
     die ("cannot drop all capabilities; refusing to run the command");
@@ -2005,23 +2016,149 @@ recv_pid_and_fd (int sock, pid_t *pid, int *fd)
   return n == (ssize_t) sizeof *pid && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? 0 : -1;
 }
 
+/* Enters the view NS's namespaces: its user namespace, nested in the one
+ * the launcher made (F4, lock_view: the PID namespace belongs to the outer
+ * one), then its mount and IPC namespaces; with WITH_PID, on the way, its
+ * PID namespace for the children to come.  Yours: no privilege needed. */
+static void
+view_enter (const ViewNs *ns, bool with_pid)
+{
+  if (with_pid)
+    {
+      if (setns (ns->outer >= 0 ? ns->outer : ns->user, CLONE_NEWUSER) != 0)
+        die_with_error ("cannot enter the sandbox's user namespace");
+      if (setns (ns->pid, CLONE_NEWPID) != 0)
+        die_with_error ("cannot enter the sandbox's PID namespace");
+    }
+  if ((!with_pid || ns->outer >= 0) && setns (ns->user, CLONE_NEWUSER) != 0)
+    die_with_error ("cannot enter the sandbox's user namespace");
+  if (setns (ns->mnt, CLONE_NEWNS) != 0)
+    die_with_error ("cannot enter the sandbox's mount namespace");
+  if (setns (ns->ipc, CLONE_NEWIPC) != 0)
+    die_with_error ("cannot enter the sandbox's IPC namespace");
+}
+
+/* Starts COMMAND in the view NS as a child of ours, its errors on the
+ * error pipe ERR_P (whose write end it closes); returns its pid, or dies.
+ * *VIEW_PROC gets the view's /proc (for view_wait_end: only timing
+ * depends on it), or -1 with *PROC_SOCK a socket on which the app sends
+ * it before its exec (read it after the app's end).
+ *
+ * Setuid, the launcher forks the app itself: root (CAP_SYS_ADMIN in
+ * every user namespace) sets the view's PID namespace for the child to
+ * come, forks, and sets our own back at once, so that nothing else we
+ * start (a notification) is ever in the view, where the app could reach
+ * its host root through /proc; then it drops root for good, staying in
+ * the host's namespaces, not dumpable.  The child drops root for good
+ * first of all (it is not dumpable either: nothing in the view can
+ * trace it or open its /proc entries while it is still in the host's
+ * mount namespace), then enters the view's other namespaces as you.
+ * Without privilege the launcher cannot set its PID namespace back: a
+ * helper enters the view and starts the app as our child (CLONE_PARENT). */
+static pid_t
+start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, int *view_proc,
+           int *proc_sock)
+{
+  int sock[2];
+  pid_t app = -1, helper;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) != 0)
+    die_with_error ("cannot set up starting the command");
+  if (L.privileged)
+    {
+      cleanup_fd int host_pid = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+      if (host_pid < 0 || setns (ns->pid, CLONE_NEWPID) != 0)
+        die_with_error ("cannot enter the sandbox's PID namespace");
+      app = fork ();
+      if (app == 0)
+        {
+          gl_die_hook = NULL;
+          gl_error_fd = err_p[1];
+          close (sock[0]);
+          drop_privs (false);
+          view_enter (ns, false);
+          (void) send_pid_and_fd (sock[1], 0, open ("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW
+                                                              | O_CLOEXEC));
+          app_main (err_p[1], tty, command);
+        }
+      if (setns (host_pid, CLONE_NEWPID) != 0)
+        {
+          /* Never fork anything else into the view. */
+          gl_die_hook = NULL;
+          if (app > 0)
+            kill (app, SIGKILL);
+          die_with_error ("cannot leave the sandbox's PID namespace");
+        }
+      drop_privs_for_good ();
+      if (app < 0)
+        die_with_error ("cannot start the command in the sandbox");
+      close (sock[1]);
+      close (err_p[1]);
+      *proc_sock = sock[0];
+      return app;
+    }
+
+  drop_privs_for_good ();
+  helper = fork ();
+  if (helper < 0)
+    die_with_error ("cannot start the command in the sandbox");
+  if (helper == 0)
+    {
+      struct clone_args ca;
+      gl_die_hook = NULL;
+      gl_error_fd = err_p[1];
+      close (sock[0]);
+      view_enter (ns, true);
+      memset (&ca, 0, sizeof ca);
+      ca.flags = CLONE_PARENT;
+      ca.exit_signal = 0;
+      app = (pid_t) syscall (SYS_clone3, &ca, sizeof ca);
+      if (app < 0)
+        die_with_error ("cannot start the command in the sandbox");
+      if (app == 0)
+        app_main (err_p[1], tty, command);
+      _exit (send_pid_and_fd (sock[1], app, open ("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW
+                                                          | O_CLOEXEC)) == 0 ? 0 : GL_EXIT_LAUNCHER);
+    }
+  close (err_p[1]);
+  close (sock[1]);
+  if (recv_pid_and_fd (sock[0], &app, view_proc) != 0)
+    app = -1;
+  close (sock[0]);
+  while (waitpid (helper, NULL, 0) < 0 && errno == EINTR)
+    ;
+  if (app <= 0)
+    {
+      /* the helper failed: its message is in the error pipe */
+      char errbuf[4096];
+      size_t len = 0;
+      ssize_t n;
+      while ((n = read (err_p[0], errbuf + len, sizeof errbuf - 1 - len)) > 0)
+        len += (size_t) n;
+      errbuf[len] = '\0';
+      if (len > 0 && errbuf[len - 1] == '\n')
+        errbuf[len - 1] = '\0';
+      die ("%s", strncmp (errbuf, "glimpse-launch: ", 16) == 0 ? errbuf + 16
+           : len ? errbuf : "cannot start the command in the sandbox");
+    }
+  return app;
+}
+
 /* Runs COMMAND in the view NS (checked; VIEW_LOCK held) and returns like
  * it: every launch, first or not, ends here.  Privileges are dropped for
- * good first; the user namespace is the caller's own, so entering it needs
- * none. */
+ * good in start_app, as the app is forked; the user namespace is the
+ * caller's own, so entering it needs none. */
 static int
 run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
 {
   int view_pidfd = (int) syscall (SYS_pidfd_open, view_pid, 0);
   int view_proc = -1;
   sigset_t set;
-  int sigfd, err_p[2], pid_p[2], app_status = 0, tty = -1;
-  pid_t app = -1, helper, own_pgrp = getpgrp ();
+  int sigfd, err_p[2], app_status = 0, tty = -1, proc_sock = -1;
+  pid_t app = -1, own_pgrp = getpgrp ();
   size_t errlen = 0;
   char errbuf[4096];
   bool err_open = true;
-
-  drop_privs_for_good ();
 
   /* On a terminal whose foreground group is ours, the app gets it. */
   if (isatty (STDIN_FILENO) && tcgetpgrp (STDIN_FILENO) == own_pgrp)
@@ -2039,70 +2176,7 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
   if (sigfd < 0 || pipe2 (err_p, O_CLOEXEC) != 0)
     die_with_error ("cannot set up waiting for the command");
 
-  /* A helper enters the view's namespaces (yours: no privilege needed)
-   * and starts the app as our child (CLONE_PARENT); we stay outside, so a
-   * notification we may run is not in the view.  It sends back the app's
-   * pid and the view's /proc (for view_wait_end: only timing depends on
-   * it). */
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pid_p) != 0)
-    die_with_error ("cannot set up starting the command");
-  helper = fork ();
-  if (helper < 0)
-    die_with_error ("cannot start the command in the sandbox");
-  if (helper == 0)
-    {
-      struct clone_args ca;
-      gl_die_hook = NULL;
-      gl_error_fd = err_p[1];
-      close (err_p[0]);
-      close (pid_p[0]);
-      /* The view's PID namespace belongs to the user namespace the
-       * launcher made; PID 1 has moved into one nested in it (F4,
-       * lock_view): enter the outer one, the PID namespace, then the
-       * view's.  (Without privilege there is one user namespace.) */
-      if (ns->outer >= 0 && setns (ns->outer, CLONE_NEWUSER) != 0)
-        die_with_error ("cannot enter the sandbox's user namespace");
-      if (ns->outer < 0 && setns (ns->user, CLONE_NEWUSER) != 0)
-        die_with_error ("cannot enter the sandbox's user namespace");
-      if (setns (ns->pid, CLONE_NEWPID) != 0)
-        die_with_error ("cannot enter the sandbox's PID namespace");
-      if (ns->outer >= 0 && setns (ns->user, CLONE_NEWUSER) != 0)
-        die_with_error ("cannot enter the sandbox's user namespace");
-      if (setns (ns->mnt, CLONE_NEWNS) != 0)
-        die_with_error ("cannot enter the sandbox's mount namespace");
-      if (setns (ns->ipc, CLONE_NEWIPC) != 0)
-        die_with_error ("cannot enter the sandbox's IPC namespace");
-      view_proc = open ("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      memset (&ca, 0, sizeof ca);
-      ca.flags = CLONE_PARENT;
-      ca.exit_signal = 0;
-      app = (pid_t) syscall (SYS_clone3, &ca, sizeof ca);
-      if (app < 0)
-        die_with_error ("cannot start the command in the sandbox");
-      if (app == 0)
-        app_main (err_p[1], tty, command);
-      _exit (send_pid_and_fd (pid_p[1], app, view_proc) == 0 ? 0 : GL_EXIT_LAUNCHER);
-    }
-  close (err_p[1]);
-  close (pid_p[1]);
-  if (recv_pid_and_fd (pid_p[0], &app, &view_proc) != 0)
-    app = -1;
-  close (pid_p[0]);
-  while (waitpid (helper, NULL, 0) < 0 && errno == EINTR)
-    ;
-  if (app <= 0)
-    {
-      /* the helper failed: its message is in the error pipe */
-      size_t len = 0;
-      ssize_t n;
-      while ((n = read (err_p[0], errbuf + len, sizeof errbuf - 1 - len)) > 0)
-        len += (size_t) n;
-      errbuf[len] = '\0';
-      if (len > 0 && errbuf[len - 1] == '\n')
-        errbuf[len - 1] = '\0';
-      die ("%s", strncmp (errbuf, "glimpse-launch: ", 16) == 0 ? errbuf + 16
-           : len ? errbuf : "cannot start the command in the sandbox");
-    }
+  app = start_app (ns, err_p, tty, command, &view_proc, &proc_sock);
   if (tty >= 0)
     (void) setpgid (app, app);
   /* The app exists in the view: PID 1 may look again. */
@@ -2159,6 +2233,13 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
 done:
   if (tty >= 0)
     (void) tcsetpgrp (tty, own_pgrp);
+  if (proc_sock >= 0)
+    {
+      pid_t ignored;
+      if (recv_pid_and_fd (proc_sock, &ignored, &view_proc) != 0)
+        view_proc = -1;
+      close (proc_sock);
+    }
   view_wait_end (view_pidfd, view_proc);
   while (err_open)
     {
