@@ -57,7 +57,7 @@ typedef struct {
   char **signed_by;       /* fingerprints the signature must be made with (any key of the keyrings if empty) */
   char **keyrings;        /* keyring files (relative: to the profile's directory); those that exist are used */
   /* bootstrap */
-  char *bootstrap_tool;   /* mmdebstrap or debootstrap (first that exists) */
+  char *bootstrap_tool;   /* NULL or mmdebstrap; debootstrap is read, and refused by create */
   char *suite;
   char *mirror;           /* NULL: host's apt configuration, else the tool's default */
   char **include;         /* extra packages */
