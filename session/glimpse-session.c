@@ -221,7 +221,8 @@ main (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_set_summary (context,
     "The Glimpse session agent: keeps every sandbox's applications in the\n"
-    "menu while sandboxes come, change and go. Started with the desktop session.");
+    "menu while sandboxes come, change and go, checks the sandboxes for\n"
+    "package updates and says so. Started with the desktop session.");
   g_option_context_set_description (context, "See glimpse-session(1).");
   if (!g_option_context_parse (context, &argc, &argv, &error))
     {
