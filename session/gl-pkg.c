@@ -538,6 +538,179 @@ gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
   return ok;
 }
 
+/* ------------------------------------------------- a change that matters */
+
+static guint32
+shift_id (guint32 id, guint32 start)
+{
+  return id < GL_PKG_RANGE ? start + id : id;
+}
+
+/* The extended attributes of @a and @b but overlayfs' own are the same */
+static gboolean
+same_xattrs (int a, int b)
+{
+  char names_a[65536], names_b[65536], va[65536], vb[65536];
+  ssize_t la = flistxattr (a, names_a, sizeof names_a), lb = flistxattr (b, names_b, sizeof names_b);
+  guint n_a = 0, n_b = 0;
+
+  if (la < 0 || lb < 0)
+    return la < 0 && lb < 0 && errno == ENOTSUP;
+  for (char *n = names_b; n < names_b + lb; n += strlen (n) + 1)
+    if (!g_str_has_prefix (n, OVL_XATTR_PREFIX))
+      n_b++;
+  for (char *n = names_a; n < names_a + la; n += strlen (n) + 1)
+    {
+      ssize_t x, y;
+      if (g_str_has_prefix (n, OVL_XATTR_PREFIX))
+        continue;
+      n_a++;
+      x = fgetxattr (a, n, va, sizeof va);
+      y = fgetxattr (b, n, vb, sizeof vb);
+      if (x < 0 || x != y || memcmp (va, vb, (size_t) x) != 0)
+        return FALSE;
+    }
+  return n_a == n_b;
+}
+
+static gboolean
+same_bytes (int a, int b)
+{
+  char ba[65536], bb[65536];
+  for (;;)
+    {
+      ssize_t x = read (a, ba, sizeof ba), y;
+      if (x < 0)
+        return FALSE;
+      y = read (b, bb, (size_t) x);    /* (the sizes are the same) */
+      if (y != x || memcmp (ba, bb, (size_t) x) != 0)
+        return FALSE;
+      if (x == 0)
+        return TRUE;
+    }
+}
+
+static gboolean
+is_whiteout (const struct stat *st)
+{
+  return S_ISCHR (st->st_mode) && st->st_rdev == makedev (0, 0);
+}
+
+static gboolean upper_changes_at (int upper, const int *lowers, guint n, guint32 uid, guint32 gid);
+
+/* Whether the entry @name of the upper directory @upper changes what the
+ * lower directories @lowers (@n of them, top first, -1 where absent) show
+ * there. */
+static gboolean
+entry_changes (int upper, const int *lowers, guint n, const char *name, guint32 uid, guint32 gid)
+{
+  struct stat st, lst;
+  guint found = n;
+  gboolean changes = TRUE;
+
+  if (fstatat (upper, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return TRUE;
+  for (guint k = 0; k < n; k++)
+    {
+      if (lowers[k] < 0 || fstatat (lowers[k], name, &lst, AT_SYMLINK_NOFOLLOW) != 0)
+        continue;
+      if (!is_whiteout (&lst))
+        found = k;
+      break;
+    }
+  if (found == n)
+    return !is_whiteout (&st);   /* a whiteout over nothing changes nothing */
+  if ((st.st_mode & S_IFMT) != (lst.st_mode & S_IFMT) || (st.st_mode & 07777) != (lst.st_mode & 07777)
+      || st.st_uid != shift_id (lst.st_uid, uid) || st.st_gid != shift_id (lst.st_gid, gid))
+    return TRUE;
+  if (S_ISLNK (st.st_mode))
+    {
+      char a[PATH_MAX], b[PATH_MAX];
+      ssize_t x = readlinkat (upper, name, a, sizeof a), y = readlinkat (lowers[found], name, b, sizeof b);
+      return x < 0 || x != y || memcmp (a, b, (size_t) x) != 0;
+    }
+  if (S_ISREG (st.st_mode))
+    {
+      int a, b;
+      if (st.st_size != lst.st_size)
+        return TRUE;
+      a = openat (upper, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+      b = openat (lowers[found], name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+      changes = a < 0 || b < 0 || !same_xattrs (a, b) || !same_bytes (a, b);
+      if (a >= 0)
+        close (a);
+      if (b >= 0)
+        close (b);
+      return changes;
+    }
+  if (S_ISDIR (st.st_mode))
+    {
+      int u = open_dir_at (upper, name), sub[8];
+      guint m = 0;
+      /* the lower directories merged there: down to an opaque one, or to
+       * anything else that hides the ones below */
+      for (guint k = found; k < n && m < G_N_ELEMENTS (sub); k++)
+        {
+          struct stat kst;
+          int fd;
+          if (lowers[k] < 0 || fstatat (lowers[k], name, &kst, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+          if (!S_ISDIR (kst.st_mode) || (fd = open_dir_at (lowers[k], name)) < 0)
+            break;
+          sub[m++] = fd;
+          if (is_opaque (fd))
+            break;
+        }
+      changes = u < 0 || m == 0 || is_opaque (u) || !same_xattrs (u, sub[0])
+                || upper_changes_at (u, sub, m, uid, gid);
+      if (u >= 0)
+        close (u);
+      for (guint k = 0; k < m; k++)
+        close (sub[k]);
+      return changes;
+    }
+  return TRUE;    /* a device, a FIFO, a socket */
+}
+
+static gboolean
+upper_changes_at (int upper, const int *lowers, guint n, guint32 uid, guint32 gid)
+{
+  int fd = dup (upper);
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *de;
+  gboolean changes = FALSE;
+
+  if (d == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return TRUE;
+    }
+  while (!changes && (de = readdir (d)) != NULL)
+    if (!g_str_equal (de->d_name, ".") && !g_str_equal (de->d_name, ".."))
+      changes = entry_changes (dirfd (d), lowers, n, de->d_name, uid, gid);
+  closedir (d);
+  return changes;
+}
+
+gboolean
+gl_pkg_upper_changes (const char *upper, const char * const *lowers, guint32 uid, guint32 gid)
+{
+  int u = open_dir_at (AT_FDCWD, upper), fds[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
+  guint n = 0;
+  gboolean changes;
+
+  for (; lowers[n] != NULL && n < G_N_ELEMENTS (fds); n++)
+    fds[n] = open_dir_at (AT_FDCWD, lowers[n]);
+  changes = u < 0 || lowers[n] != NULL || upper_changes_at (u, fds, n, uid, gid);
+  if (u >= 0)
+    close (u);
+  for (guint k = 0; k < n; k++)
+    if (fds[k] >= 0)
+      close (fds[k]);
+  return changes;
+}
+
 /* ------------------------------------------------------------ the op */
 
 struct _GlPkgOp {
@@ -1393,6 +1566,23 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
   g_autofree char *num = NULL, *gen = NULL;
   g_autoptr(GError) cleanup_error = NULL;
 
+  g_return_val_if_fail (op->ran, FALSE);
+  /* An operation that changed nothing (an update with nothing to upgrade
+   * and no new index) makes no generation: see gl_pkg_upper_changes */
+  if (op->new_base == NULL)
+    {
+      g_autofree char *upper = g_build_filename (op->dir, "upper", NULL);
+      g_autofree char *rootfs = gl_sandbox_get_rootfs (op->sandbox);
+      g_autofree char *cur = g_strdup_printf ("%u", op->current);
+      g_autofree char *tree = g_build_filename (op->system, cur, "tree", NULL);
+      const char *lowers[] = { tree, rootfs ? rootfs : "/", NULL };
+
+      if (!gl_pkg_upper_changes (upper, op->current > 0 ? lowers : lowers + 1, op->uid, op->gid))
+        {
+          say (op, "Nothing changed in “%s”: its system stays as it was", op->sandbox->id);
+          return TRUE;
+        }
+    }
   if (commit_next (op, cancellable, error))
     return TRUE;
   /* A generation half made (a full disk, an I/O error) goes at once, not

@@ -71,6 +71,15 @@ gboolean gl_pkg_tree_link_copy (const char *src, const char *dst, GCancellable *
 gboolean gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
                                   guint *n_files, GCancellable *cancellable, GError **error);
 
+/* Whether the overlay upper directory @upper changes what the trees
+ * @lowers (top first, NULL-terminated; ids below the range taken as
+ * shifted into the range at @uid, @gid) show: a new, removed or different
+ * entry (type, mode, owner, extended attributes, a file's bytes, a link's
+ * target), an opaque directory.  A directory's times are no change, nor a
+ * whiteout over nothing, nor a file copied up and left as it was.
+ * Anything that cannot be compared is a change. */
+gboolean gl_pkg_upper_changes (const char *upper, const char * const *lowers, guint32 uid, guint32 gid);
+
 typedef struct _GlPkgOp GlPkgOp;
 
 /* Takes the sandbox's operation lock (saying so through @progress when it

@@ -60,6 +60,77 @@ make_whiteout (const char *root, const char *rel)
   return mknod (p, S_IFCHR | 0, makedev (0, 0)) == 0;
 }
 
+/* gl_pkg_upper_changes: what counts as a change to the sandbox's system */
+static void
+test_upper_changes (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("gl-pkg-XXXXXX", NULL);
+  g_autofree char *base = g_build_filename (tmp, "base", NULL);
+  g_autofree char *gen = g_build_filename (tmp, "gen", NULL);
+  g_autofree char *upper = g_build_filename (tmp, "upper", NULL);
+  g_autofree char *p = NULL;
+  const char *lowers[] = { gen, base, NULL };
+  struct timespec old_times[2] = { { 1000, 0 }, { 1000, 0 } };
+
+  write_file (base, "etc/conf", "base conf");
+  write_file (base, "etc/other", "other");
+  write_file (base, "var/lib/apt/lists/index", "index");
+  write_file (base, "usr/bin/gone", "gone");
+  write_file (gen, "etc/conf", "gen conf");
+  write_file (gen, "etc/added-before", "added");
+  g_assert_cmpint (g_mkdir_with_parents (upper, 0755), ==, 0);
+  /* nothing, or only directories copied up, their times changed */
+  g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  p = g_build_filename (upper, "var/lib/apt/lists", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (p, 0755), ==, 0);
+  g_assert_cmpint (utimensat (AT_FDCWD, p, old_times, 0), ==, 0);
+  g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  /* a file copied up as it was: the generation's version, not the base's */
+  write_file (upper, "etc/conf", "gen conf");
+  g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  g_assert_true (gl_pkg_upper_changes (upper, lowers + 1, 0, 0));
+  write_file (upper, "etc/other", "other");
+  g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  /* its bytes, its mode, an attribute */
+  write_file (upper, "etc/other", "othe!");
+  g_assert_true (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  write_file (upper, "etc/other", "other");
+  g_clear_pointer (&p, g_free);
+  p = g_build_filename (upper, "etc/other", NULL);
+  g_assert_cmpint (chmod (p, 0600), ==, 0);
+  g_assert_true (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  g_assert_cmpint (chmod (p, 0644), ==, 0);
+  g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  if (setxattr (p, "user.glimpse-test", "x", 1, 0) == 0)
+    {
+      g_assert_true (gl_pkg_upper_changes (upper, lowers, 0, 0));
+      g_assert_cmpint (removexattr (p, "user.glimpse-test"), ==, 0);
+    }
+  /* a directory's mode */
+  g_clear_pointer (&p, g_free);
+  p = g_build_filename (upper, "var/lib/apt", NULL);
+  g_assert_cmpint (chmod (p, 0700), ==, 0);
+  g_assert_true (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  g_assert_cmpint (chmod (p, 0755), ==, 0);
+  /* a new file (a new index) */
+  write_file (upper, "var/lib/apt/lists/new-index", "new");
+  g_assert_true (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  g_clear_pointer (&p, g_free);
+  p = g_build_filename (upper, "var/lib/apt/lists/new-index", NULL);
+  g_assert_cmpint (unlink (p), ==, 0);
+  g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  /* whiteouts: over nothing no change, over a file one */
+  if (make_whiteout (upper, "etc/never-was"))
+    {
+      g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+      g_assert_true (make_whiteout (upper, "etc/added-before"));
+      g_assert_true (gl_pkg_upper_changes (upper, lowers, 0, 0));
+    }
+  else
+    g_test_message ("cannot make whiteouts (mknod 0:0) here: not tested");
+  gl_rm_rf (tmp, NULL, NULL);
+}
+
 static void
 test_flatten (void)
 {
@@ -455,6 +526,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/pkg/flatten", test_flatten);
+  g_test_add_func ("/pkg/upper-changes", test_upper_changes);
   g_test_add_func ("/pkg/free-range", test_free_range);
   g_test_add_func ("/repo/parse-sources", test_parse_sources);
   g_test_add_func ("/repo/names", test_names);

@@ -178,8 +178,10 @@ check_sh "update" '[ $rc -eq 0 ]'
 check_sh "update records Updated= in sandbox.conf" 'grep -q "^Updated=" "$GL_STORE/$id/sandbox.conf"'
 in_sandbox "the new version runs" "glimpse-hello 2.0" glimpse-hello
 gen=$(gl_current "$id")
-"$GLIMPSE" update "$id" >/dev/null 2>&1
-check_sh "update with nothing to do still succeeds" '[ "$(gl_current "$id")" -gt "$gen" ]'
+out=$("$GLIMPSE" update "$id" 2>&1); rc=$?
+check_sh "update with nothing to do succeeds, says nothing changed, and makes no new generation" \
+  '[ $rc -eq 0 ] && grep -q "Nothing changed in “$id”" <<<"$out" && [ "$(gl_current "$id")" = "$gen" ] \
+   && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-"'
 check_sh "old generations are deleted" '[ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 1 ]'
 
 # --- ppa: the positive case.  A package of the test repository makes the
