@@ -9,7 +9,9 @@ EXIT STATUS.  glimpse-session and glimpse-launch: their --help options
 against SYNOPSIS and OPTIONS of their man pages.  A missing option on either
 side fails.  glimpse-update-helper's --help and exit statuses against
 glimpse-session(1), and the D-Bus interface XML's members against its
-D-BUS INTERFACE section.  TAP output."""
+D-BUS INTERFACE section.  Every key read from /etc/glimpse/glimpse.conf
+against glimpse(1)'s FILES and the README's Settings.  TAP output."""
+import glob
 import os
 import re
 import subprocess
@@ -210,5 +212,22 @@ for m in sorted(members):
     check(re.search(r'\b%s\b' % m, dbus_text), 'glimpse-session(1) D-BUS INTERFACE describes %s' % m)
 for m in sorted(man_members - members):
     check(False, 'glimpse-session(1) D-BUS INTERFACE names %s, which the XML has' % m)
+
+# /etc/glimpse/glimpse.conf: every key the sources read from it is explained
+# in glimpse(1)'s FILES and in the README's Settings.
+conf_keys = set()
+for path in glob.glob(os.path.join(src, 'session', '*.c')):
+    text = open(path, encoding='utf-8').read()
+    if '/etc/glimpse/glimpse.conf' not in text:
+        continue
+    conf_keys |= {k for _, k in re.findall(r'g_key_file_get_\w+\s*\(\s*\w+,\s*"(\w+)",\s*"(\w+)"', text)}
+    conf_keys |= set(re.findall(r'\bsetting\s*\(\s*"GLIMPSE_\w+",\s*"(\w+)"', text))
+check(len(conf_keys) >= 3, 'the keys read from glimpse.conf are found (%s)' % sorted(conf_keys))
+files_text = '\n'.join(roff.words(l) for l in secs.get('FILES', []))
+readme = open(os.path.join(src, 'README.md'), encoding='utf-8').read()
+settings = readme.split('## Settings', 1)[-1].split('\n## ', 1)[0]
+for k in sorted(conf_keys):
+    check(re.search(r'\b%s=' % k, files_text), 'glimpse(1) FILES explains glimpse.conf\'s %s=' % k)
+    check(re.search(r'\b%s=' % k, settings), 'README Settings explains glimpse.conf\'s %s=' % k)
 
 finish()
