@@ -61,6 +61,14 @@ gl_paths_updates_check (void)
   return path != NULL ? path : GL_LIBEXECDIR "/glimpse-updates-check";
 }
 
+const char *
+gl_paths_config_file (void)
+{
+  const char *path = override ("GLIMPSE_CONF");
+
+  return path != NULL ? path : "/etc/glimpse/glimpse.conf";
+}
+
 GStrv
 gl_paths_profile_dirs (void)
 {

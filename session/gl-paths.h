@@ -34,6 +34,10 @@ const char *gl_paths_pkgns (void);
  * $GLIMPSE_UPDATES_CHECK, else <libexecdir>/glimpse-updates-check. */
 const char *gl_paths_updates_check (void);
 
+/* The administrator's settings (gl-pkg-limits.h, gl-repo.h, …):
+ * $GLIMPSE_CONF, else /etc/glimpse/glimpse.conf. */
+const char *gl_paths_config_file (void);
+
 /* The profile directories, highest precedence first:
  * $GLIMPSE_PROFILES_PATH (colon-separated), else
  * <sysconfdir>/glimpse/profiles, <datadir>/glimpse/profiles. */

@@ -19,6 +19,7 @@
 #include "gl-apt-sources.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
+#include "gl-pkg-limits.h"
 #include "gl-pkg-proxy.h"
 #include "gl-profile.h"
 #include "gl-reclaim.h"
@@ -1176,7 +1177,7 @@ gl_pkg_repository_uris (GlSandbox *sandbox, const char *base, GStrv *unknown)
         g_strv_builder_add (missing, *r);
     }
   /* the administrator's mirrors */
-  if (g_key_file_load_from_file (kf, "/etc/glimpse/glimpse.conf", G_KEY_FILE_NONE, NULL)
+  if (g_key_file_load_from_file (kf, gl_paths_config_file (), G_KEY_FILE_NONE, NULL)
       && (mirrors = g_key_file_get_string_list (kf, "Packages", "Mirrors", NULL, NULL)) != NULL)
     for (char **m = mirrors; *m; m++)
       g_ptr_array_add (uris, g_strdup (g_strstrip (*m)));
@@ -1228,22 +1229,32 @@ on_line (const char *line, gpointer data)
     g_ptr_array_add (rs->tail, g_strdup (line));
 }
 
-/* Runs glimpse-pkgns (@argv: the program and its options), showing @input
+/* Runs glimpse-pkgns (@argv: the program and its options, --op @op_dir
+ * among them) within the limits of gl-pkg-limits.h, showing @input
  * inside, with /bin/sh -c @script and @args as $1…, (@options: what else
  * it is given, a descriptor to pass), its lines to
  * @progress; an error says what failed (@what) and that @unchanged (if
  * not NULL) is unchanged. */
 static gboolean
-spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *input, const char *script,
-             const char * const *args, const char *what, const char *unchanged, GlPkgProgress progress,
-             gpointer user_data, GCancellable *cancellable, GError **error)
+spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const char *input,
+             const char *script, const char * const *args, const char *what, const char *unchanged,
+             GlPkgProgress progress, gpointer user_data, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GError) local = NULL;
   g_auto(GlSpawnResult) result = { 0 };
   g_autoptr(GPtrArray) tail = g_ptr_array_new_with_free_func (g_free);
   RunState rs = { progress, user_data, tail };
+  g_autoptr(GlPkgLimits) limits = NULL;
+  g_autofree char *warning = NULL;
+  g_autofree char *stopped_path = g_build_filename (op_dir, "stopped-by", NULL);
+  g_autofree char *stopped = NULL;
   int status;
 
+  limits = gl_pkg_limits_prepare (argv, &warning, error);
+  if (limits == NULL)
+    return FALSE;
+  if (warning != NULL && progress != NULL)
+    progress (warning, user_data);
   g_ptr_array_add (argv, g_strdup ("--input"));
   g_ptr_array_add (argv, g_strdup (input));
   g_ptr_array_add (argv, g_strdup ("--"));
@@ -1260,6 +1271,14 @@ spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *input, const 
   if (gl_spawn_run ((const char * const *) argv->pdata, options, &result, cancellable, &local))
     return TRUE;
   status = result.wait_status;
+  /* (written by glimpse-pkgns, the host's root, where the namespace writes nothing) */
+  if (g_file_get_contents (stopped_path, &stopped, NULL, NULL))
+    {
+      g_autofree char *why = gl_pkg_limits_describe (limits, g_strstrip (stopped));
+      g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_LIMIT, "%s was stopped: %s%s%s%s", what, why,
+                   unchanged ? "; “" : "", unchanged ? unchanged : "", unchanged ? "” is unchanged" : "");
+      return FALSE;
+    }
   if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_CANCELLED)
       || (WIFSIGNALED (status) && (WTERMSIG (status) == SIGINT || WTERMSIG (status) == SIGTERM)))
     {
@@ -1369,7 +1388,7 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
       g_ptr_array_add (argv, g_strdup ("--walk-cache"));
       g_ptr_array_add (argv, g_build_filename (op->system, "walk-cache", NULL));
     }
-  ok = spawn_pkgns (argv, &options, op->input, script, args, what, op->sandbox->id, op->progress,
+  ok = spawn_pkgns (argv, &options, op->dir, op->input, script, args, what, op->sandbox->id, op->progress,
                     op->user_data, cancellable, error);
   if (relay_fd >= 0)
     close (relay_fd);
@@ -1426,7 +1445,7 @@ gl_pkg_run_in_tree (const char *tree, const char *what, const char *script, cons
       /* (the caller's build fails, and removes the tree, on an error) */
       GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES };
 
-      ok = spawn_pkgns (argv, &options, input, script, args, what, NULL, progress, user_data,
+      ok = spawn_pkgns (argv, &options, scratch, input, script, args, what, NULL, progress, user_data,
                         cancellable, error);
     }
   if (!gl_rm_rf (scratch, NULL, &cleanup_error) && ok)

@@ -33,6 +33,7 @@ typedef enum {
   GL_PKG_ERROR_SETUP,         /* the namespace could not be built */
   GL_PKG_ERROR_UNSUPPORTED,   /* not for this sandbox or family */
   GL_PKG_ERROR_INVALID,       /* bad input (repository spec, key, name) */
+  GL_PKG_ERROR_LIMIT,         /* stopped at a limit (gl-pkg-limits.h); the sandbox is unchanged */
 } GlPkgError;
 
 GQuark gl_pkg_error_quark (void);

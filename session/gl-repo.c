@@ -13,6 +13,7 @@
 #include "gl-apt-sources.h"
 #include "gl-download.h"
 #include "gl-fsutil.h"
+#include "gl-paths.h"
 #include "gl-spawn.h"
 
 #define KEY_MAX (1024 * 1024)
@@ -351,7 +352,7 @@ setting (const char *env, const char *key, const char *fallback)
 
   if (v && *v)
     return g_strdup (v);
-  if (g_key_file_load_from_file (kf, "/etc/glimpse/glimpse.conf", G_KEY_FILE_NONE, NULL)
+  if (g_key_file_load_from_file (kf, gl_paths_config_file (), G_KEY_FILE_NONE, NULL)
       && (conf = g_key_file_get_string (kf, "Packages", key, NULL)) != NULL)
     return conf;
   return g_strdup (fallback);

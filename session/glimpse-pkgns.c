@@ -7,8 +7,9 @@
  *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR
  *                 [--net | --fetch-stage] [--proxy-fd FD]
  *                 [--lower DIR]… [--hide PATH]… [--input DIR] [--walk-cache FILE]
- *                 -- COMMAND [ARG…]
- *   glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] -- COMMAND [ARG…]
+ *                 [LIMITS] -- COMMAND [ARG…]
+ *   glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG…]
+ *   LIMITS: [--cgroup DIR]… [--max-tasks N] [--max-seconds N] [--min-free-mib N]
  *
  * --ids    the first uid/gid of the reserved range (65536 ids): uid 0 inside
  * --base   the base tree: "/" (with --host) or the sandbox's rootfs/
@@ -37,6 +38,24 @@
  *          glimpse's download proxy (gl-pkg-proxy.h), the relay's only peer
  * Every stage runs in a network namespace of its own: only a loopback
  * interface of its own, nothing of the host's.
+ *
+ * The limits (gl-pkg-limits.h), set by the host's root before anything of
+ * the sandbox runs, none of which the namespace can lift:
+ * --cgroup DIR   a cgroup glimpse made for the operation, with its pids and
+ *          memory limits (up to 3: a v2 one, or v1 pids and memory ones):
+ *          this program moves itself into it first, so everything of the
+ *          operation is counted; it stops the operation when the cgroup
+ *          reports its task limit reached (pids.events) or a process killed
+ *          for memory (memory.events, memory.oom_control)
+ * --max-tasks N  RLIMIT_NPROC of the command (per uid of the range; the one
+ *          limit on tasks where no pids cgroup is available); default 4096,
+ *          0: none
+ * --max-seconds N  the operation (both stages) is stopped after N seconds
+ * --min-free-mib N  it is stopped when the file system of --op has less
+ *          than N MiB free for users
+ * Stopping an operation kills its PID namespace (every process of it) and
+ * exits with status 124 after writing the limit's name ("tasks", "memory",
+ * "time", "disk") to <op>/stopped-by, where only the host's root writes.
  *
  * What the command sees: an overlay of upper : lowers : mask : base, the
  * base an idmapped clone (open_tree + MOUNT_ATTR_IDMAP) so the host root's
@@ -165,6 +184,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
@@ -177,6 +197,8 @@
 #define MAX_LOWERS 16
 #define MAX_HIDE 16
 #define EXIT_SETUP 125
+#define EXIT_LIMIT 124
+#define MAX_CGROUPS 3
 /* Where the relay listens inside (GL_PKG_PROXY_PORT of gl-pkg-proxy.h) */
 #define PROXY_PORT 3128
 #define PROXY_URL "http://127.0.0.1:3128"
@@ -237,18 +259,22 @@ typedef struct {
   const char *input;
   const char *tree;
   const char *walk_cache;
+  const char *cgroups[MAX_CGROUPS];
+  int n_cgroups;
+  unsigned long max_tasks, max_seconds, min_free_mib;
   char **command;
 } Args;
 
-static Args A = { .proxy_fd = -1 };
+static Args A = { .proxy_fd = -1, .max_tasks = 4096 };
 
 static void
 usage (void)
 {
   die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR "
        "[--net | --fetch-stage] [--proxy-fd FD] "
-       "[--lower DIR]... [--hide PATH]... [--input DIR] [--walk-cache FILE] -- COMMAND [ARG...], or "
-       "glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] -- COMMAND [ARG...] "
+       "[--lower DIR]... [--hide PATH]... [--input DIR] [--walk-cache FILE] [LIMITS] -- COMMAND [ARG...], or "
+       "glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG...]; "
+       "LIMITS: [--cgroup DIR]... [--max-tasks N] [--max-seconds N] [--min-free-mib N] "
        "(run by glimpse, as root)");
 }
 
@@ -330,6 +356,30 @@ parse_args (int argc, char **argv)
           if (A.n_hide == MAX_HIDE)
             die ("too many --hide");
           A.hide[A.n_hide++] = v;
+        }
+      else if (strcmp (a, "--cgroup") == 0)
+        {
+          if (A.n_cgroups == MAX_CGROUPS)
+            die ("too many --cgroup");
+          if (strncmp (v, "/sys/fs/cgroup/", 15) != 0 || !abs_clean (v))
+            die ("--cgroup %s: not a cgroup under /sys/fs/cgroup", v);
+          A.cgroups[A.n_cgroups++] = v;
+        }
+      else if (strcmp (a, "--max-tasks") == 0 || strcmp (a, "--max-seconds") == 0
+               || strcmp (a, "--min-free-mib") == 0)
+        {
+          char *end;
+          unsigned long n;
+          errno = 0;
+          n = strtoul (v, &end, 10);
+          if (*end != '\0' || *v < '0' || *v > '9' || errno != 0 || n > 0xffffffffUL)
+            die ("%s: expected a number, got \"%s\"", a, v);
+          if (strcmp (a, "--max-tasks") == 0)
+            A.max_tasks = n;
+          else if (strcmp (a, "--max-seconds") == 0)
+            A.max_seconds = n;
+          else
+            A.min_free_mib = n;
         }
       else
         usage ();
@@ -1233,14 +1283,131 @@ send_fd (int sock, int fd)
     die_errno ("cannot hand the base overlay over");
 }
 
+/* ---------------------------------------------------------- limits */
+
+static struct timespec started;
+/* The limit that stopped the operation ("tasks", "memory", "time", "disk") */
+static const char *stopped_by;
+
+/* Best effort: lowering it takes CAP_SYS_RESOURCE, which a container's
+ * root may lack (the operation is stopped all the same when the OOM killer
+ * takes this process: everything below dies with it) */
+static void
+set_oom_score_adj (const char *value)
+{
+  int fd = open ("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      if (write (fd, value, strlen (value)) < 0)
+        {
+          /* (kept as it was) */
+        }
+      close (fd);
+    }
+}
+
+/* Into every --cgroup, before anything is forked: all of the operation
+ * is counted there, and nothing in its namespaces can leave it (the
+ * cgroups are the host root's; the namespace's root owns none of them). */
+static void
+join_cgroups (void)
+{
+  for (int i = 0; i < A.n_cgroups; i++)
+    {
+      char *procs = xasprintf ("%s/cgroup.procs", A.cgroups[i]);
+      write_file (procs, "0\n");
+      free (procs);
+    }
+}
+
+/* N of the line "KEY N" of DIR/FILE (0 without one) */
+static unsigned long long
+event_count (const char *dir, const char *file, const char *key)
+{
+  char *path = xasprintf ("%s/%s", dir, file);
+  char buf[2048];
+  size_t klen = strlen (key);
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+
+  free (path);
+  if (fd >= 0)
+    close (fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  for (char *l = buf; l != NULL && *l != '\0'; l = strchr (l, '\n') ? strchr (l, '\n') + 1 : NULL)
+    if (strncmp (l, key, klen) == 0 && l[klen] == ' ')
+      return strtoull (l + klen + 1, NULL, 10);
+  return 0;
+}
+
+/* Which limit the operation has reached, or NULL; @running: the time is
+ * only a limit while it runs */
+static const char *
+limit_reached (bool running)
+{
+  for (int i = 0; i < A.n_cgroups; i++)
+    {
+      if (event_count (A.cgroups[i], "pids.events", "max") > 0)
+        return "tasks";
+      /* a process killed for memory (v2; v1 since Linux 4.13) */
+      if (event_count (A.cgroups[i], "memory.events", "oom_kill") > 0
+          || event_count (A.cgroups[i], "memory.oom_control", "oom_kill") > 0)
+        return "memory";
+    }
+  if (running && A.max_seconds > 0)
+    {
+      struct timespec now;
+      clock_gettime (CLOCK_MONOTONIC, &now);
+      if ((unsigned long) (now.tv_sec - started.tv_sec) >= A.max_seconds)
+        return "time";
+    }
+  if (A.min_free_mib > 0)
+    {
+      struct statvfs sv;
+      if (statvfs (A.op, &sv) == 0
+          && (unsigned long long) sv.f_bavail * sv.f_frsize < (unsigned long long) A.min_free_mib << 20)
+        return "disk";
+    }
+  return NULL;
+}
+
+/* Kills the whole operation: the PID namespace's first process (the
+ * kernel kills the rest of the namespace with it) and CHILD, its parent. */
+static void
+stop_operation (pid_t child, const char *why)
+{
+  char *path = xasprintf ("/proc/%d/task/%d/children", (int) child, (int) child);
+  char buf[256];
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+
+  free (path);
+  if (fd >= 0)
+    close (fd);
+  if (n > 0)
+    {
+      char *p = buf, *end;
+      buf[n] = '\0';
+      for (long pid; (pid = strtol (p, &end, 10)) > 0; p = end)
+        kill ((pid_t) pid, SIGKILL);
+    }
+  /* (the first process dies with it anyway: PR_SET_PDEATHSIG) */
+  kill (child, SIGKILL);
+  stopped_by = why;
+}
+
 /* The parent's loop, as the host's root, while the operation runs:
  * answers every open of the base, marks the base overlay when it comes,
- * and returns the wait status of CHILD when it ends. */
+ * stops the operation at a limit, and returns the wait status of CHILD
+ * when it ends. */
 static int
 supervise (pid_t child, int sock)
 {
   int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
   bool marked = A.tree != NULL;   /* --tree: the new tree is /, no base of the host's */
+  bool limited = A.n_cgroups > 0 || A.max_seconds > 0 || A.min_free_mib > 0;
   int st;
 
   if (pidfd < 0)
@@ -1248,11 +1415,17 @@ supervise (pid_t child, int sock)
   for (;;)
     {
       struct pollfd p[3] = { { fan_fd, POLLIN, 0 }, { pidfd, POLLIN, 0 }, { sock, POLLIN, 0 } };
-      if (poll (p, marked ? 2 : 3, -1) < 0)
+      const char *why;
+      if (poll (p, marked ? 2 : 3, limited ? 250 : -1) < 0)
         {
           if (errno == EINTR)
             continue;
           die_errno ("poll");
+        }
+      if (limited && stopped_by == NULL && (why = limit_reached (true)) != NULL)
+        {
+          stop_operation (child, why);
+          marked = true;   /* (a view being built is not marked: it ends) */
         }
       if (p[0].revents & POLLIN)
         answer_opens ();
@@ -1272,6 +1445,24 @@ supervise (pid_t child, int sock)
   if (waitpid (child, &st, 0) < 0)
     die_errno ("waitpid");
   close (pidfd);
+  /* A stopped operation's first process comes here (we are its
+   * subreaper), and ends only once every process of its namespace has */
+  for (;;)
+    if (waitpid (-1, NULL, 0) < 0 && errno != EINTR)
+      break;
+  /* what it reached at its very end: it fails all the same */
+  if (stopped_by == NULL && limited)
+    stopped_by = limit_reached (false);
+  if (stopped_by != NULL)
+    {
+      char *path = xasprintf ("%s/stopped-by", A.op);
+      int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+      if (fd < 0 || write (fd, stopped_by, strlen (stopped_by)) < 0)
+        die_errno ("cannot write %s", path);
+      close (fd);
+      fprintf (stderr, "%s: the operation was stopped at its limit (%s)\n", prog, stopped_by);
+      _exit (EXIT_LIMIT);
+    }
   return st;
 }
 
@@ -1809,9 +2000,12 @@ run_stage (const char *stage, bool proxied)
       setsid ();
       signal (SIGPIPE, SIG_DFL);
       {
-        /* A fork bomb stays small (per uid: the range's root) */
-        struct rlimit nproc = { 4096, 4096 };
-        setrlimit (RLIMIT_NPROC, &nproc);
+        /* A fork bomb stays small (per uid: the range's root); where
+         * glimpse found a pids cgroup, that one counts every task of the
+         * operation, this one only a uid's: the cgroup's is reached first */
+        struct rlimit nproc = { A.max_tasks, A.max_tasks };
+        if (A.max_tasks > 0)
+          setrlimit (RLIMIT_NPROC, &nproc);
       }
       if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
         die_errno ("no_new_privs");
@@ -1996,6 +2190,14 @@ main (int argc, char **argv)
   prctl (PR_SET_PDEATHSIG, SIGKILL);
   if (getppid () == 1)
     _exit (EXIT_SETUP);
+  clock_gettime (CLOCK_MONOTONIC, &started);
+  join_cgroups ();
+  /* The OOM killer takes a process of the operation, never the one
+   * that stops it; it reaps the operation's first process if it is
+   * orphaned (see stop_operation) */
+  set_oom_score_adj ("-1000");
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1) != 0)
+    die_errno ("cannot become the operation's subreaper");
 
   opfd = open (A.op, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (opfd < 0)
@@ -2030,6 +2232,7 @@ main (int argc, char **argv)
   if (pid == 0)
     {
       prctl (PR_SET_PDEATHSIG, SIGKILL);
+      set_oom_score_adj ("0");
       close (fan_fd);
       close (base_fd);
       close (socks[0]);

@@ -1,0 +1,107 @@
+#!/bin/bash
+# Integration: the limits of a package operation (gl-pkg-limits.h).  A
+# maintainer script that forks without bound, one that eats memory, one
+# that never ends, and an operation on a store's file system below its free
+# space floor — each with a small limit in a test glimpse.conf: the
+# operation fails with a message naming the limit, its value and the
+# setting; the sandbox keeps its generation; no process of it is left; its
+# cgroups are gone.  Needs root.
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/librepo.sh"
+
+export GLIMPSE_SANDBOX_DIR=$GL_STORE
+export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+export GLIMPSE_CONF=$WORK/glimpse.conf
+id=pkglimits-$$
+GL_SANDBOXES+=("$id")
+
+command -v perl >/dev/null || skip "perl is not installed (the memory hog is a perl one-liner)"
+
+# postinst NAME BODY: a package NAME whose postinst runs BODY
+postinst_pkg () {
+  printf '#!/bin/sh\n%s\n' "$2" > "$WORK/$1-postinst"
+  gl_deb "$1" 1.0 "$WORK/$1-postinst"
+}
+gl_key good
+gl_deb glimpse-hello 1.0
+postinst_pkg glimpse-bomb 'bomb () { bomb & bomb & wait; }; bomb'
+postinst_pkg glimpse-hog 'exec perl -e "my @a; push @a, q(x) x (1 << 20) while 1; # glimpse-hog"'
+postinst_pkg glimpse-sleeper 'exec sleep 600 # glimpse-sleeper'
+gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+gl_serve
+
+gl_host_sandbox "$id"
+
+op_cgroups () { find /sys/fs/cgroup -mindepth 2 -type d -path '*/glimpse/op-*' 2>/dev/null; }
+left_running () { pgrep -f "glimpse-(bomb|hog|sleeper)|glimpse-pkgns.*/$id/system" >/dev/null; }
+wait_for () { # CONDITION: up to 30 s
+  local i
+  for i in $(seq 300); do eval "$1" && return 0; sleep 0.1; done
+  return 1
+}
+before=$(op_cgroups)
+
+check "an operation within the default limits works" "$GLIMPSE" install "$id" glimpse-hello
+check_sh "… and leaves no cgroup" '[ "$(op_cgroups)" = "$before" ]'
+
+# limited PKG SETTING=VALUE LIMIT-REGEX: installing PKG with SETTING=VALUE fails at that limit
+limited () {
+  local pkg=$1 setting=$2 re=$3 gen
+  printf '[Packages]\n%s\n' "$setting" > "$GLIMPSE_CONF"
+  gen=$(gl_current "$id")
+  refused "[$pkg] stopped at its limit, the message naming it ($setting)" \
+    "stopped: $re.*${setting%%=*}= in the \[Packages\] group of $GLIMPSE_CONF; “$id” is unchanged" \
+    "$GLIMPSE" install "$id" "$pkg"
+  check_sh "[$pkg] the sandbox keeps generation $gen" '[ "$(gl_current "$id")" = "$gen" ]'
+  check_sh "[$pkg] the package is not in it" '[ ! -e "$(gl_tree "$id")/usr/bin/$pkg" ]'
+  check_sh "[$pkg] no scratch is left" '! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-"'
+  check "[$pkg] nothing of it keeps running" wait_for '! left_running'
+  check_sh "[$pkg] its cgroups are removed" '[ "$(op_cgroups)" = "$before" ]'
+}
+
+# While it runs, the operation is in cgroups of its own, with the limits
+printf '[Packages]\nMaxSeconds=60\nMaxTasks=300\nMaxMemoryMiB=300\n' > "$GLIMPSE_CONF"
+"$GLIMPSE" install "$id" glimpse-sleeper > "$WORK/out-watch" 2>&1 &
+pid=$!
+if wait_for 'pgrep -f "sleep 600" >/dev/null'; then
+  sleeper=$(pgrep -f "sleep 600" | head -n1)
+  cg=$(awk -F: '$2 == "pids" || $2 == "memory" || $1 == "0" { print }' "/proc/$sleeper/cgroup")
+  check_sh "a maintainer script runs in the operation's cgroup ($(echo $cg))" 'grep -q "/glimpse/op-" <<< "$cg"'
+  for d in $(op_cgroups); do
+    [ -e "$d/pids.max" ] && check_sh "… whose pids.max is MaxTasks=" '[ "$(cat "$d/pids.max")" = 300 ]'
+    [ -e "$d/memory.limit_in_bytes" ] && check_sh "… whose memory limit is MaxMemoryMiB=" \
+      '[ "$(cat "$d/memory.limit_in_bytes")" = $((300 << 20)) ]'
+    [ -e "$d/memory.max" ] && check_sh "… whose memory.max is MaxMemoryMiB=" '[ "$(cat "$d/memory.max")" = $((300 << 20)) ]'
+  done
+  check_sh "the glimpse-pkgns supervising it is in them too" \
+    'grep -q "/glimpse/op-" "/proc/$(pgrep -f "glimpse-pkgns.*/$id/system" | head -n1)/cgroup"'
+else
+  fail "the sleeping maintainer script runs"
+fi
+kill -INT "$pid"; wait "$pid"
+check "… and nothing of it is left when it is interrupted" wait_for '! left_running && [ "$(op_cgroups)" = "$before" ]'
+
+limited glimpse-bomb MaxTasks=64 "it reached its limit of 64 tasks"
+limited glimpse-hog MaxMemoryMiB=96 "it reached its limit of 96 MiB of memory"
+limited glimpse-sleeper MaxSeconds=8 "it ran for its limit of 8 seconds"
+free_mib=$(( $(stat -f -c '%a * %S' "$GL_STORE") / 1048576 ))
+limited glimpse-sleeper MinFreeMiB=$((free_mib + 100000)) "the sandbox store's file system had less than its floor of $((free_mib + 100000)) MiB free"
+
+printf '[Packages]\nMaxTasks=lots\n' > "$GLIMPSE_CONF"
+refused "a setting that is not a number is named" 'MaxTasks= in the \[Packages\] group of .* is “lots”, not a number' \
+  "$GLIMPSE" install "$id" glimpse-sleeper
+
+# After a killed glimpse, the next operation removes the cgroups it left
+rm -f "$GLIMPSE_CONF"
+"$GLIMPSE" install "$id" glimpse-sleeper > "$WORK/out-kill" 2>&1 &
+pid=$!
+check "[KILL] the maintainer script runs" wait_for 'pgrep -f "sleep 600" >/dev/null'
+kill -KILL "$pid"; wait "$pid"
+check "[KILL] nothing of the operation keeps running" wait_for '! left_running'
+check_sh "[KILL] its cgroups are left ($(op_cgroups | wc -l))" '[ "$(op_cgroups)" != "$before" ]'
+check "[KILL] the next operation works" "$GLIMPSE" uninstall "$id" glimpse-hello
+check_sh "[KILL] … and removed them" '[ "$(op_cgroups)" = "$before" ]'
+check "remove" "$GLIMPSE" remove "$id"
+finish
