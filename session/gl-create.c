@@ -88,13 +88,16 @@ oci_digests (const char *json, const char *key)
   return g_strv_builder_end (builder);
 }
 
+/* The unpacked layout is the image's: its index, manifest and config are
+ * read without following links, regular files of at most 1 MiB only
+ * (a link to a host file, a FIFO or a huge file is refused). */
 static char *
 read_blob (const char *layout, const char *digest, GError **error)
 {
-  g_autofree char *path = g_build_filename (layout, "blobs", "sha256", digest, NULL);
+  g_autofree char *rel = g_build_filename ("blobs", "sha256", digest, NULL);
   char *text = NULL;
 
-  if (!g_file_get_contents (path, &text, NULL, error))
+  if (!gl_tree_read_file (layout, rel, &text, NULL, error))
     return NULL;
   return text;
 }
@@ -178,12 +181,12 @@ unpack_oci (const char *archive, const char *rootfs, GCancellable *cancellable, 
 {
   g_autofree char *parent = g_path_get_dirname (rootfs);
   g_autofree char *layout = g_build_filename (parent, "oci-image", NULL);
-  g_autofree char *index_path = g_build_filename (layout, "index.json", NULL);
   g_autofree char *index = NULL;
   g_autofree char *manifest = NULL;
   g_auto(GStrv) manifests = NULL;
   g_auto(GStrv) layers = NULL;
   g_autoptr(GError) cleanup_error = NULL;
+  g_autoptr(GError) read_error = NULL;
   gboolean ok = TRUE;
 
   if (!gl_mkdir (layout, 0700, error))
@@ -191,23 +194,37 @@ unpack_oci (const char *archive, const char *rootfs, GCancellable *cancellable, 
   if (!gl_unpack_archive (archive, layout, cancellable, error))
     return FALSE;
 
-  if (!g_file_get_contents (index_path, &index, NULL, NULL) ||
+  if (!gl_tree_read_file (layout, "index.json", &index, NULL, &read_error) ||
       (manifests = oci_digests (index, "manifests"))[0] == NULL ||
-      (manifest = read_blob (layout, manifests[0], NULL)) == NULL ||
+      (manifest = read_blob (layout, manifests[0], &read_error)) == NULL ||
       (layers = oci_digests (manifest, "layers"))[0] == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "%s is not an OCI image archive with a manifest and layers "
-                   "(index.json or the manifest is missing or empty)", archive);
+                   "(index.json or the manifest is missing or empty%s%s)", archive,
+                   read_error ? ": " : "", read_error ? read_error->message : "");
       ok = FALSE;
     }
   else if (!check_oci_image (archive, layout, manifest, error))
     ok = FALSE;
   for (guint i = 0; ok && layers[i] != NULL; i++)
     {
-      g_autofree char *blob = g_build_filename (layout, "blobs", "sha256", layers[i], NULL);
-      g_autofree char *sum = gl_checksum_file_sha256 (blob, cancellable, error);
+      g_autofree char *rel = g_build_filename ("blobs", "sha256", layers[i], NULL);
+      g_autofree char *blob = g_build_filename (layout, rel, NULL);
+      g_autofree char *sum = NULL;
+      int fd = gl_tree_open_file (layout, rel, error);
 
+      /* The layer, a regular file reached without a link, is summed
+       * through that descriptor; tar then opens the same path, which
+       * nothing else writes (the layout is private to root, 0700, and its
+       * tar has ended). */
+      if (fd >= 0)
+        {
+          g_autofree char *proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+
+          sum = gl_checksum_file_sha256 (proc, cancellable, error);
+          close (fd);
+        }
       if (sum == NULL)
         ok = FALSE;
       else if (!g_str_equal (sum, layers[i]))

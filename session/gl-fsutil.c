@@ -246,28 +246,86 @@ tree_open (const char *root, const char *rel, int flags, GError **error)
 
 #define TREE_FILE_MAX (1024 * 1024)
 
-gboolean
-gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *length, GError **error)
+int
+gl_tree_open_file (const char *root, const char *rel, GError **error)
 {
   g_autofree char *proc = NULL;
   struct stat st;
   int fd = tree_open (root, rel, O_PATH, error);
-  gboolean ok;
+  int rfd, errsv;
+
+  if (fd < 0)
+    return -1;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s of %s is not a regular file", rel, root);
+      close (fd);
+      return -1;
+    }
+  /* (a regular file, now: it is opened for reading through the path fd,
+   * which names the file found, not a path to resolve again) */
+  proc = g_strdup_printf ("/proc/self/fd/%d", fd);
+  rfd = open (proc, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  errsv = errno;
+  close (fd);
+  if (rfd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot read %s of %s: %s",
+                   rel, root, g_strerror (errsv));
+      return -1;
+    }
+  return rfd;
+}
+
+gboolean
+gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *length, GError **error)
+{
+  g_autofree char *data = NULL;
+  struct stat st;
+  gsize got = 0;
+  int fd = gl_tree_open_file (root, rel, error);
 
   if (fd < 0)
     return FALSE;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > TREE_FILE_MAX)
+  if (fstat (fd, &st) != 0 || st.st_size > TREE_FILE_MAX)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "%s of %s is not a regular file of at most 1 MiB", rel, root);
       close (fd);
       return FALSE;
     }
-  /* (a regular file, now: its data is read) */
-  proc = g_strdup_printf ("/proc/self/fd/%d", fd);
-  ok = g_file_get_contents (proc, contents, length, error);
+  /* at most the cap, even if the file grows while it is read */
+  data = g_malloc (TREE_FILE_MAX + 1);
+  for (;;)
+    {
+      gssize n = read (fd, data + got, TREE_FILE_MAX + 1 - got);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int errsv = errno;
+          close (fd);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot read %s of %s: %s",
+                       rel, root, g_strerror (errsv));
+          return FALSE;
+        }
+      if (n == 0 || (got += (gsize) n) > TREE_FILE_MAX)
+        break;
+    }
   close (fd);
-  return ok;
+  if (got > TREE_FILE_MAX)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "%s of %s is not a regular file of at most 1 MiB", rel, root);
+      return FALSE;
+    }
+  data[got] = '\0';
+  if (length != NULL)
+    *length = got;
+  *contents = g_realloc (g_steal_pointer (&data), got + 1);
+  return TRUE;
 }
 
 gboolean

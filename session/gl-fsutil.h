@@ -20,6 +20,9 @@ gboolean gl_mkdir (const char *path, int mode, GError **error);
 /* Files of a tree being built (untrusted, not running), as root: @rel
  * (relative, "etc/os-release") reached without following any link (a link
  * on the way is an error) and never outside @root. */
+/* Opens @rel for reading (O_RDONLY, O_CLOEXEC): a regular file only, never
+ * a FIFO or device; -1 with @error otherwise. */
+int gl_tree_open_file (const char *root, const char *rel, GError **error);
 /* Reads @rel, a regular file of at most 1 MiB (never a FIFO or device). */
 gboolean gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *length,
                             GError **error);

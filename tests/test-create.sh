@@ -72,7 +72,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..56"
+echo "1..62"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -197,7 +197,7 @@ check "a comment-only resolv.conf is replaced by the host's resolver configurati
   eval '[ $rc -eq 0 -a -f "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf" ] && ! [ -L "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf" ] && cmp -s /etc/resolv.conf "$GLIMPSE_SANDBOX_DIR/archlike/rootfs/etc/resolv.conf"'
 
 # --- OCI images: the layer's media type and the config's architecture are checked
-oci() { # name architecture layer-media-type
+oci() { # name architecture layer-media-type [shell code run in the layout before it is packed]
   local d=$work/oci-$1 l c m
   mkdir -p "$d/blobs/sha256"
   l=$(sha256sum < "$work/served/rootfs.tar.gz" | cut -c1-64)
@@ -209,6 +209,7 @@ oci() { # name architecture layer-media-type
   m=$(sha256sum < "$d/m" | cut -c1-64); mv "$d/m" "$d/blobs/sha256/$m"
   printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":1}]}' "$m" > "$d/index.json"
   echo '{"imageLayoutVersion":"1.0.0"}' > "$d/oci-layout"
+  [ -z "${4:-}" ] || (cd "$d" && l=$l c=$c m=$m && eval "$4")
   tar -C "$d" -cf "$work/served/$1.tar" .
   (cd "$work/served" && sha256sum "$1.tar" > "SHA256SUMS-$1")
   profile "$1" "$base/$1.tar" "ChecksumUrl=$base/SHA256SUMS-$1" "Format=oci"
@@ -226,6 +227,29 @@ check "an OCI image for another architecture is refused, saying so" \
 "$GLIMPSE" create oci-type >/dev/null 2>"$work/err"; rc=$?
 check "an OCI layer of an unknown media type is refused, saying so" \
   eval '[ $rc -ne 0 -a ! -e "$GLIMPSE_SANDBOX_DIR/oci-type" ] && grep -q "media type .application/vnd.oci.image.layer.v1.tar+foo" "$work/err"'
+# A hostile layout: root reads its index, manifest, config and layer without
+# following a link (to a host file, here one that would make a good image),
+# never from a FIFO (which would hang it) and never a huge file.
+mkdir -p "$work/host-oci"
+oci oci-link-index "$goarch" application/vnd.oci.image.layer.v1.tar+gzip \
+  'cp index.json "$work/host-oci/index.json" && ln -sf "$work/host-oci/index.json" index.json'
+oci oci-link-config "$goarch" application/vnd.oci.image.layer.v1.tar+gzip \
+  'mv "blobs/sha256/$c" "$work/host-oci/$c" && ln -s "$work/host-oci/$c" "blobs/sha256/$c"'
+oci oci-link-layer "$goarch" application/vnd.oci.image.layer.v1.tar+gzip \
+  'ln -sf "$work/served/rootfs.tar.gz" "blobs/sha256/$l"'
+oci oci-fifo "$goarch" application/vnd.oci.image.layer.v1.tar+gzip \
+  'rm "blobs/sha256/$m" && mkfifo "blobs/sha256/$m"'
+oci oci-fifo-layer "$goarch" application/vnd.oci.image.layer.v1.tar+gzip \
+  'rm "blobs/sha256/$l" && mkfifo "blobs/sha256/$l"'
+oci oci-huge "$goarch" application/vnd.oci.image.layer.v1.tar+gzip \
+  '{ head -c 2000000 /dev/zero | tr "\\0" " "; cat index.json; } > i && mv i index.json'
+for t in "oci-link-index:a link, which is not followed" "oci-link-config:image configuration" \
+         "oci-link-layer:a link, which is not followed" "oci-fifo:not a regular file" \
+         "oci-fifo-layer:not a regular file" "oci-huge:at most 1 MiB"; do
+  timeout -s KILL 30 "$GLIMPSE" create "${t%%:*}" >/dev/null 2>"$work/err"; rc=$?
+  check "an OCI layout's ${t%%:*} is refused (${t#*:})" \
+    eval '[ $rc -ne 0 -a $rc -ne 137 -a ! -e "$GLIMPSE_SANDBOX_DIR/${t%%:*}" ] && grep -q "${t#*:}" "$work/err"'
+done
 
 # --- signatures: a key made here signs the checksum list or the image
 export GNUPGHOME=$work/gnupg
