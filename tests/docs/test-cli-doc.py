@@ -218,10 +218,12 @@ for m in sorted(man_members - members):
 conf_keys = set()
 for path in glob.glob(os.path.join(src, 'session', '*.c')):
     text = open(path, encoding='utf-8').read()
-    if '/etc/glimpse/glimpse.conf' not in text:
+    if '/etc/glimpse/glimpse.conf' not in text and 'gl_paths_config_file' not in text:
         continue
     conf_keys |= {k for _, k in re.findall(r'g_key_file_get_\w+\s*\(\s*\w+,\s*"(\w+)",\s*"(\w+)"', text)}
     conf_keys |= set(re.findall(r'\bsetting\s*\(\s*"GLIMPSE_\w+",\s*"(\w+)"', text))
+    # a table of settings: { "Key", G_STRUCT_OFFSET (…), default }
+    conf_keys |= set(re.findall(r'\{\s*"([A-Z]\w+)",\s*G_STRUCT_OFFSET', text))
 check(len(conf_keys) >= 3, 'the keys read from glimpse.conf are found (%s)' % sorted(conf_keys))
 files_text = '\n'.join(roff.words(l) for l in secs.get('FILES', []))
 readme = open(os.path.join(src, 'README.md'), encoding='utf-8').read()
