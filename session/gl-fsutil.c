@@ -278,28 +278,51 @@ gl_tree_open_file (const char *root, const char *rel, GError **error)
   return rfd;
 }
 
+int
+gl_tree_open_dir (const char *root, const char *rel, GError **error)
+{
+  return tree_open (root, rel, O_RDONLY | O_DIRECTORY, error);
+}
+
 gboolean
 gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *length, GError **error)
 {
+  return gl_tree_read_file_max (root, rel, TREE_FILE_MAX, contents, length, error);
+}
+
+gboolean
+gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **contents, gsize *length,
+                       GError **error)
+{
   g_autofree char *data = NULL;
+  g_autofree char *size = max % (1024 * 1024) == 0
+                           ? g_strdup_printf ("%" G_GSIZE_FORMAT " MiB", max / (1024 * 1024))
+                           : g_format_size_full (max, G_FORMAT_SIZE_IEC_UNITS);
   struct stat st;
   gsize got = 0;
   int fd = gl_tree_open_file (root, rel, error);
 
   if (fd < 0)
     return FALSE;
-  if (fstat (fd, &st) != 0 || st.st_size > TREE_FILE_MAX)
+  if (fstat (fd, &st) != 0 || (guint64) st.st_size > max)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s of %s is not a regular file of at most 1 MiB", rel, root);
+                   "%s of %s is not a regular file of at most %s", rel, root, size);
       close (fd);
       return FALSE;
     }
   /* at most the cap, even if the file grows while it is read */
-  data = g_malloc (TREE_FILE_MAX + 1);
-  for (;;)
+  data = g_malloc (MIN ((gsize) st.st_size, max) + 1);
+  for (gsize room = MIN ((gsize) st.st_size, max) + 1;;)
     {
-      gssize n = read (fd, data + got, TREE_FILE_MAX + 1 - got);
+      gssize n;
+
+      if (got == room)
+        {
+          room = MIN (room * 2, max + 1);
+          data = g_realloc (data, room);
+        }
+      n = read (fd, data + got, room - got);
 
       if (n < 0 && errno == EINTR)
         continue;
@@ -311,20 +334,21 @@ gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *le
                        rel, root, g_strerror (errsv));
           return FALSE;
         }
-      if (n == 0 || (got += (gsize) n) > TREE_FILE_MAX)
+      if (n == 0 || (got += (gsize) n) > max)
         break;
     }
   close (fd);
-  if (got > TREE_FILE_MAX)
+  if (got > max)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s of %s is not a regular file of at most 1 MiB", rel, root);
+                   "%s of %s is not a regular file of at most %s", rel, root, size);
       return FALSE;
     }
+  data = g_realloc (data, got + 1);
   data[got] = '\0';
   if (length != NULL)
     *length = got;
-  *contents = g_realloc (g_steal_pointer (&data), got + 1);
+  *contents = g_steal_pointer (&data);
   return TRUE;
 }
 

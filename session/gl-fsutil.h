@@ -23,9 +23,14 @@ gboolean gl_mkdir (const char *path, int mode, GError **error);
 /* Opens @rel for reading (O_RDONLY, O_CLOEXEC): a regular file only, never
  * a FIFO or device; -1 with @error otherwise. */
 int gl_tree_open_file (const char *root, const char *rel, GError **error);
+/* Opens the directory @rel for reading (fdopendir). */
+int gl_tree_open_dir (const char *root, const char *rel, GError **error);
 /* Reads @rel, a regular file of at most 1 MiB (never a FIFO or device). */
 gboolean gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *length,
                             GError **error);
+/* The same, of at most @max bytes. */
+gboolean gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **contents,
+                                gsize *length, GError **error);
 /* Replaces @rel by a new file (whatever was there is removed, not followed). */
 gboolean gl_tree_write_file (const char *root, const char *rel, const char *contents, gssize length,
                              int mode, GError **error);

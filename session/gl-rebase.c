@@ -2,9 +2,11 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "gl-rebase.h"
+#include "gl-rebase-private.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -15,26 +17,38 @@
 
 #define FAILED_PREFIX "glimpse-rebase: cannot reinstall "
 
+/* Package lists of the view (dpkg's status of a large system is a few MiB) */
+#define VIEW_FILE_MAX (64 * 1024 * 1024)
+
+/* The system layers and the base are the sandbox's, written by its
+ * package managers' root: read as the host's root, none of their links
+ * is followed, nothing but a regular file read (gl_tree_*). */
+
 /* The file @rel as the view over @roots (top first) shows it: the first
  * root that has it decides; a whiteout (or any non-file) there means none. */
 static char *
-view_file (char **roots, gsize n_roots, const char *rel)
+view_file_len (char **roots, gsize n_roots, const char *rel, gsize max, gsize *len)
 {
   for (gsize i = 0; i < n_roots; i++)
     {
-      g_autofree char *path = NULL;
-      struct stat st;
+      g_autoptr(GError) error = NULL;
       char *text = NULL;
       if (roots[i] == NULL)
         continue;
-      path = g_build_filename (roots[i], rel, NULL);
-      if (lstat (path, &st) != 0)
-        continue;
-      if (S_ISREG (st.st_mode) && g_file_get_contents (path, &text, NULL, NULL))
+      if (gl_tree_read_file_max (roots[i], rel, max, &text, len, &error))
         return text;
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        continue;
+      g_debug ("%s", error->message);
       return NULL;
     }
   return NULL;
+}
+
+static char *
+view_file (char **roots, gsize n_roots, const char *rel)
+{
+  return view_file_len (roots, n_roots, rel, VIEW_FILE_MAX, NULL);
 }
 
 /* deb822 paragraphs (dpkg's status, apt's extended_states): calls @func
@@ -111,27 +125,34 @@ view_dir_names (char **roots, gsize n_roots, const char *rel)
 
   for (gsize i = 0; i < n_roots; i++)
     {
-      g_autofree char *path = NULL;
-      g_autoptr(GDir) d = NULL;
-      const char *e;
-      struct stat st;
+      g_autoptr(GError) error = NULL;
+      DIR *d = NULL;
+      struct dirent *e;
+      int fd;
       if (roots[i] == NULL)
         continue;
-      path = g_build_filename (roots[i], rel, NULL);
-      if (lstat (path, &st) != 0)
+      fd = gl_tree_open_dir (roots[i], rel, &error);
+      if (fd < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         continue;
-      if (!S_ISDIR (st.st_mode) || (d = g_dir_open (path, 0, NULL)) == NULL)
-        break;
-      while ((e = g_dir_read_name (d)) != NULL)
+      if (fd < 0 || (d = fdopendir (fd)) == NULL)
         {
-          g_autofree char *child = g_build_filename (path, e, NULL);
-          if (g_hash_table_contains (names, e) || g_hash_table_contains (hidden, e))
-            continue;
-          if (lstat (child, &st) == 0 && S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0))
-            g_hash_table_add (hidden, g_strdup (e));
-          else
-            g_hash_table_add (names, g_strdup (e));
+          if (fd >= 0)
+            close (fd);
+          break;
         }
+      while ((e = readdir (d)) != NULL)
+        {
+          struct stat st;
+          if (g_str_equal (e->d_name, ".") || g_str_equal (e->d_name, "..") ||
+              g_hash_table_contains (names, e->d_name) || g_hash_table_contains (hidden, e->d_name))
+            continue;
+          if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR (st.st_mode) &&
+              st.st_rdev == makedev (0, 0))
+            g_hash_table_add (hidden, g_strdup (e->d_name));
+          else
+            g_hash_table_add (names, g_strdup (e->d_name));
+        }
+      closedir (d);
     }
   return names;
 }
@@ -237,10 +258,8 @@ gl_rebase_kept_packages (GlSandbox *sandbox, GError **error)
   return (GStrv) g_ptr_array_free (g_steal_pointer (&kept), FALSE);
 }
 
-/* The files of the repositories glimpse added (gl-repo: a .sources and its
- * key under /etc/apt/keyrings), from the current view into @dir. */
-static gboolean
-copy_repositories (GlSandbox *sandbox, const char *dir, guint *n_copied, GError **error)
+gboolean
+gl_rebase_copy_repositories (GlSandbox *sandbox, const char *dir, guint *n_copied, GError **error)
 {
   g_autofree char *tree = gl_pkg_current_tree (sandbox);
   g_autofree char *base = gl_pkg_base_tree (sandbox);
@@ -258,22 +277,11 @@ copy_repositories (GlSandbox *sandbox, const char *dir, guint *n_copied, GError 
       for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
         {
           g_autofree char *rel = g_strconcat (kinds[k][0], name, kinds[k][1], NULL);
-          g_autofree char *text = NULL;
           gsize len = 0;
+          /* (keys may be binary: read by length) */
+          g_autofree char *text = view_file_len (roots, G_N_ELEMENTS (roots), rel, 1024 * 1024, &len);
           g_autofree char *path = NULL;
           g_autofree char *file = g_path_get_basename (rel);
-          {
-            /* (keys may be binary: read by length) */
-            for (gsize r = 0; r < G_N_ELEMENTS (roots) && text == NULL; r++)
-              {
-                struct stat st;
-                g_autofree char *p = roots[r] ? g_build_filename (roots[r], rel, NULL) : NULL;
-                if (p == NULL || lstat (p, &st) != 0)
-                  continue;
-                if (!S_ISREG (st.st_mode) || !g_file_get_contents (p, &text, &len, NULL))
-                  break;
-              }
-          }
           if (text == NULL)
             continue;
           path = g_build_filename (dir, file, NULL);
@@ -415,7 +423,7 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
       return FALSE;
     }
   repos = g_build_filename (gl_pkg_op_get_input_dir (op), "repos", NULL);
-  if (!copy_repositories (sandbox, repos, &n_repos, error))
+  if (!gl_rebase_copy_repositories (sandbox, repos, &n_repos, error))
     return FALSE;
   list = g_strjoinv (" ", kept);
   say (progress, user_data, "Keeping %u added repositories and %u packages%s%s", n_repos,

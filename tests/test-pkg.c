@@ -14,7 +14,7 @@
 
 #include "gl-fsutil.h"
 #include "gl-pkg.h"
-#include "gl-rebase.h"
+#include "gl-rebase-private.h"
 #include "gl-reclaim.h"
 #include "gl-repo.h"
 #include "gl-test-skip.h"
@@ -403,6 +403,84 @@ test_kept_packages (void)
   }
 }
 
+/* The old view's files are the sandbox's, read as root: a link (here on
+ * the way to dpkg's status, pacman's database or the added repositories,
+ * towards files the sandbox does not own) is never followed. */
+static void
+test_kept_links (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("gl-rebase-XXXXXX", NULL);
+  g_autofree char *host = g_build_filename (tmp, "host", NULL);
+  g_autofree char *out = g_build_filename (tmp, "out", NULL);
+  g_autofree char *link = NULL;
+  g_autoptr(GlSandbox) s = g_new0 (GlSandbox, 1);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) kept = NULL;
+  guint n = 0;
+
+  s->id = g_strdup ("t");
+  s->path = g_strdup (tmp);
+  s->base = g_strdup (GL_BASE_ROOTFS);
+  s->family = g_strdup ("apt");
+  s->repositories = g_strsplit ("ppa", ",", -1);
+  write_file (tmp, "rootfs/var/lib/dpkg/status", PKG ("base-a", "install ok installed"));
+  write_file (tmp, "system/current", "1\n");
+  write_file (host, "dpkg/status", PKG ("base-a", "install ok installed") PKG ("host-only", "install ok installed"));
+  write_file (host, "glimpse-ppa.sources", "Types: deb\nURIs: http://host.invalid/\n");
+  write_file (host, "keyrings/glimpse-ppa.asc", "host key\n");
+  write_file (host, "local/host-only-1-1/desc", "%NAME%\nhost-only\n");
+  write_file (tmp, "system/1/tree/etc/apt/placeholder", "");
+  write_file (tmp, "system/1/tree/var/lib/placeholder", "");
+
+  link = g_build_filename (tmp, "system/1/tree/var/lib/dpkg", NULL);
+  g_assert_cmpint (symlink ("../../../../../host/dpkg", link), ==, 0);
+  g_clear_pointer (&link, g_free);
+  link = g_build_filename (tmp, "system/1/tree/etc/apt/sources.list.d", NULL);
+  g_assert_cmpint (symlink (host, link), ==, 0);
+  g_clear_pointer (&link, g_free);
+  link = g_build_filename (tmp, "system/1/tree/etc/apt/keyrings", NULL);
+  g_assert_cmpint (symlink ("../../../../../host/keyrings", link), ==, 0);
+  g_clear_pointer (&link, g_free);
+  link = g_build_filename (tmp, "system/1/tree/var/lib/pacman", NULL);
+  g_assert_cmpint (symlink (host, link), ==, 0);
+
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_strv_contains ((const char * const *) kept, "host-only"));
+  g_clear_pointer (&kept, g_strfreev);
+
+  g_free (s->family);
+  s->family = g_strdup ("pacman");
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  g_assert_false (g_strv_contains ((const char * const *) kept, "host-only"));
+  g_clear_pointer (&kept, g_strfreev);
+
+  g_assert_true (gl_rebase_copy_repositories (s, out, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 0);
+  g_assert_false (has_file (out, "glimpse-ppa.sources"));
+  g_assert_false (has_file (out, "glimpse-ppa.asc"));
+
+  /* the same files, where they belong, are copied */
+  {
+    g_autofree char *dir = g_build_filename (tmp, "system/1/tree/etc/apt/sources.list.d", NULL);
+    g_autofree char *out2 = g_build_filename (tmp, "out2", NULL);
+    g_assert_cmpint (unlink (dir), ==, 0);
+    write_file (tmp, "system/1/tree/etc/apt/sources.list.d/glimpse-ppa.sources", "Types: deb\n");
+    g_assert_true (gl_rebase_copy_repositories (s, out2, &n, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (n, ==, 1);
+    g_assert_true (has_file (out2, "glimpse-ppa.sources"));
+    g_assert_false (has_file (out2, "glimpse-ppa.asc"));
+  }
+
+  {
+    g_autoptr(GError) rm_error = NULL;
+    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
+  }
+}
+
 static void
 test_staged (void)
 {
@@ -532,6 +610,7 @@ main (int argc, char **argv)
   g_test_add_func ("/repo/names", test_names);
   g_test_add_func ("/repo/key-garbage", test_key_garbage);
   g_test_add_func ("/rebase/kept-packages", test_kept_packages);
+  g_test_add_func ("/rebase/links", test_kept_links);
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
