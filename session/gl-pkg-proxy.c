@@ -133,8 +133,12 @@ parse_authority (const char *a, gsize len, guint16 default_port, char **host, gb
       hlen = colon ? (gsize) (colon - a) : len;
       if (hlen == 0)
         return FALSE;
+      /* labels of letters, digits and '-', none empty (not "a..b",
+       * ".a" or "."); one trailing dot (the root) is dropped below */
       for (gsize i = 0; i < hlen; i++)
         if (!g_ascii_isalnum (a[i]) && a[i] != '.' && a[i] != '-')
+          return FALSE;
+        else if (a[i] == '.' && (i == 0 || a[i - 1] == '.'))
           return FALSE;
       h = g_ascii_strdown (a, (gssize) hlen);
       if (hlen > 1 && h[hlen - 1] == '.')
@@ -232,7 +236,7 @@ find_allowed (GlPkgProxy *proxy, gboolean https, const char *host, guint16 port)
 static gboolean
 is_token_char (char c)
 {
-  return g_ascii_isalnum (c) || strchr ("!#$%&'*+-.^_`|~", c) != NULL;
+  return g_ascii_isalnum (c) || (c != '\0' && strchr ("!#$%&'*+-.^_`|~", c) != NULL);
 }
 
 /* Headers a request never takes to the origin */
@@ -256,7 +260,7 @@ copy_headers (const char *p, const char *end, GString *out, guint *n_headers)
   for (; p < end - 2; p = eol + 2)
     {
       const char *colon;
-      eol = strstr (p, "\r\n");
+      eol = memmem (p, (gsize) (end - p), "\r\n", 2);
       if (++*n_headers > MAX_HEADERS)
         return FALSE;
       colon = memchr (p, ':', (gsize) (eol - p));
@@ -305,8 +309,9 @@ gl_pkg_proxy_check (GlPkgProxy *proxy, const char *head, gsize len, GlPkgProxyRe
         || (head[i] == '\n' && (i == 0 || head[i - 1] != '\r')))
       return GL_PKG_PROXY_BAD_REQUEST;
 
-  /* the request line: METHOD SP TARGET SP HTTP/1.x */
-  eol = strstr (p, "\r\n");
+  /* the request line: METHOD SP TARGET SP HTTP/1.x (the head ends in a
+   * CRLF: every search below stays within it, none needs a NUL) */
+  eol = memmem (p, len, "\r\n", 2);
   sp1 = memchr (p, ' ', (gsize) (eol - p));
   if (sp1 == NULL)
     return GL_PKG_PROXY_BAD_REQUEST;

@@ -109,6 +109,15 @@ test_check (void)
                    ==, GL_PKG_PROXY_BAD_REQUEST);
   g_assert_cmpint (check (proxy, "GET http://repo.example.org/  HTTP/1.1\r\n\r\n", NULL), ==, GL_PKG_PROXY_BAD_REQUEST);
   g_assert_cmpint (check (proxy, "GET http://repo.example.org/ HTTP/2\r\n\r\n", NULL), ==, GL_PKG_PROXY_BAD_REQUEST);
+  /* a host of an empty label: refused as malformed, never looked up */
+  g_assert_cmpint (check (proxy, "GET http://repo..example.org/ HTTP/1.1\r\n\r\n", NULL), ==, GL_PKG_PROXY_BAD_REQUEST);
+  g_assert_cmpint (check (proxy, "GET http://.repo.example.org/ HTTP/1.1\r\n\r\n", NULL), ==, GL_PKG_PROXY_BAD_REQUEST);
+  g_assert_cmpint (check (proxy, "CONNECT .secure.example.org:443 HTTP/1.1\r\n\r\n", NULL), ==, GL_PKG_PROXY_BAD_REQUEST);
+  g_assert_cmpint (check (proxy, "GET http://./ HTTP/1.1\r\n\r\n", NULL), ==, GL_PKG_PROXY_BAD_REQUEST);
+  g_assert_cmpint (check (proxy, "GET http://repo.example.org../ HTTP/1.1\r\n\r\n", NULL), ==, GL_PKG_PROXY_BAD_REQUEST);
+  /* (one trailing dot is the root: the same host) */
+  g_assert_cmpint (check (proxy, "GET http://repo.example.org./ HTTP/1.1\r\n\r\n", NULL), ==, GL_PKG_PROXY_OK);
+  g_assert_false (gl_pkg_proxy_allow (proxy, "http://a..b/"));
   big = g_string_new ("GET http://repo.example.org/ HTTP/1.1\r\n");
   for (int i = 0; i < 1000; i++)
     g_string_append (big, "X-Pad: 0123456789012345678901234567890123456789\r\n");
