@@ -1943,79 +1943,6 @@ app_main (int err_fd, int tty, char *const *command)
   exec_app (command, L.app_env);
 }
 
-/* After the app: when no other process is left in the view (its /proc,
- * VIEW_PROC), its PID 1 is ending; wait (a little) for it, so that the
- * view is gone when the last launcher returns (a purge right after then
- * works).  The view's /proc lists the view's processes only: no look at
- * every process of the machine. */
-static void
-view_wait_end (int view_pidfd, int view_proc)
-{
-  DIR *d;
-  struct dirent *e;
-  bool others = false;
-  int fd;
-
-  if (view_pidfd < 0 || view_proc < 0 || (fd = openat (view_proc, ".", O_RDONLY | O_DIRECTORY
-                                                       | O_CLOEXEC)) < 0)
-    return;
-  d = fdopendir (fd);
-  if (d == NULL)
-    {
-      close (fd);
-      return;
-    }
-  while (!others && (e = readdir (d)) != NULL)
-    others = e->d_name[0] >= '1' && e->d_name[0] <= '9' && strcmp (e->d_name, "1") != 0
-             && strspn (e->d_name, "0123456789") == strlen (e->d_name)
-             && !proc_is_dead (dirfd (d), e->d_name);
-  closedir (d);
-  if (!others)
-    {
-      struct pollfd p = { view_pidfd, POLLIN, 0 };
-      (void) poll (&p, 1, 2000);
-    }
-}
-
-/* The helper's answer: the app's pid, and a descriptor (or none) beside it. */
-static int
-send_pid_and_fd (int sock, pid_t pid, int fd)
-{
-  union { struct cmsghdr h; char buf[CMSG_SPACE (sizeof (int))]; } c;
-  struct iovec iov = { &pid, sizeof pid };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-  if (fd >= 0)
-    {
-      memset (&c, 0, sizeof c);
-      msg.msg_control = c.buf;
-      msg.msg_controllen = sizeof c.buf;
-      CMSG_FIRSTHDR (&msg)->cmsg_level = SOL_SOCKET;
-      CMSG_FIRSTHDR (&msg)->cmsg_type = SCM_RIGHTS;
-      CMSG_FIRSTHDR (&msg)->cmsg_len = CMSG_LEN (sizeof (int));
-      memcpy (CMSG_DATA (CMSG_FIRSTHDR (&msg)), &fd, sizeof fd);
-    }
-  return sendmsg (sock, &msg, MSG_NOSIGNAL) == (ssize_t) sizeof pid ? 0 : -1;
-}
-
-static int
-recv_pid_and_fd (int sock, pid_t *pid, int *fd)
-{
-  union { struct cmsghdr h; char buf[CMSG_SPACE (sizeof (int))]; } c;
-  struct iovec iov = { pid, sizeof *pid };
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.buf,
-                        .msg_controllen = sizeof c.buf };
-  struct cmsghdr *h;
-  ssize_t n;
-  *fd = -1;
-  while ((n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-    ;
-  for (h = n > 0 ? CMSG_FIRSTHDR (&msg) : NULL; h != NULL; h = CMSG_NXTHDR (&msg, h))
-    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS
-        && h->cmsg_len == CMSG_LEN (sizeof (int)))
-      memcpy (fd, CMSG_DATA (h), sizeof *fd);
-  return n == (ssize_t) sizeof *pid && !(msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ? 0 : -1;
-}
-
 /* Enters the view NS's namespaces: its user namespace, nested in the one
  * the launcher made (F4, lock_view: the PID namespace belongs to the outer
  * one), then its mount and IPC namespaces; with WITH_PID, on the way, its
@@ -2040,9 +1967,6 @@ view_enter (const ViewNs *ns, bool with_pid)
 
 /* Starts COMMAND in the view NS as a child of ours, its errors on the
  * error pipe ERR_P (whose write end it closes); returns its pid, or dies.
- * *VIEW_PROC gets the view's /proc (for view_wait_end: only timing
- * depends on it), or -1 with *PROC_SOCK a socket on which the app sends
- * it before its exec (read it after the app's end).
  *
  * Setuid, the launcher forks the app itself: root (CAP_SYS_ADMIN in
  * every user namespace) sets the view's PID namespace for the child to
@@ -2054,16 +1978,14 @@ view_enter (const ViewNs *ns, bool with_pid)
  * trace it or open its /proc entries while it is still in the host's
  * mount namespace), then enters the view's other namespaces as you.
  * Without privilege the launcher cannot set its PID namespace back: a
- * helper enters the view and starts the app as our child (CLONE_PARENT). */
+ * helper enters the view and starts the app as our child (CLONE_PARENT),
+ * and tells us its pid. */
 static pid_t
-start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, int *view_proc,
-           int *proc_sock)
+start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
 {
-  int sock[2];
+  int pid_p[2];
   pid_t app = -1, helper;
 
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) != 0)
-    die_with_error ("cannot set up starting the command");
   if (L.privileged)
     {
       cleanup_fd int host_pid = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
@@ -2074,11 +1996,8 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, int *v
         {
           gl_die_hook = NULL;
           gl_error_fd = err_p[1];
-          close (sock[0]);
           drop_privs (false);
           view_enter (ns, false);
-          (void) send_pid_and_fd (sock[1], 0, open ("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW
-                                                              | O_CLOEXEC));
           app_main (err_p[1], tty, command);
         }
       if (setns (host_pid, CLONE_NEWPID) != 0)
@@ -2092,13 +2011,13 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, int *v
       drop_privs_for_good ();
       if (app < 0)
         die_with_error ("cannot start the command in the sandbox");
-      close (sock[1]);
       close (err_p[1]);
-      *proc_sock = sock[0];
       return app;
     }
 
   drop_privs_for_good ();
+  if (pipe2 (pid_p, O_CLOEXEC) != 0)
+    die_with_error ("cannot set up starting the command");
   helper = fork ();
   if (helper < 0)
     die_with_error ("cannot start the command in the sandbox");
@@ -2107,7 +2026,6 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, int *v
       struct clone_args ca;
       gl_die_hook = NULL;
       gl_error_fd = err_p[1];
-      close (sock[0]);
       view_enter (ns, true);
       memset (&ca, 0, sizeof ca);
       ca.flags = CLONE_PARENT;
@@ -2117,14 +2035,13 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, int *v
         die_with_error ("cannot start the command in the sandbox");
       if (app == 0)
         app_main (err_p[1], tty, command);
-      _exit (send_pid_and_fd (sock[1], app, open ("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW
-                                                          | O_CLOEXEC)) == 0 ? 0 : GL_EXIT_LAUNCHER);
+      _exit (gl_write_all (pid_p[1], &app, sizeof app) == 0 ? 0 : GL_EXIT_LAUNCHER);
     }
   close (err_p[1]);
-  close (sock[1]);
-  if (recv_pid_and_fd (sock[0], &app, view_proc) != 0)
+  close (pid_p[1]);
+  if (read (pid_p[0], &app, sizeof app) != (ssize_t) sizeof app)
     app = -1;
-  close (sock[0]);
+  close (pid_p[0]);
   while (waitpid (helper, NULL, 0) < 0 && errno == EINTR)
     ;
   if (app <= 0)
@@ -2145,16 +2062,18 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, int *v
 }
 
 /* Runs COMMAND in the view NS (checked; VIEW_LOCK held) and returns like
- * it: every launch, first or not, ends here.  Privileges are dropped for
+ * it, as soon as it ends: every launch, first or not, ends here.  Not
+ * when the view ends: the last app's view is taken down by its PID 1 on
+ * its own (the overlays' unmounts each sync the upper file system), and
+ * what needs your layer meanwhile (glimpse purge, the next view) waits
+ * for that.  Privileges are dropped for
  * good in start_app, as the app is forked; the user namespace is the
  * caller's own, so entering it needs none. */
 static int
-run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
+run_in_view (ViewNs *ns, int view_lock, char *const *command)
 {
-  int view_pidfd = (int) syscall (SYS_pidfd_open, view_pid, 0);
-  int view_proc = -1;
   sigset_t set;
-  int sigfd, err_p[2], app_status = 0, tty = -1, proc_sock = -1;
+  int sigfd, err_p[2], app_status = 0, tty = -1;
   pid_t app = -1, own_pgrp = getpgrp ();
   size_t errlen = 0;
   char errbuf[4096];
@@ -2176,7 +2095,7 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
   if (sigfd < 0 || pipe2 (err_p, O_CLOEXEC) != 0)
     die_with_error ("cannot set up waiting for the command");
 
-  app = start_app (ns, err_p, tty, command, &view_proc, &proc_sock);
+  app = start_app (ns, err_p, tty, command);
   if (tty >= 0)
     (void) setpgid (app, app);
   /* The app exists in the view: PID 1 may look again. */
@@ -2233,14 +2152,6 @@ run_in_view (ViewNs *ns, pid_t view_pid, int view_lock, char *const *command)
 done:
   if (tty >= 0)
     (void) tcsetpgrp (tty, own_pgrp);
-  if (proc_sock >= 0)
-    {
-      pid_t ignored;
-      if (recv_pid_and_fd (proc_sock, &ignored, &view_proc) != 0)
-        view_proc = -1;
-      close (proc_sock);
-    }
-  view_wait_end (view_pidfd, view_proc);
   while (err_open)
     {
       ssize_t n = read (err_p[0], errbuf + errlen, sizeof errbuf - 1 - errlen);
@@ -2545,7 +2456,7 @@ main (int argc, char **argv)
       const char *why = NULL;
       pid_t view_pid = view_find (&ns, &why);
       if (view_pid > 0)
-        return run_in_view (&ns, view_pid, view_lock, args.command);
+        return run_in_view (&ns, view_lock, args.command);
     }
 
   make_copies ();
@@ -2703,5 +2614,5 @@ main (int argc, char **argv)
   close (L.sb.lock_fd);
   close (L.sb.user_lock_fd);
   close (L.sb.gen_lock_fd);
-  return run_in_view (&ns, pid, view_lock, args.command);
+  return run_in_view (&ns, view_lock, args.command);
 }

@@ -9,6 +9,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -351,15 +354,61 @@ gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid)
   return g_build_filename (sandbox->path, "users", uid_str, NULL);
 }
 
+/* How long a lock held by a view that is ending is waited for: at first
+ * in any case (the view's PID 1 notices its last app's end a moment after
+ * that app's launcher has returned), then while a process of the user is
+ * exiting (an ended PID 1 keeps the view's locks until the kernel has taken
+ * its overlays down, each unmount syncing the upper file system). */
+#define GL_LOCK_GRACE_US (500 * G_TIME_SPAN_MILLISECOND)
+#define GL_LOCK_ENDING_US (15 * G_TIME_SPAN_SECOND)
+
+/* TRUE if a process of UID ((uid_t) -1: of anyone) is exiting
+ * (PF_EXITING in /proc/PID/stat, which anyone may read). */
+static gboolean
+process_exiting (uid_t uid)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *stat_path = NULL, *stat = NULL, *status_path = NULL, *status = NULL;
+      const char *p, *uid_line;
+      gulong flags = 0;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      stat_path = g_build_filename ("/proc", name, "stat", NULL);
+      if (!g_file_get_contents (stat_path, &stat, NULL, NULL) || (p = strrchr (stat, ')')) == NULL)
+        continue;
+      /* after ")": the state is field 3, the flags field 9 */
+      for (int field = 2; p != NULL && field < 9; field++)
+        p = strchr (p + 1, ' ');
+      if (p == NULL || sscanf (p + 1, "%lu", &flags) != 1 || !(flags & 0x4UL /* PF_EXITING */))
+        continue;
+      if (uid == (uid_t) -1)
+        return TRUE;
+      status_path = g_build_filename ("/proc", name, "status", NULL);
+      if (g_file_get_contents (status_path, &status, NULL, NULL)
+          && (uid_line = strstr (status, "\nUid:\t")) != NULL
+          && strtoul (uid_line + 6, NULL, 10) == (gulong) uid)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Opens the lock file NAME in DIR (without following links, without
- * blocking on anything that is not a plain file) and tries OP on it.
- * Returns the fd, or -1 with errno (EWOULDBLOCK: held by someone else). */
+ * blocking on anything that is not a plain file) and tries OP on it; held,
+ * with WAIT, it waits for a view of UID ((uid_t) -1: of anyone) that is
+ * ending (GL_LOCK_GRACE_US, GL_LOCK_ENDING_US).  Returns the fd, or -1 with errno
+ * (EWOULDBLOCK: held by someone else). */
 static int
-try_lock (int dir, const char *name, gboolean create, int op)
+try_lock (int dir, const char *name, gboolean create, int op, gboolean wait, uid_t uid)
 {
   struct stat st;
   int fd = openat (dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK
                    | (create ? O_CREAT : 0), 0600);
+  gint64 start = g_get_monotonic_time ();
   int saved;
 
   if (fd < 0)
@@ -370,9 +419,16 @@ try_lock (int dir, const char *name, gboolean create, int op)
       errno = EINVAL;
       return -1;
     }
-  if (flock (fd, op | LOCK_NB) != 0)
+  while (flock (fd, op | LOCK_NB) != 0)
     {
+      gint64 waited = g_get_monotonic_time () - start;
       saved = errno;
+      if (saved == EWOULDBLOCK && wait
+          && (waited < GL_LOCK_GRACE_US || (waited < GL_LOCK_ENDING_US && process_exiting (uid))))
+        {
+          g_usleep (10 * G_TIME_SPAN_MILLISECOND);
+          continue;
+        }
       close (fd);
       errno = saved;
       return -1;
@@ -394,14 +450,15 @@ in_use_error (GlSandbox *sandbox, const char *who, int saved_errno, const char *
 
 typedef struct {
   GlSandbox *sandbox;
-  GArray *fds;          /* the locks taken; NULL: only try them */
+  GArray *fds;          /* the locks taken; NULL: only try them, without waiting */
   GError **error;
 } LockAll;
 
 static gboolean
 take_user_lock (int dir, const char *uid, LockAll *all)
 {
-  int fd = try_lock (dir, "lock", FALSE, LOCK_EX);
+  int fd = try_lock (dir, "lock", FALSE, LOCK_EX, all->fds != NULL,
+                     (uid_t) g_ascii_strtoull (uid, NULL, 10));
 
   if (fd >= 0 && all->fds != NULL)
     g_array_append_val (all->fds, fd);
@@ -448,7 +505,7 @@ gboolean
 gl_sandbox_is_in_use (GlSandbox *sandbox)
 {
   g_autofree char *lock = g_build_filename (sandbox->path, "lock", NULL);
-  int fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
+  int fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX, FALSE, (uid_t) -1);
   LockAll test = { sandbox, NULL, NULL };   /* only trying each lock */
 
   if (fd >= 0)
@@ -473,7 +530,7 @@ gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error)
   int fd;
 
   g_array_set_clear_func (fds, close_fd);
-  fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX);
+  fd = try_lock (AT_FDCWD, lock, FALSE, LOCK_EX, TRUE, (uid_t) -1);
   if (fd < 0)
     {
       in_use_error (sandbox, "an app runs in it", errno, lock, error);
@@ -499,7 +556,7 @@ gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error)
                    "Cannot open %s: %s", dir_path, g_strerror (saved));
       return -1;
     }
-  fd = try_lock (dir, "lock", TRUE, LOCK_EX);
+  fd = try_lock (dir, "lock", TRUE, LOCK_EX, TRUE, uid);
   saved = errno;
   close (dir);
   if (fd < 0)

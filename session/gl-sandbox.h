@@ -91,11 +91,14 @@ GStrv       gl_sandbox_get_watch_dirs (GlSandbox *sandbox);
 gboolean    gl_sandbox_is_in_use (GlSandbox *sandbox);
 /* The administrator's lock for changing or removing the whole sandbox:
  * <path>/lock and every user's lock, exclusively.  Returns the descriptors
- * (unref the array to release them), or NULL with GL_STORE_ERROR_IN_USE. */
+ * (unref the array to release them), or NULL with GL_STORE_ERROR_IN_USE.
+ * A view that is ending (its last app has exited) is waited for, briefly:
+ * its process 1 holds the locks until its overlays are down. */
 GArray     *gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error);
 /* The lock of one user's layer, exclusively, as that user (glimpse purge):
  * an fd to close, or -1 with GL_STORE_ERROR_IN_USE.  The layer directory
- * users/<uid> must exist. */
+ * users/<uid> must exist.  A view of the user's that is ending is waited
+ * for, briefly (as by gl_sandbox_lock_exclusive). */
 int         gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error);
 
 /* Disk usage of the sandbox's directory in bytes (not following links, one

@@ -57,7 +57,11 @@ for sb in t-int-host t-int-bb; do
   done
   check "$sb: host checksums unchanged" [ "$(sums)" = "$sums_before" ]
   check "$sb: host mount table unchanged" [ "$(gl_mounts)" = "$mounts_before" ]
-  # purge: drop the user's layers; the view is the host's again
+  # purge: drop the user's layers; the view is the host's again.  As
+  # glimpse purge does: once the view has ended (its launcher returned when
+  # the app ended; the view's PID 1 holds the layer's lock until its
+  # overlays are down)
+  flock -x -w 30 "$GL_STORE/$sb/users/$UID_A/lock" true
   rm -rf --one-file-system "$GL_STORE/$sb/users/$UID_A"
   d=${present[0]}; f=$d/gl-int-$TEST_NAME
   got=$(as_user $GL_USER_A "$LAUNCH" $sb -- /bin/sh -c "cd $f && ls | tr '\n' ' '; cat over")

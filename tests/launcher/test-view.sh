@@ -116,12 +116,14 @@ echo go > "$WORK/go"
 wait $later; rc=$?
 check_sh "an app that joined survives the first app's exit" '[ $rc = 0 ] && grep -qx still-here "$WORK/later"'
 
-# --- the view ends with its last app; purge is possible at once ---
+# --- the view ends with its last app (a moment after its launcher has
+# returned: the launcher returns when its app ends, the view's PID 1 then
+# takes the view down); purge can run then ---
 vp=$(view_pid)
 # gone: no such process, or a zombie (exited; reaping is its parent's business)
 gone () { [ ! -e "/proc/$1" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]; }
-check_sh "the view's PID 1 is gone after the last app" '[ -n "$vp" ] && gone "$vp"'
-check "your layer's lock is free after the last app (purge can run)" flock -x -n "$UDIR/lock" true
+check_sh "the view's PID 1 is gone after the last app" '[ -n "$vp" ] && gl_wait 30 gone "$vp"'
+check "your layer's lock is free after the last app (purge can run)" flock -x -w 30 "$UDIR/lock" true
 go_reset
 A /bin/sh -c "touch /tmp/gl-view-started4; $WAIT_GO" &
 bg=$!
