@@ -18,23 +18,17 @@ gl_export_store_host_root (void)
 }
 
 /* The cache tools after an export.  They are optional: a missing or failing
- * tool leaves the menus working (GIO reads the entries themselves). */
+ * tool leaves the menus working (GIO reads the entries themselves).
+ * posix_spawn'd (gl_spawn_tool): a fork of the agent would cost it the
+ * copy-on-write faults of its whole heap after every change. */
 static gboolean
 run_tool (const char * const *argv, gpointer user_data)
 {
-  g_autofree char *prog = g_find_program_in_path (argv[0]);
-  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE };
-  g_auto(GlSpawnResult) result = { 0, };
   g_autoptr(GError) error = NULL;
 
-  if (prog == NULL)
+  if (!gl_spawn_tool (argv, &error))
     {
-      g_debug ("%s is not installed, skipping it", argv[0]);
-      return FALSE;
-    }
-  if (!gl_spawn_run (argv, &options, &result, NULL, &error))
-    {
-      g_debug ("%s", error->message);
+      g_debug ("%s, skipping it", error->message);
       return FALSE;
     }
   return TRUE;

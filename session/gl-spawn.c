@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -484,4 +485,56 @@ gl_spawn_get_groups (const char *user, gid_t gid, gsize *n_groups, GError **erro
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                "Cannot look up the groups of user %s", user);
   return NULL;
+}
+
+gboolean
+gl_spawn_tool (const char * const  *argv,
+               GError             **error)
+{
+  g_autofree char *prog = strchr (argv[0], '/') != NULL ? g_strdup (argv[0]) : g_find_program_in_path (argv[0]);
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  sigset_t none, all;
+  pid_t pid;
+  int rc, wait_status;
+
+  if (prog == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s is not installed", argv[0]);
+      return FALSE;
+    }
+  posix_spawn_file_actions_init (&actions);
+  posix_spawn_file_actions_addopen (&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen (&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2 (&actions, STDOUT_FILENO, STDERR_FILENO);
+  posix_spawnattr_init (&attr);
+  sigemptyset (&none);
+  sigfillset (&all);
+  posix_spawnattr_setsigmask (&attr, &none);
+  posix_spawnattr_setsigdefault (&attr, &all);
+  posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  rc = posix_spawn (&pid, prog, &actions, &attr, (char * const *) argv, environ);
+  posix_spawnattr_destroy (&attr);
+  posix_spawn_file_actions_destroy (&actions);
+  if (rc != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (rc), "Cannot run %s: %s", prog, g_strerror (rc));
+      return FALSE;
+    }
+  while (waitpid (pid, &wait_status, 0) < 0)
+    if (errno != EINTR)
+      {
+        int saved = errno;
+        g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "Cannot wait for %s: %s", prog,
+                     g_strerror (saved));
+        return FALSE;
+      }
+  if (!WIFEXITED (wait_status) || WEXITSTATUS (wait_status) != 0)
+    {
+      g_autofree char *status = describe_status (wait_status);
+
+      g_set_error (error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED, "%s failed (%s)", prog, status);
+      return FALSE;
+    }
+  return TRUE;
 }

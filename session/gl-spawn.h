@@ -83,6 +83,16 @@ gboolean gl_spawn_run (const char * const    *argv,
 
 /* The supplementary groups of @user (primary group @gid), for
  * GlSpawnOptions.groups: free with g_free. */
+/* A short cache tool (update-desktop-database): @argv[0] looked up in
+ * PATH, run with stdin and output on /dev/null, waited for.  Spawned with
+ * posix_spawn (no fork of the caller's address space, so a long-lived
+ * caller such as the agent pays no copy-on-write faults afterwards) and
+ * without the watchdog and signal forwarding of gl_spawn_run(): for tools
+ * that finish on their own in a moment.  FALSE with @error when it cannot
+ * be run or does not exit with 0. */
+gboolean gl_spawn_tool (const char * const  *argv,
+                        GError             **error);
+
 gid_t *gl_spawn_get_groups (const char *user, gid_t gid, gsize *n_groups, GError **error);
 
 G_END_DECLS
