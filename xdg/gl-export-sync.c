@@ -339,7 +339,9 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
       /* intent: both the old and the new contents are ours while we write */
       gl_manifest_add_file (run->m, f->path, f->sandbox, want);
     }
-  return g_hash_table_size (write_set) == 0 || gl_manifest_save (run->m, error);
+  /* the intent in a journal beside the manifest, not the whole manifest
+   * saved twice in a run */
+  return g_hash_table_size (write_set) == 0 || gl_manifest_save_intent (run->m, write_set, error);
 }
 
 /* MimeType= of the desktop entry @data, or NULL */
@@ -606,7 +608,7 @@ sync_finish (SyncRun *run, GError **error)
       g_hash_table_size (run->m->defaults) == 0)
     {
       g_autofree char *mdir = g_path_get_dirname (run->m->path);
-      unlink (run->m->path);
+      gl_manifest_delete (run->m);
       rmdir (mdir);
       return TRUE;
     }
@@ -727,12 +729,16 @@ sync_remove_temporaries (SyncRun *run, gint64 started)
     g_autofree char *mdir = g_path_get_dirname (run->m->path);
     GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
+    g_autofree char *intent = gl_manifest_intent_path (run->m->path);
+
     g_hash_table_add (names, g_path_get_basename (run->m->path));
+    g_hash_table_add (names, g_path_get_basename (intent));
     if (!g_hash_table_contains (dirs, mdir))
       g_hash_table_insert (dirs, g_steal_pointer (&mdir), names);
     else
       {
         g_hash_table_add (g_hash_table_lookup (dirs, mdir), g_path_get_basename (run->m->path));
+        g_hash_table_add (g_hash_table_lookup (dirs, mdir), g_path_get_basename (intent));
         g_hash_table_unref (names);
       }
   }

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gl-manifest.h"
 
@@ -306,23 +307,30 @@ parse_line (GlManifest *m, const char *line, gsize len, gsize lineno)
     g_free (f[i]);
 }
 
-GlManifest *
-gl_manifest_load (const char *path, GError **error)
+char *
+gl_manifest_intent_path (const char *manifest_path)
 {
-  g_autoptr(GlManifest) m = manifest_new (path);
+  return g_strconcat (manifest_path, ".intent", NULL);
+}
+
+/* The lines of @file (the manifest or its journal) into @m; a missing file
+ * adds nothing. */
+static gboolean
+load_file (GlManifest *m, const char *file, GError **error)
+{
   g_autofree char *data = NULL;
   g_autoptr(GError) local_error = NULL;
   gsize len = 0;
   const char *p, *end;
   gsize lineno = 1;
 
-  if (!g_file_get_contents (path, &data, &len, &local_error))
+  if (!g_file_get_contents (file, &data, &len, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return g_steal_pointer (&m);
+        return TRUE;
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
                                   "Cannot read the export manifest: ");
-      return NULL;
+      return FALSE;
     }
 
   /* a NUL ends the text, as it always did */
@@ -335,8 +343,8 @@ gl_manifest_load (const char *path, GError **error)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "The export manifest %s is not one Glimpse wrote; move it away and run “glimpse export” again",
-                   path);
-      return NULL;
+                   file);
+      return FALSE;
     }
 
   while (p != NULL && p < end)
@@ -350,6 +358,20 @@ gl_manifest_load (const char *path, GError **error)
         parse_line (m, line, n, lineno);
       p = nl;
     }
+  return TRUE;
+}
+
+GlManifest *
+gl_manifest_load (const char *path, GError **error)
+{
+  g_autoptr(GlManifest) m = manifest_new (path);
+  g_autofree char *intent = gl_manifest_intent_path (path);
+
+  /* a run killed between its journal and its manifest: what it meant to
+   * write is ours too */
+  if (!load_file (m, path, error) || !load_file (m, intent, error))
+    return NULL;
+  m->had_intent = g_file_test (intent, G_FILE_TEST_EXISTS);
   return g_steal_pointer (&m);
 }
 
@@ -442,6 +464,16 @@ text_is_saved (const char *path, GString *text)
          (text->len == 0 || memcmp (g_mapped_file_get_contents (mf), text->str, text->len) == 0);
 }
 
+static void
+remove_intent (GlManifest *manifest)
+{
+  g_autofree char *intent = gl_manifest_intent_path (manifest->path);
+
+  manifest->had_intent = FALSE;
+  if (unlink (intent) != 0 && errno != ENOENT)
+    g_debug ("Cannot remove %s: %s", intent, g_strerror (errno));
+}
+
 gboolean
 gl_manifest_save (GlManifest *manifest, GError **error)
 {
@@ -472,7 +504,10 @@ gl_manifest_save (GlManifest *manifest, GError **error)
    * which is cheaper than a checksum of the text and sees a file another
    * run wrote since) */
   if (text_is_saved (manifest->path, out))
-    return TRUE;
+    {
+      remove_intent (manifest);
+      return TRUE;
+    }
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
       int saved = errno;
@@ -486,5 +521,54 @@ gl_manifest_save (GlManifest *manifest, GError **error)
       g_prefix_error (error, "Cannot write the export manifest: ");
       return FALSE;
     }
+  remove_intent (manifest);
   return TRUE;
+}
+
+gboolean
+gl_manifest_save_intent (GlManifest *manifest, GHashTable *paths, GError **error)
+{
+  g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");
+  g_autofree char *intent = gl_manifest_intent_path (manifest->path);
+  g_autofree char *dir = g_path_get_dirname (manifest->path);
+  GHashTableIter iter;
+  gpointer key;
+
+  /* a journal left by a killed run holds intents the manifest does not:
+   * all of it saved, as a manifest (which removes that journal) */
+  if (manifest->had_intent)
+    {
+      if (!gl_manifest_save (manifest, error))
+        return FALSE;
+      manifest->had_intent = FALSE;
+      return TRUE;
+    }
+  g_hash_table_iter_init (&iter, paths);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      GlManifestFile *f = g_hash_table_lookup (manifest->files, key);
+
+      if (f != NULL)
+        file_line (out, key, f);
+    }
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create %s for the export manifest: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  if (!g_file_set_contents_full (intent, out->str, out->len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+    {
+      g_prefix_error (error, "Cannot write the export manifest's journal: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+gl_manifest_delete (GlManifest *manifest)
+{
+  unlink (manifest->path);
+  remove_intent (manifest);
 }

@@ -29,6 +29,7 @@ typedef struct {
   GHashTable *dirs;           /* directories Glimpse created (set) */
   GHashTable *merged;         /* merged files (uca.xml) -> "1" if Glimpse created it, else "0" */
   GHashTable *defaults;       /* MIME type -> the host's app Glimpse set as its default */
+  gboolean had_intent;        /* loaded with a journal a killed run left */
 } GlManifest;
 
 void        gl_manifest_free (GlManifest *manifest);
@@ -37,6 +38,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlManifest, gl_manifest_free)
 /* Loads @path; a missing file is an empty manifest. */
 GlManifest *gl_manifest_load (const char *path, GError **error);
 gboolean    gl_manifest_save (GlManifest *manifest, GError **error);
+/* The intent to write @paths (their records as they are now, with the
+ * checksums about to be written) saved before they are written: a small
+ * journal beside the manifest (its path + ".intent"), synced, which
+ * gl_manifest_load() adds to what it reads and the next gl_manifest_save()
+ * (or gl_manifest_delete()) removes.  Much cheaper than saving the whole
+ * manifest twice per run. */
+gboolean    gl_manifest_save_intent (GlManifest *manifest, GHashTable *paths, GError **error);
+/* Removes the manifest file and its journal (nothing left is recorded). */
+void        gl_manifest_delete (GlManifest *manifest);
+char       *gl_manifest_intent_path (const char *manifest_path);
 
 /* Adds @checksum to the checksums of @path (creating the record). */
 void        gl_manifest_add_file (GlManifest *manifest, const char *path,

@@ -890,6 +890,45 @@ test_control_names (Fixture *f, gconstpointer data)
   }
 }
 
+/* A run killed after recording its intent in the manifest's journal and
+ * writing a file, before saving the manifest: the next run loads the
+ * journal, knows the file as Glimpse's (no conflict) and puts it right;
+ * the journal goes with the next save. */
+static void
+test_intent_journal (Fixture *f, gconstpointer data)
+{
+  g_autofree char *manifest_path = gl_export_manifest_path (f->ctx);
+  g_autofree char *intent = gl_manifest_intent_path (manifest_path);
+  g_autofree char *entry = data_path (f, "applications/glimpse-deb+org.example.Editor.desktop");
+  g_autofree char *planned = NULL;
+  g_autofree char *now = NULL;
+  static const char text[] = "[Desktop Entry]\nType=Application\nName=Half-way\nExec=true\n";
+  GlExportStats stats;
+
+  sync_ok (f, TRUE);
+  g_assert_true (g_file_get_contents (entry, &planned, NULL, NULL));
+  g_assert_false (g_file_test (intent, G_FILE_TEST_EXISTS));
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (manifest_path, NULL);
+    g_autoptr(GBytes) bytes = g_bytes_new_static (text, strlen (text));
+    g_autofree char *sum = gl_checksum_bytes (bytes);
+    g_autoptr(GHashTable) paths = g_hash_table_new (g_str_hash, g_str_equal);
+
+    g_assert_nonnull (m);
+    gl_manifest_add_file (m, entry, "deb", sum);
+    g_hash_table_add (paths, entry);
+    g_assert_true (gl_manifest_save_intent (m, paths, NULL));
+    g_assert_true (g_file_set_contents (entry, text, -1, NULL));
+  }
+  g_assert_true (g_file_test (intent, G_FILE_TEST_EXISTS));
+
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.skipped, ==, 0);
+  g_assert_true (g_file_get_contents (entry, &now, NULL, NULL));
+  g_assert_cmpstr (now, ==, planned);
+  g_assert_false (g_file_test (intent, G_FILE_TEST_EXISTS));
+}
+
 /* the commands, against a fake store (GLIMPSE_SANDBOX_DIR) */
 static void
 test_cli (Fixture *f, gconstpointer data)
@@ -1159,6 +1198,7 @@ main (int argc, char **argv)
   ADD ("/integration/export-lock", test_export_lock);
   ADD ("/integration/temporaries", test_temporaries);
   ADD ("/integration/control-names", test_control_names);
+  ADD ("/integration/intent-journal", test_intent_journal);
   ADD ("/integration/default-handler", test_default_handler);
   ADD ("/integration/wm-class", test_wm_class);
   return g_test_run ();
