@@ -3,13 +3,15 @@
 #  1. `glimpse install ID PKG` of a small package into a host sandbox (user
 #     namespace, idmapped base, overlay, sealing a generation), against
 #     `apt-get install PKG` run as root in a plain chroot of the same tree
-#     (an overlay of the host's / on a tmpfs, /proc and /dev bound in);
+#     (an overlay of the host's /, /proc and /dev bound in);
 #  2. `glimpse update ID` with nothing to do, against `apt-get update &&
 #     apt-get -y dist-upgrade` in that chroot.
 # Both sides use the same loopback repository (a signed flat repository
-# built here) and nothing else, and the same apt options, except that
-# glimpse runs dpkg with --force-unsafe-io (its commit makes the generation
-# durable; the chroot's dpkg syncs, which costs nothing on its tmpfs).
+# built here) and nothing else, the same apt options (dpkg with
+# --force-unsafe-io on both sides: glimpse's commit then pays for making
+# the generation durable, the chroot syncs nothing), and the same file
+# system: the chroot's overlay upper and the glimpse store are both in the
+# work directory (under /var/tmp).
 # Prints medians and ratios.  Run as root:  sudo tests/bench/pkg-bench.sh [BUILDDIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,7 +29,6 @@ chmod 755 "$work"
 root=$work/chroot
 cleanup () {
   for m in "$root/proc" "$root/dev" "$root"; do umount -l "$m" 2>/dev/null || true; done
-  umount -l "$work/t" 2>/dev/null || true
   kill "$srv" 2>/dev/null || true
   rm -rf --one-file-system "$work"
 }
@@ -64,9 +65,7 @@ done
 
 # The chroot side: the same tree (host / under a tmpfs upper), the same
 # source and key, the same apt options.
-mkdir -p "$work/t" "$root"
-mount -t tmpfs -o size=2g tmpfs "$work/t"
-mkdir -p "$work/t/up" "$work/t/wk"
+mkdir -p "$work/t/up" "$work/t/wk" "$root"
 mount -t overlay -o "lowerdir=/,upperdir=$work/t/up,workdir=$work/t/wk" overlay "$root"
 mount -t proc proc "$root/proc"
 mount --rbind /dev "$root/dev"
@@ -81,7 +80,7 @@ Binary::apt-get::APT::Keep-Downloaded-Packages "false";
 Dpkg::Use-Pty "0";
 quiet "1";
 APT::Update::Error-Mode "any";
-Dpkg::Options { "--force-confdef"; "--force-confold"; };
+Dpkg::Options { "--force-confdef"; "--force-confold"; "--force-unsafe-io"; };
 EOF
 in_chroot() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
 in_chroot apt-get update >/dev/null 2>&1
