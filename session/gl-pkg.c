@@ -1333,7 +1333,16 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
         "// glimpse: downloads go through glimpse's proxy (the only way out)\n"
         "#clear Acquire::http::Proxy;\n#clear Acquire::https::Proxy;\n"
         "Acquire::http::Proxy \"http://127.0.0.1:%d\";\n"
-        "Acquire::https::Proxy \"http://127.0.0.1:%d\";\n", GL_PKG_PROXY_PORT, GL_PKG_PROXY_PORT);
+        "Acquire::https::Proxy \"http://127.0.0.1:%d\";\n"
+        /* apt's binary caches in the view's /tmp, which both stages of
+         * the operation share and which goes with it: built once, by the
+         * fetch stage's first apt, and mapped by the others, where the
+         * sandbox's configuration may have turned them off (Docker images
+         * do) or keep them in the system layer (every index change would
+         * write tens of MB into the new generation) */
+        "Dir::Cache::pkgcache \"/tmp/glimpse-apt-pkgcache.bin\";\n"
+        "Dir::Cache::srcpkgcache \"/tmp/glimpse-apt-srcpkgcache.bin\";\n",
+        GL_PKG_PROXY_PORT, GL_PKG_PROXY_PORT);
       g_autofree char *base = op->new_base ? g_strdup (op->new_base) : rootfs ? gl_pkg_base_tree (op->sandbox)
                                                                               : g_strdup ("/");
       if (!g_file_set_contents_full (conf, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
