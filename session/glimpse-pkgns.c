@@ -1234,8 +1234,16 @@ answer_opens (void)
     }
 }
 
-/* Receives the base overlay (a mount descriptor) from the view's PID 1
- * on SOCK, marks its superblock, and acknowledges. */
+/* What the view's PID 1 tells the parent on the socket, once, before
+ * anything of the sandbox runs: the base overlay to watch (with the mount
+ * descriptor, acknowledged with 'k' once marked), or that its view has no
+ * base of the host's (--tree: the new tree is /).  An end of the socket
+ * without either: the set-up ended before building a view. */
+#define VIEW_BASE_OVERLAY 'm'
+#define VIEW_NO_BASE 'n'
+
+/* Receives the view's word from its PID 1 on SOCK: marks the base
+ * overlay's superblock and acknowledges, or takes "no base to watch". */
 static void
 mark_base_overlay (int sock)
 {
@@ -1251,7 +1259,9 @@ mark_base_overlay (int sock)
 
   if (n == 0)
     return;     /* the view's set-up ended before building the view: nothing to watch */
-  if (n != 1 || (msg.msg_flags & MSG_CTRUNC)
+  if (n == 1 && c == VIEW_NO_BASE && CMSG_FIRSTHDR (&msg) == NULL && !(msg.msg_flags & MSG_CTRUNC))
+    return;     /* a view without a base of the host's */
+  if (n != 1 || c != VIEW_BASE_OVERLAY || (msg.msg_flags & MSG_CTRUNC)
       || (cm = CMSG_FIRSTHDR (&msg)) == NULL || cm->cmsg_level != SOL_SOCKET
       || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN (sizeof (int)))
     die ("the view's set-up sent no base overlay");
@@ -1264,21 +1274,30 @@ mark_base_overlay (int sock)
     die_errno ("cannot acknowledge the base overlay");
 }
 
+/* The view's word to the parent: the base overlay @fd, or (-1) no base */
 static void
-send_fd (int sock, int fd)
+send_view_base (int sock, int fd)
 {
-  char c = 'm';
+  char c = fd >= 0 ? VIEW_BASE_OVERLAY : VIEW_NO_BASE;
   struct iovec iov = { &c, 1 };
   union { char buf[CMSG_SPACE (sizeof (int))]; struct cmsghdr align; } u;
   struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
                         .msg_controllen = sizeof u.buf };
   struct cmsghdr *cm = CMSG_FIRSTHDR (&msg);
 
-  memset (u.buf, 0, sizeof u.buf);
-  cm->cmsg_level = SOL_SOCKET;
-  cm->cmsg_type = SCM_RIGHTS;
-  cm->cmsg_len = CMSG_LEN (sizeof (int));
-  memcpy (CMSG_DATA (cm), &fd, sizeof fd);
+  if (fd < 0)
+    {
+      msg.msg_control = NULL;
+      msg.msg_controllen = 0;
+    }
+  else
+    {
+      memset (u.buf, 0, sizeof u.buf);
+      cm->cmsg_level = SOL_SOCKET;
+      cm->cmsg_type = SCM_RIGHTS;
+      cm->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (cm), &fd, sizeof fd);
+    }
   if (sendmsg (sock, &msg, MSG_NOSIGNAL) != 1)
     die_errno ("cannot hand the base overlay over");
 }
@@ -1406,7 +1425,7 @@ static int
 supervise (pid_t child, int sock)
 {
   int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
-  bool marked = A.tree != NULL;   /* --tree: the new tree is /, no base of the host's */
+  bool marked = false;   /* until the view says what to watch (mark_base_overlay) */
   bool limited = A.n_cgroups > 0 || A.max_seconds > 0 || A.min_free_mib > 0;
   int st;
 
@@ -2051,7 +2070,7 @@ mount_overlay_view (int base_mnt)
     free (lw);
     /* Nothing of the base is opened through the view before the parent
      * watches it */
-    send_fd (view_sock, host_mnt);
+    send_view_base (view_sock, host_mnt);
     if (read (view_sock, &c, 1) != 1 || c != 'k')
       die ("the opens of the base are not watched: refusing to build the view");
     close (view_sock);
@@ -2094,7 +2113,12 @@ run_init (int base_mnt, int input_mnt)
     die_errno ("cannot copy /etc/resolv.conf");
 
   if (A.tree)
-    attach_at (base_mnt, "root");   /* --tree: the tree itself is / */
+    {
+      /* --tree: the tree itself is /, no base of the host's to watch */
+      send_view_base (view_sock, -1);
+      close (view_sock);
+      attach_at (base_mnt, "root");
+    }
   else
     mount_overlay_view (base_mnt);
 
