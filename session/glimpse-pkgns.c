@@ -650,7 +650,8 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  *     for another base, or damaged, is ignored and replaced.
  * What this gives up: a world-readable file of a directory that did not
  * change, made private (chmod) since the walk that kept the directory,
- * keeps its name (and attributes) in listings until its directory changes
+ * keeps its name and attributes (mode, size, times, and its extended
+ * attributes' names and values) in listings until its directory changes
  * -- as for a change during an operation, it cannot be opened (the check
  * at open). */
 #define WALK_MAGIC "glimpse-pkgns walk cache 1\n"
@@ -788,7 +789,10 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
       int kind = KEEP_NONE;
       if (is_skipped (rel))
         kind = KEEP_SKIPPED;
-      else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
+      else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)
+               /* too deep for its entries' paths to be checked (anyone may
+                * make such a chain in /var/tmp): shown empty, not a failure */
+               || strlen (rel) + 1 + NAME_MAX >= PATH_MAX)
         {
           mask_empty_dir (mask, rel);
           kind = KEEP_MASKED;
@@ -1050,6 +1054,15 @@ walk_cache_save (const WalkDir *d)
   wb_dir (&b, d);
   wb_put (&b, "end\n", 4);
   unlink (tmp);
+  if (b.len > WALK_MAX_SIZE)
+    {
+      /* never read back (walk_cache_load): no cache rather than a file
+       * rewritten at every operation */
+      unlink (A.walk_cache);
+      free (b.buf);
+      free (tmp);
+      return;
+    }
   fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd >= 0)
     {
@@ -1070,7 +1083,7 @@ build_mask (int opfd)
   char rel[PATH_MAX] = "";
   static const char policy[] = "#!/bin/sh\n# glimpse: no service starts during a package operation\nexit 101\n";
   /* replaced by the view's own mounts whatever the base has there */
-  static const char *mounted[] = { "proc", "sys", "dev", "tmp" };
+  static const char *mounted[] = { "proc", "sys", "dev", "tmp", "var/tmp" };
 
   if (mkdirat (opfd, "mask", 0755) != 0)
     die_errno ("cannot create %s/mask", A.op);

@@ -247,6 +247,20 @@ check_sh "with --net (downloads) the service is still not reachable directly" \
   'grep -qx "connect: failed" <<<"$got"'
 check_sh "… only through the relay to glimpse's descriptor: the checks above can fail" \
   'grep -qx "relay: glimpse-host-service" <<<"$got" && [ -s "$WORK/connections" ]'
+# a chain of directories deeper than PATH_MAX (anyone may make one in a
+# world-writable directory of the host) is shown empty, and does not stop
+# the operation
+python3 - "$base/srv/deep" <<'PY'
+import os, sys
+os.makedirs(sys.argv[1]); os.chdir(sys.argv[1])
+for i in range(25):
+    n = "%03d" % i + "x" * 200
+    os.mkdir(n); os.chdir(n)
+PY
+got=$(run_helper "$WORK/op-deep")
+check_sh "a directory chain deeper than PATH_MAX in the base does not stop an operation" \
+  'grep -qx "public-$tag" <<<"$got"'
+rm -rf "$base/srv/deep"
 # --- the walk's cache (glimpse-pkgns.c, "The walk's cache"): what changed
 # in the base between two operations is masked at the second one
 cache=$WORK/walk-cache
