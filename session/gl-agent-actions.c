@@ -1,6 +1,6 @@
 /* gl-agent-actions.c: the control entries' actions, desktop-native
  *
- * No toolkit: the dialogue goes through notifications (libnotify, with
+ * No toolkit: the dialogue goes through notifications (gl-notification.h, with
  * actions) and the user's terminal.  Everything is started without waiting;
  * the agent's main loop stays free.
  *
@@ -10,7 +10,7 @@
 
 #include <string.h>
 #include <unistd.h>
-#include <libnotify/notify.h>
+#include "gl-notification.h"
 
 #include "gl-agent-actions.h"
 #include "gl-changes.h"
@@ -21,8 +21,7 @@ G_DEFINE_QUARK (gl-agent-actions-error-quark, gl_agent_actions_error)
 
 struct _GlAgentActions {
   GlAgent *agent;
-  gboolean notify_ready;
-  GHashTable *shown;   /* NotifyNotification (owned) until closed */
+  GHashTable *shown;   /* GlNotification (owned) until closed */
 };
 
 typedef struct {
@@ -68,13 +67,11 @@ gl_agent_actions_free (GlAgentActions *self)
   if (self == NULL)
     return;
   g_hash_table_unref (self->shown);
-  if (self->notify_ready)
-    notify_uninit ();
   g_free (self);
 }
 
 static void
-on_closed (NotifyNotification *n, gpointer user_data)
+on_closed (GlNotification *n, gpointer user_data)
 {
   GlAgentActions *self = user_data;
 
@@ -82,26 +79,24 @@ on_closed (NotifyNotification *n, gpointer user_data)
 }
 
 /* A notification kept until the server closes it (its actions need it). */
-static NotifyNotification *
+static GlNotification *
 notification_new (GlAgentActions *self, const char *summary, const char *body, const char *icon)
 {
-  NotifyNotification *n;
+  GlNotification *n;
 
-  if (!self->notify_ready)
-    self->notify_ready = notify_init ("Glimpse");
-  n = notify_notification_new (summary, body, icon);
-  notify_notification_set_hint (n, "desktop-entry", g_variant_new_string ("glimpse"));
+  n = gl_notification_new (summary, body, icon);
+  gl_notification_set_hint (n, "desktop-entry", g_variant_new_string ("glimpse"));
   g_signal_connect (n, "closed", G_CALLBACK (on_closed), self);
   g_hash_table_add (self->shown, n);
   return n;
 }
 
 static void
-notification_show (GlAgentActions *self, NotifyNotification *n)
+notification_show (GlAgentActions *self, GlNotification *n)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!notify_notification_show (n, &error))
+  if (!gl_notification_show (n, &error))
     {
       /* no notification server: the journal has it at least */
       g_message ("%s", error->message);
@@ -281,7 +276,7 @@ action_update (GlAgentActions *self, GlAgentSandbox *s, GError **error)
 }
 
 static void
-on_show_changes (NotifyNotification *n, char *action, gpointer user_data)
+on_show_changes (GlNotification *n, const char *action, gpointer user_data)
 {
   ActionData *d = user_data;
   g_autoptr(GError) error = NULL;
@@ -329,7 +324,7 @@ action_show_changes (GlAgentActions *self, GlAgentSandbox *s, GError **error)
   g_autoptr(GPtrArray) changes = list_changes (self, s->id, error);
   g_autofree char *summary = NULL;
   g_autofree char *body = NULL;
-  NotifyNotification *n;
+  GlNotification *n;
 
   if (changes == NULL)
     return FALSE;
@@ -337,7 +332,7 @@ action_show_changes (GlAgentActions *self, GlAgentSandbox *s, GError **error)
   body = describe_changes (changes);
   n = notification_new (self, summary, body, "document-open-recent");
   if (changes->len > 0)
-    notify_notification_add_action (n, "show", "Show them", on_show_changes,
+    gl_notification_add_action (n, "show", "Show them", on_show_changes,
                                     action_data_new (self, s->id, s->name), action_data_free);
   notification_show (self, n);
   return TRUE;
@@ -371,7 +366,7 @@ on_purge_done (GObject *object, GAsyncResult *result, gpointer user_data)
 }
 
 static void
-on_purge_confirmed (NotifyNotification *n, char *action, gpointer user_data)
+on_purge_confirmed (GlNotification *n, const char *action, gpointer user_data)
 {
   ActionData *d = user_data;
   g_autoptr(GError) error = NULL;
@@ -389,9 +384,9 @@ on_purge_confirmed (NotifyNotification *n, char *action, gpointer user_data)
 }
 
 static void
-on_cancel (NotifyNotification *n, char *action, gpointer user_data)
+on_cancel (GlNotification *n, const char *action, gpointer user_data)
 {
-  notify_notification_close (n, NULL);
+  gl_notification_close (n, NULL);
 }
 
 static gboolean
@@ -401,7 +396,7 @@ action_purge (GlAgentActions *self, GlAgentSandbox *s, GError **error)
   g_autofree char *summary = NULL;
   g_autofree char *body = NULL;
   g_autofree char *desc = NULL;
-  NotifyNotification *n;
+  GlNotification *n;
 
   if (changes == NULL)
     return FALSE;
@@ -415,10 +410,10 @@ action_purge (GlAgentActions *self, GlAgentSandbox *s, GError **error)
   desc = describe_changes (changes);
   body = g_strdup_printf ("%s Purging drops them for good; apps of the sandbox must be closed.", desc);
   n = notification_new (self, summary, body, "dialog-warning");
-  notify_notification_set_urgency (n, NOTIFY_URGENCY_CRITICAL);
-  notify_notification_add_action (n, "purge", "Purge", on_purge_confirmed,
+  gl_notification_set_urgency (n, GL_NOTIFICATION_URGENCY_CRITICAL);
+  gl_notification_add_action (n, "purge", "Purge", on_purge_confirmed,
                                   action_data_new (self, s->id, s->name), action_data_free);
-  notify_notification_add_action (n, "cancel", "Cancel", on_cancel, NULL, NULL);
+  gl_notification_add_action (n, "cancel", "Cancel", on_cancel, NULL, NULL);
   notification_show (self, n);
   return TRUE;
 }

@@ -1,16 +1,16 @@
-/* gl-notify.c: the agent's desktop notifications (libnotify)
+/* gl-notify.c: the agent's desktop notifications (gl-notification.h)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-notify.h"
 #include "gl-updates.h"
 
-#include <libnotify/notify.h>
+#include "gl-notification.h"
 
 #define BODY_MAX_PACKAGES 5
 
 struct _GlNotify {
-  GHashTable         *shown;      /* sandbox id → NotifyNotification (a reference) */
+  GHashTable         *shown;      /* sandbox id → GlNotification (a reference) */
   GlNotifyActionFunc  func;
   gpointer            user_data;
 };
@@ -36,8 +36,7 @@ gl_notify_new (const char         *app_name,
 {
   GlNotify *n = g_new0 (GlNotify, 1);
 
-  if (!notify_is_initted ())
-    notify_init (app_name);
+  gl_notification_set_app_name (app_name);
   n->shown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   n->func = func;
   n->user_data = user_data;
@@ -56,7 +55,7 @@ gl_notify_free (GlNotify *n)
   g_hash_table_iter_init (&it, n->shown);
   while (g_hash_table_iter_next (&it, NULL, &value))
     {
-      notify_notification_clear_actions (value);
+      gl_notification_clear_actions (value);
       g_signal_handlers_disconnect_by_data (value, n);
     }
   g_hash_table_unref (n->shown);
@@ -66,11 +65,7 @@ gl_notify_free (GlNotify *n)
 static gboolean
 server_has_actions (void)
 {
-  GList *caps = notify_get_server_caps ();
-  gboolean found = g_list_find_custom (caps, "actions", (GCompareFunc) g_strcmp0) != NULL;
-
-  g_list_free_full (caps, g_free);
-  return found;
+  return gl_notification_server_has ("actions");
 }
 
 void
@@ -128,7 +123,7 @@ gl_notify_format_updates (const char  *sandbox_id,
 }
 
 static void
-on_closed (NotifyNotification *nn, gpointer user_data)
+on_closed (GlNotification *nn, gpointer user_data)
 {
   GlNotify *n = user_data;
   GHashTableIter it;
@@ -145,7 +140,7 @@ on_closed (NotifyNotification *nn, gpointer user_data)
 }
 
 static void
-on_action (NotifyNotification *nn, char *action, gpointer user_data)
+on_action (GlNotification *nn, const char *action, gpointer user_data)
 {
   ActionData *d = user_data;
 
@@ -159,23 +154,23 @@ on_action (NotifyNotification *nn, char *action, gpointer user_data)
 
 /* The sandbox's notification object, created once and then reused, so
  * that showing it again replaces it on the server. */
-static NotifyNotification *
+static GlNotification *
 get_notification (GlNotify *n, const char *sandbox_id, const char *summary, const char *body,
                   const char *icon)
 {
-  NotifyNotification *nn = g_hash_table_lookup (n->shown, sandbox_id);
+  GlNotification *nn = g_hash_table_lookup (n->shown, sandbox_id);
 
   if (nn == NULL)
     {
-      nn = notify_notification_new (summary, body, icon);
+      nn = gl_notification_new (summary, body, icon);
       g_signal_connect (nn, "closed", G_CALLBACK (on_closed), n);
       g_hash_table_insert (n->shown, g_strdup (sandbox_id), nn);
     }
   else
-    notify_notification_update (nn, summary, body, icon);
-  notify_notification_clear_actions (nn);
-  notify_notification_set_hint_string (nn, "desktop-entry", "glimpse");
-  notify_notification_set_category (nn, "x-glimpse.updates");
+    gl_notification_update (nn, summary, body, icon);
+  gl_notification_clear_actions (nn);
+  gl_notification_set_hint (nn, "desktop-entry", g_variant_new_string ("glimpse"));
+  gl_notification_set_category (nn, "x-glimpse.updates");
   return nn;
 }
 
@@ -190,7 +185,7 @@ gl_notify_updates (GlNotify    *n,
   gboolean actions = server_has_actions ();
   g_autofree char *summary = NULL;
   g_autofree char *body = NULL;
-  NotifyNotification *nn;
+  GlNotification *nn;
 
   gl_notify_format_updates (sandbox_id, display_name, updates, actions, &summary, &body);
   nn = get_notification (n, sandbox_id, summary, body, icon ? icon : "software-update-available");
@@ -202,11 +197,11 @@ gl_notify_updates (GlNotify    *n,
       d1->notify = d2->notify = n;
       d1->sandbox_id = g_strdup (sandbox_id);
       d2->sandbox_id = g_strdup (sandbox_id);
-      notify_notification_add_action (nn, "update-now", "Update now", on_action, d1, action_data_free);
-      notify_notification_add_action (nn, "later", "Later", on_action, d2, action_data_free);
+      gl_notification_add_action (nn, "update-now", "Update now", on_action, d1, action_data_free);
+      gl_notification_add_action (nn, "later", "Later", on_action, d2, action_data_free);
     }
-  notify_notification_set_urgency (nn, NOTIFY_URGENCY_NORMAL);
-  return notify_notification_show (nn, error);
+  gl_notification_set_urgency (nn, GL_NOTIFICATION_URGENCY_NORMAL);
+  return gl_notification_show (nn, error);
 }
 
 gboolean
@@ -217,17 +212,17 @@ gl_notify_message (GlNotify    *n,
                    const char  *body,
                    GError     **error)
 {
-  NotifyNotification *nn = get_notification (n, sandbox_id, summary, body, icon);
+  GlNotification *nn = get_notification (n, sandbox_id, summary, body, icon);
 
-  return notify_notification_show (nn, error);
+  return gl_notification_show (nn, error);
 }
 
 void
 gl_notify_withdraw (GlNotify   *n,
                     const char *sandbox_id)
 {
-  NotifyNotification *nn = g_hash_table_lookup (n->shown, sandbox_id);
+  GlNotification *nn = g_hash_table_lookup (n->shown, sandbox_id);
 
   if (nn != NULL)
-    notify_notification_close (nn, NULL);
+    gl_notification_close (nn, NULL);
 }

@@ -1,10 +1,10 @@
-/* gl-notify.h: the agent's desktop notifications (libnotify) — pending
+/* gl-notify.h: the agent's desktop notifications (over D-Bus, gl-notification.h) — pending
  * updates per sandbox, and the outcome of an update
  *
  * One notification per sandbox, replaced rather than stacked; "Update
  * now" / "Later" actions when the notification server advertises
  * "actions", otherwise the body names the command to run.  Each
- * NotifyNotification is kept referenced until the server closes it, so
+ * GlNotification is kept referenced until the server closes it, so
  * its action callbacks stay alive.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -11,7 +11,7 @@
 
 #include <string.h>
 #include <glib/gstdio.h>
-#include <libnotify/notify.h>
+#include "gl-notification.h"
 
 #define MOCK_PATH "/org/freedesktop/Notifications"
 #define MOCK_IFACE "org.freedesktop.DBus.Mock"
@@ -385,7 +385,7 @@ main (int argc, char **argv)
   g_subprocess_force_exit (mock);
   g_subprocess_wait (mock, NULL, NULL);
   g_object_unref (bus);
-  notify_uninit ();   /* drops libnotify's proxy, and with it its reference to the bus */
+  gl_notification_shutdown ();   /* drops the connection to the bus */
   g_test_dbus_down (dbus);
   return status;
 }
