@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -117,16 +118,43 @@ overlaps (GArray *a, guint64 start, guint64 count)
   return FALSE;
 }
 
+gboolean
+gl_pkg_id_is_account (guint32 id, gpointer data)
+{
+  return getpwuid ((uid_t) id) != NULL || getgrgid ((gid_t) id) != NULL;
+}
+
+/* Whether an id of [start, start + count) is one @known knows */
+static gboolean
+has_known_id (guint64 start, guint64 count, GlPkgIdKnown known, gpointer data)
+{
+  for (guint64 id = start; id < start + count; id++)
+    if (known ((guint32) id, data))
+      return TRUE;
+  return FALSE;
+}
+
 guint32
-gl_pkg_free_range_start (const char *subuid, const char *subgid, guint32 count)
+gl_pkg_free_range_start_full (const char *subuid, const char *subgid, guint32 count,
+                              GlPkgIdKnown known, gpointer data)
 {
   GArray *u = parse_sub (subuid), *g = parse_sub (subgid);
   guint64 start = 100000;
-  while (start + count < G_MAXUINT32 && (overlaps (u, start, count) || overlaps (g, start, count)))
+  while (start + count < G_MAXUINT32
+         && (overlaps (u, start, count) || overlaps (g, start, count)
+             || (known != NULL && has_known_id (start, count, known, data))))
     start += GL_PKG_RANGE;
   free_sub (u);
   free_sub (g);
   return start + count < G_MAXUINT32 ? (guint32) start : 0;
+}
+
+guint32
+gl_pkg_free_range_start (const char *subuid, const char *subgid, guint32 count)
+{
+  /* (once, when the range is made: a lookup of each id of a candidate,
+   * as an account of NSS (LDAP, SSSD) need not be listable) */
+  return gl_pkg_free_range_start_full (subuid, subgid, count, gl_pkg_id_is_account, NULL);
 }
 
 static gboolean

@@ -46,8 +46,17 @@ typedef void (*GlPkgProgress) (const char *line, gpointer user_data);
  * /etc/subgid under @etc_dir ("/etc"); the user and its range are created
  * when missing, without overlapping existing entries. */
 gboolean gl_pkg_ensure_range (const char *etc_dir, guint32 *uid, guint32 *gid, GError **error);
-/* The first free start of @count ids (>= 100000) given subuid-format text. */
+/* The first free start of @count ids (>= 100000) given subuid-format text:
+ * overlapping no entry of either, and holding no id of an account or group
+ * the system knows (getpwuid, getgrgid: local, LDAP, …), whose files the
+ * range's root would otherwise own. */
 guint32  gl_pkg_free_range_start (const char *subuid, const char *subgid, guint32 count);
+/* Whether @id is a user or group id that getpwuid or getgrgid knows */
+typedef gboolean (*GlPkgIdKnown) (guint32 id, gpointer data);
+gboolean gl_pkg_id_is_account (guint32 id, gpointer data);
+/* The same, with @known (NULL: none) telling which ids are taken. */
+guint32  gl_pkg_free_range_start_full (const char *subuid, const char *subgid, guint32 count,
+                                       GlPkgIdKnown known, gpointer data);
 
 /* The generation `current` names, or 0 (no system layer). */
 guint    gl_pkg_current_generation (const char *sandbox_path);

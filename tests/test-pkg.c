@@ -5,7 +5,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -222,6 +225,69 @@ test_free_range (void)
                     ==, 231072);
   /* an entry only in subgid counts too; malformed lines are ignored */
   g_assert_cmpuint (gl_pkg_free_range_start ("x:y:z\n", "c:100000:10\n", 65536), ==, 165536);
+}
+
+static gboolean
+known_ids (guint32 id, gpointer data)
+{
+  return id == GPOINTER_TO_UINT (data) || id == 231072 + 65535;
+}
+
+/* A range holding an account's id (of NSS: LDAP, SSSD, not only /etc/passwd)
+ * is skipped: the range's root would own that account's files. */
+static void
+test_free_range_accounts (void)
+{
+  g_assert_cmpuint (gl_pkg_free_range_start_full ("", "", 65536, known_ids, GUINT_TO_POINTER (100000)), ==, 165536);
+  g_assert_cmpuint (gl_pkg_free_range_start_full ("", "", 65536, known_ids, GUINT_TO_POINTER (165535)), ==, 165536);
+  g_assert_cmpuint (gl_pkg_free_range_start_full ("", "", 65536, known_ids, GUINT_TO_POINTER (165536)), ==, 100000);
+  /* an account in the next free range too: the one after */
+  g_assert_cmpuint (gl_pkg_free_range_start_full ("a:100000:65536\n", "", 65536, known_ids,
+                                                  GUINT_TO_POINTER (170000)), ==, 296608);
+  g_assert_true (gl_pkg_id_is_account (0, NULL));
+
+  /* a local user with a high uid (and its group), through the system's
+   * own lookups: in a mount namespace of this test whose /etc/passwd and
+   * /etc/group name them */
+  if (g_test_subprocess ())
+    {
+      g_autofree char *tmp = g_dir_make_tmp ("gl-ids-XXXXXX", NULL);
+      g_autofree char *passwd = g_build_filename (tmp, "passwd", NULL);
+      g_autofree char *group = g_build_filename (tmp, "group", NULL);
+      g_autofree char *real_passwd = NULL, *real_group = NULL, *p = NULL, *g = NULL;
+
+      g_assert_true (g_file_get_contents ("/etc/passwd", &real_passwd, NULL, NULL));
+      g_assert_true (g_file_get_contents ("/etc/group", &real_group, NULL, NULL));
+      p = g_strconcat (real_passwd, "glhigh:x:100042:200042::/nonexistent:/usr/sbin/nologin\n", NULL);
+      g = g_strconcat (real_group, "glhighg:x:165600:\n", NULL);
+      g_assert_true (g_file_set_contents (passwd, p, -1, NULL));
+      g_assert_true (g_file_set_contents (group, g, -1, NULL));
+      g_assert_cmpint (unshare (CLONE_NEWNS), ==, 0);
+      g_assert_cmpint (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), ==, 0);
+      g_assert_cmpint (mount (passwd, "/etc/passwd", NULL, MS_BIND, NULL), ==, 0);
+      g_assert_cmpint (mount (group, "/etc/group", NULL, MS_BIND, NULL), ==, 0);
+      g_assert_true (gl_pkg_id_is_account (100042, NULL));
+      g_assert_true (gl_pkg_id_is_account (165600, NULL));
+      /* 100000… holds the user, 165536… the group: the next (ranges of
+       * 1000 ids here: a lookup of each of 65536 takes seconds) */
+      g_assert_cmpuint (gl_pkg_free_range_start_full ("", "", 1000, gl_pkg_id_is_account, NULL), ==, 231072);
+      gl_rm_rf (tmp, NULL, NULL);
+      return;
+    }
+  {
+    pid_t pid = fork ();
+    int st = 0;
+    if (pid == 0)
+      _exit (unshare (CLONE_NEWNS) == 0 ? 0 : 1);
+    g_assert_cmpint (waitpid (pid, &st, 0), ==, pid);
+    if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
+      {
+        gl_test_skip ("a local user of this test's own needs a mount namespace (run as root)");
+        return;
+      }
+  }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
 }
 
 static void
@@ -606,6 +672,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pkg/flatten", test_flatten);
   g_test_add_func ("/pkg/upper-changes", test_upper_changes);
   g_test_add_func ("/pkg/free-range", test_free_range);
+  g_test_add_func ("/pkg/free-range-accounts", test_free_range_accounts);
   g_test_add_func ("/repo/parse-sources", test_parse_sources);
   g_test_add_func ("/repo/names", test_names);
   g_test_add_func ("/repo/key-garbage", test_key_garbage);
