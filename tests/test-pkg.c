@@ -220,11 +220,12 @@ test_flatten (void)
 static void
 test_free_range (void)
 {
-  g_assert_cmpuint (gl_pkg_free_range_start ("", "", 65536), ==, 100000);
-  g_assert_cmpuint (gl_pkg_free_range_start ("a:100000:65536\nb:165536:65536\n", "a:100000:65536\n", 65536),
+  /* (the lookups of accounts: /pkg/free-range-accounts) */
+  g_assert_cmpuint (gl_pkg_free_range_start_full ("", "", 65536, NULL, NULL), ==, 100000);
+  g_assert_cmpuint (gl_pkg_free_range_start_full ("a:100000:65536\nb:165536:65536\n", "a:100000:65536\n", 65536, NULL, NULL),
                     ==, 231072);
   /* an entry only in subgid counts too; malformed lines are ignored */
-  g_assert_cmpuint (gl_pkg_free_range_start ("x:y:z\n", "c:100000:10\n", 65536), ==, 165536);
+  g_assert_cmpuint (gl_pkg_free_range_start_full ("x:y:z\n", "c:100000:10\n", 65536, NULL, NULL), ==, 165536);
 }
 
 static gboolean
