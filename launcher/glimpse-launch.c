@@ -1437,7 +1437,7 @@ run_view_init (int view_lock, int sigfd)
  * left to nobody (PID 1 is not dumpable: no process of the caller can
  * have opened it), and the kernel ends it.  The launcher writes the new
  * user namespace's id maps (the same ids, groups included; see
- * write_nested_maps) when told through MAPS_FD, and answers on SYNC_FD. */
+ * start_nested_maps) when told through MAPS_FD, and answers on SYNC_FD. */
 static void
 lock_view (int sync_fd, int maps_fd)
 {
@@ -2227,38 +2227,39 @@ write_id_maps (pid_t pid)
   write_proc_file (pid, "gid_map", gmap);
 }
 
-/* The id maps of the user namespace the view's PID 1 (PID) has moved
- * into (lock_view), nested in the one the launcher created: written by a
- * helper that enters that one (as root may), for only a process in the
- * parent user namespace may write them with groups.  The same ids as the
- * first namespace's.  Dies on failure (PID 1 then dies too). */
-static void
-write_nested_maps (pid_t pid)
+/* The id maps of the user namespace the view's PID 1 (PID) moves into
+ * (lock_view), nested in the one the launcher created: written by a
+ * helper in that one (as root may enter it), for only a process in the
+ * parent user namespace may write them with groups: OUTER, opened while
+ * PID 1 was still waiting to start.  The same ids as the first
+ * namespace's.  The helper is started while PID 1 builds the view
+ * (the fork and the entering are then not in the way) and waits for
+ * PID 1's word on MAPS_R ("u": moved); it answers on SYNC_W ("m"), and its
+ * errors go to the error pipe ERR_W, which the launcher reads to its end
+ * (so it also waits for the helper).  If PID 1 goes away first, the
+ * helper just ends; if the helper fails, PID 1 gets no answer and ends. */
+static pid_t
+start_nested_maps (pid_t pid, int outer, int maps_r, int sync_w, int err_w)
 {
-  int status = 0;
   pid_t h = fork ();
   if (h < 0)
     die_with_error ("cannot write the id maps of the sandbox's nested user namespace");
   if (h == 0)
     {
-      char path[64];
-      cleanup_fd int user = -1;
-      int outer;
+      char b = 0;
       gl_die_hook = NULL;
-      snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
-      user = open (path, O_RDONLY | O_CLOEXEC);
-      outer = user >= 0 ? ioctl (user, NS_GET_PARENT) : -1;
-      if (outer < 0 || setns (outer, CLONE_NEWUSER) != 0)
+      gl_error_fd = err_w;
+      if (setns (outer, CLONE_NEWUSER) != 0)
         die_with_error ("cannot enter the sandbox's user namespace to write its nested one's "
                         "id maps");
+      if (read (maps_r, &b, 1) != 1 || b != 'u')
+        _exit (0);
       write_id_maps (pid);
+      if (gl_write_all (sync_w, "m", 1) != 0)
+        die_with_error ("cannot lock the view's mounts");
       _exit (0);
     }
-  while (waitpid (h, &status, 0) < 0)
-    if (errno != EINTR)
-      die_with_error ("cannot write the id maps of the sandbox's nested user namespace");
-  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    die ("cannot write the id maps of the sandbox's nested user namespace");
+  return h;
 }
 
 static void
@@ -2385,6 +2386,7 @@ main (int argc, char **argv)
   struct clone_args ca;
   sigset_t set;
   int sigfd, child_status = 0, view_lock;
+  pid_t maps_helper = -1;
   uint64_t perm = 0;
   ViewNs ns = { -1, -1, -1, -1, -1 };
   pid_t pid;
@@ -2525,11 +2527,24 @@ main (int argc, char **argv)
   close (L.pid1_lock);
 
   close (sync_p[0]);
-  close (err_p[1]);
   close (maps_p[1]);
   write_id_maps (pid);
+  if (L.privileged)
+    {
+      /* (PID 1 waits for the word below: still in the namespace we made) */
+      char path[64];
+      cleanup_fd int outer = -1;
+      snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
+      outer = open (path, O_RDONLY | O_CLOEXEC);
+      if (outer < 0)
+        die_with_error ("cannot open the sandbox's user namespace");
+      maps_helper = start_nested_maps (pid, outer, maps_p[0], sync_p[1], err_p[1]);
+    }
   if (gl_write_all (sync_p[1], "x", 1) != 0)
     die_with_error ("cannot start the sandbox");
+  close (err_p[1]);
+  close (maps_p[0]);
+  close (sync_p[1]);
 
   /* Wait until the view is built (the error pipe closes) or has failed. */
   sigfd = signalfd (-1, &set, SFD_CLOEXEC);
@@ -2537,26 +2552,12 @@ main (int argc, char **argv)
     die_with_error ("cannot watch signals");
   for (bool err_open = true; err_open;)
     {
-      struct pollfd pfd[3] = { { sigfd, POLLIN, 0 }, { err_p[0], POLLIN, 0 },
-                               { maps_p[0], POLLIN, 0 } };
-      if (poll (pfd, 3, -1) < 0)
+      struct pollfd pfd[2] = { { sigfd, POLLIN, 0 }, { err_p[0], POLLIN, 0 } };
+      if (poll (pfd, 2, -1) < 0)
         {
           if (errno == EINTR)
             continue;
           die_with_error ("cannot wait for the sandbox");
-        }
-      if (pfd[2].revents)
-        {
-          /* PID 1 has moved into its nested user namespace (lock_view):
-           * its id maps, then the answer.  (Or it has gone.) */
-          char b = 0;
-          if (read (maps_p[0], &b, 1) == 1 && b == 'u')
-            {
-              write_nested_maps (pid);
-              (void) gl_write_all (sync_p[1], "m", 1);
-            }
-          close (maps_p[0]);
-          maps_p[0] = -1;
         }
       if (pfd[1].revents)
         {
@@ -2571,14 +2572,17 @@ main (int argc, char **argv)
               /* Interrupted while building: nothing half-way stays. */
               kill (pid, SIGKILL);
               waitpid (pid, NULL, 0);
+              if (maps_helper > 0)
+                waitpid (maps_helper, NULL, 0);
               return 128 + (int) si.ssi_signo;
             }
         }
     }
   close (sigfd);
-  close (sync_p[1]);
-  if (maps_p[0] >= 0)
-    close (maps_p[0]);
+  /* (the error pipe's end: the helper has ended too) */
+  if (maps_helper > 0)
+    while (waitpid (maps_helper, NULL, 0) < 0 && errno == EINTR)
+      ;
   if (errlen > 0 || waitpid (pid, &child_status, WNOHANG) == pid)
     {
       kill (pid, SIGKILL);
