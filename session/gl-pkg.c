@@ -1793,6 +1793,9 @@ pacman_sync (const char *cmd, const char *add, const char *drop)
 }
 
 #define APK_CACHE "/var/cache/glimpse-apk"
+/* what apt's fetch stage said, for the apply stage (the view's /tmp) */
+#define APT_FETCH_OUT "/tmp/glimpse-fetch.out"
+#define APT_FETCH_RC "/tmp/glimpse-fetch.rc"
 
 const char *
 gl_pkg_staged_cleanup (const char *family)
@@ -1836,9 +1839,19 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
     }
   else
     {
-      fetch = install ? g_strdup_printf ("%s --download-only%s", cmd, args)
-                      : g_strdup_printf ("%s; %s --download-only", refresh, cmd);
-      apply = g_strdup_printf ("%s%s", cmd, args);
+      /* apply: not at all when the fetch stage's apt said it has nothing
+       * to do (an update with nothing to upgrade, a package installed
+       * already): one run of apt less.  Its output is kept in the view's
+       * /tmp, which both stages share; a fetch stage that lies can only
+       * make the operation do less. */
+      fetch = g_strdup_printf ("%s%s{ %s --download-only%s && echo 0 > " APT_FETCH_RC " || echo $? > "
+                               APT_FETCH_RC "; } | tee " APT_FETCH_OUT "; read rc < " APT_FETCH_RC
+                               " || rc=1; (exit \"$rc\")",
+                               install ? "" : refresh, install ? "" : "; ", cmd, args);
+      apply = g_strdup_printf ("if grep -q '^0 upgraded, 0 newly installed, 0 to remove' " APT_FETCH_OUT
+                               " && ! grep -q 'not fully installed or removed' " APT_FETCH_OUT "; "
+                               "then echo 'Nothing to install, upgrade or remove.'; else %s%s; fi",
+                               cmd, args);
     }
   return g_strdup_printf ("if [ \"$GLIMPSE_STAGE\" = fetch ]; then %s; else %s; fi", fetch, apply);
 }

@@ -561,9 +561,15 @@ test_staged (void)
   g_autofree char *apk = gl_pkg_staged_script ("apk", NULL, "apk add", TRUE);
   g_autofree char *apk_up = gl_pkg_staged_script ("apk", "apk update", "apk upgrade", FALSE);
 #define STAGES(f, a) "if [ \"$GLIMPSE_STAGE\" = fetch ]; then " f "; else " a "; fi"
-  g_assert_cmpstr (apt, ==, STAGES ("apt-get install -y --download-only \"$@\"", "apt-get install -y \"$@\""));
-  g_assert_cmpstr (apt_up, ==, STAGES ("apt-get update; apt-get -y dist-upgrade --download-only",
-                                       "apt-get -y dist-upgrade"));
+#define APT_FETCH(c) "{ " c " && echo 0 > /tmp/glimpse-fetch.rc || echo $? > /tmp/glimpse-fetch.rc; } " \
+  "| tee /tmp/glimpse-fetch.out; read rc < /tmp/glimpse-fetch.rc || rc=1; (exit \"$rc\")"
+#define APT_APPLY(c) "if grep -q '^0 upgraded, 0 newly installed, 0 to remove' /tmp/glimpse-fetch.out " \
+  "&& ! grep -q 'not fully installed or removed' /tmp/glimpse-fetch.out; " \
+  "then echo 'Nothing to install, upgrade or remove.'; else " c "; fi"
+  g_assert_cmpstr (apt, ==, STAGES (APT_FETCH ("apt-get install -y --download-only \"$@\""),
+                                    APT_APPLY ("apt-get install -y \"$@\"")));
+  g_assert_cmpstr (apt_up, ==, STAGES ("apt-get update; " APT_FETCH ("apt-get -y dist-upgrade --download-only"),
+                                       APT_APPLY ("apt-get -y dist-upgrade")));
   /* dnf: the apply stage from the cache only */
   g_assert_cmpstr (dnf, ==, STAGES ("dnf -y install --downloadonly \"$@\"", "dnf -y install -C \"$@\""));
   g_assert_cmpstr (dnf_up, ==, STAGES ("dnf -y makecache; dnf -y upgrade --downloadonly", "dnf -y upgrade -C"));
