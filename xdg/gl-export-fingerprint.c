@@ -55,6 +55,7 @@ struct _GlExportCache {
   GHashTable *apps;     /* id -> (path -> GlAppMemo) */
   gint64 since;         /* the clock when the current run started */
   guint hits;           /* runs that found nothing to do */
+  GHashTable *stats;    /* path -> struct stat the fingerprint took, for this run's plan; or NULL */
 };
 
 static void
@@ -85,6 +86,7 @@ gl_export_cache_free (GlExportCache *cache)
   g_free (cache->manifest_key);
   g_hash_table_unref (cache->entries);
   g_hash_table_unref (cache->apps);
+  g_clear_pointer (&cache->stats, g_hash_table_unref);
   g_free (cache);
 }
 
@@ -94,6 +96,7 @@ typedef struct {
   GChecksum *sum;
   gint64 since_ns;   /* a ctime at or after this is racy */
   gboolean racy;
+  GHashTable *stats; /* where the lstats go for the plan (gl_export_cache_lstat), or NULL */
 } Fingerprint;
 
 static void
@@ -162,6 +165,8 @@ add_lstat (Fingerprint *fp, const char *path, struct stat *st)
       return FALSE;
     }
   add_stat_buf (fp, st);
+  if (fp->stats != NULL)
+    g_hash_table_insert (fp->stats, g_strdup (path), g_memdup2 (st, sizeof *st));
   return TRUE;
 }
 
@@ -267,9 +272,9 @@ gl_export_fingerprint_clock (void)
  * changed since @since_ns (gl_export_fingerprint_clock) or just before. */
 static void
 fingerprint (GlExportContext *ctx, GlExportSource *source, const char * const *extra,
-             gint64 since_ns, guint8 digest[32], gboolean *racy)
+             gint64 since_ns, GHashTable *stats, guint8 digest[32], gboolean *racy)
 {
-  Fingerprint fp = { g_checksum_new (G_CHECKSUM_SHA256), since_ns, FALSE };
+  Fingerprint fp = { g_checksum_new (G_CHECKSUM_SHA256), since_ns, FALSE, stats };
   gsize len = 32;
   struct stat st;
 
@@ -481,7 +486,7 @@ gl_export_fingerprint_new (GlExportCache *cache, GlExportContext *ctx, GlExportS
   GlFingerprint *f = g_new0 (GlFingerprint, 1);
 
   f->extra = e != NULL ? g_strdupv (e->extra) : NULL;
-  fingerprint (ctx, source, (const char * const *) f->extra, since_ns, f->digest, &f->racy);
+  fingerprint (ctx, source, (const char * const *) f->extra, since_ns, cache->stats, f->digest, &f->racy);
   return f;
 }
 
@@ -524,4 +529,33 @@ gl_export_cache_record (GlExportCache *cache, GlExportSource *source, GlFingerpr
   e->n_files = n_files;
   e->extra = extra != NULL && extra[0] != NULL ? g_strdupv ((GStrv) extra) : NULL;
   g_hash_table_replace (cache->entries, e->id, e);
+}
+
+/* The plan of a run over one sandbox (an app changed) lstats again what
+ * the fingerprint has just lstat'ed: every entry and icon file.  Those
+ * stats are kept for the run and handed out instead.  Taken before the
+ * plan reads anything, they are what the fingerprint recorded: a file that
+ * changes after them makes the next run's fingerprint differ, and its
+ * stat key (gl_manifest_stat_key) differ from the one recorded, so it is
+ * read again then.  Not for a run over many sandboxes, which would hold
+ * every file's stat at once. */
+void
+gl_export_cache_keep_stats (GlExportCache *cache, gboolean keep)
+{
+  g_clear_pointer (&cache->stats, g_hash_table_unref);
+  if (keep)
+    cache->stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+gboolean
+gl_export_cache_lstat (GlExportCache *cache, const char *path, struct stat *st)
+{
+  const struct stat *known = cache != NULL && cache->stats != NULL ? g_hash_table_lookup (cache->stats, path) : NULL;
+
+  if (known != NULL)
+    {
+      *st = *known;
+      return TRUE;
+    }
+  return lstat (path, st) == 0;
 }

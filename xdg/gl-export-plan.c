@@ -255,7 +255,8 @@ read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIn
         ? g_build_filename (ctx->data_home, "icons", "hicolor", f->size_dir, "apps", file, NULL)
         : g_build_filename (ctx->data_home, "icons", file, NULL);
       g_autoptr(GError) error = NULL;
-      g_autofree char *key = gl_manifest_stat_key (f->path);
+      struct stat sst;
+      g_autofree char *key = gl_export_cache_lstat (ctx->cache, f->path, &sst) ? gl_manifest_stat_key_of (&sst) : NULL;
       g_autofree char *src = key != NULL ? g_strconcat (f->path, "\t", key, NULL) : NULL;
       guint mode = 0;
       const char *keep = gl_plan_copy_unchanged (m, dest, src, &mode);

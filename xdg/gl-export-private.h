@@ -132,6 +132,11 @@ GlAppMemos *gl_export_cache_apps (GlExportCache *cache, const char *id);
 /* Replaces them with @apps (taken) */
 void        gl_export_cache_set_apps (GlExportCache *cache, const char *id, GlAppMemos *apps);
 void        gl_export_cache_set_since (GlExportCache *cache, gint64 since_ns);
+/* The fingerprints' lstats kept for this run's plan (keep), or dropped;
+ * gl_export_cache_lstat hands out a kept one, else lstat()s (@cache may be
+ * NULL).  TRUE if @path has a stat. */
+void        gl_export_cache_keep_stats (GlExportCache *cache, gboolean keep);
+gboolean    gl_export_cache_lstat (GlExportCache *cache, const char *path, struct stat *st);
 
 /* The scan of gl_export_source_scan, with the memos of @cache (may be
  * NULL): an entry whose stat did not change is not read again. */

@@ -92,6 +92,7 @@ typedef struct {
   GHashTable *layer;    /* the same, of the layer being scanned */
   guint entries;        /* desktop files taken so far */
   gboolean capped;
+  GlExportCache *cache; /* the run's stats (gl_export_cache_lstat), or NULL */
 } Scan;
 
 /* id -> path (NULL for a whiteout) */
@@ -109,7 +110,7 @@ scan_apps_dir (Scan *scan, const char *dir, const char *prefix, guint depth)
       g_autofree char *id = g_strconcat (prefix, name, NULL);
       struct stat st;
 
-      if (lstat (path, &st) != 0)
+      if (!gl_export_cache_lstat (scan->cache, path, &st))
         continue;
       if (S_ISCHR (st.st_mode) && st.st_rdev == 0)
         {
@@ -227,7 +228,7 @@ scan_entry (GlExportSource *source, GlApp *app, GlAppMemos *old, GlAppMemos *fre
   GKeyFile *kf;
 
   /* a link may lead elsewhere without its own stat changing: read */
-  if (fresh != NULL && lstat (app->path, &st) == 0 && S_ISREG (st.st_mode))
+  if (fresh != NULL && gl_export_cache_lstat (cache, app->path, &st) && S_ISREG (st.st_mode))
     {
       GlAppMemo *known = gl_app_memos_lookup (old, app->path);
 
@@ -278,7 +279,7 @@ gl_export_source_scan_memo (GlExportSource *source, GlExportCache *cache, GPtrAr
   GlAppMemos *fresh = cache != NULL ? gl_app_memos_new () : NULL;
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_app_free);
-  Scan scan = { seen, NULL, 0, FALSE };
+  Scan scan = { seen, NULL, 0, FALSE, cache };
   GHashTableIter iter;
   gpointer key, value;
 

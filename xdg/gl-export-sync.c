@@ -781,6 +781,7 @@ sync_unchanged (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
 
   gl_export_cache_begin (ctx->cache, manifest_path);
   gl_export_cache_set_since (ctx->cache, since);
+  gl_export_cache_keep_stats (ctx->cache, sources->len == 1);
   for (guint i = 0; i < sources->len; i++)
     {
       GlExportSource *source = sources->pdata[i];
@@ -859,6 +860,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
 
       if (sync_unchanged (ctx, sources, complete, remove_ids, manifest_path, prints, &unchanged))
         {
+          gl_export_cache_keep_stats (ctx->cache, FALSE);
           if (stats_out != NULL)
             *stats_out = unchanged;
           return TRUE;
@@ -866,11 +868,13 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     }
 
   lock_fd = lock_export_state (manifest_path, error);
-  if (lock_fd < 0)
-    return FALSE;
-  run.m = gl_manifest_load (manifest_path, error);
+  run.m = lock_fd >= 0 ? gl_manifest_load (manifest_path, error) : NULL;
   if (run.m == NULL)
-    return FALSE;
+    {
+      if (ctx->cache != NULL)
+        gl_export_cache_keep_stats (ctx->cache, FALSE);
+      return FALSE;
+    }
   run.ctx = ctx;
   run.complete = complete;
   run.remove_ids = remove_ids;
@@ -886,6 +890,8 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.started = started;
 
   sync_plan (&run, sources);
+  if (ctx->cache != NULL)
+    gl_export_cache_keep_stats (ctx->cache, FALSE);   /* the plan was their only reader */
   if (complete)
     sync_remove_temporaries (&run, started);
   if (!sync_classify (&run, write_set, error))
