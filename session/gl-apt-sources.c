@@ -4,6 +4,11 @@
  */
 #include "gl-apt-sources.h"
 
+#include <dirent.h>
+#include <unistd.h>
+
+#include "gl-fsutil.h"
+
 #include <string.h>
 
 G_DEFINE_QUARK (gl-apt-sources-error-quark, gl_apt_sources_error)
@@ -323,44 +328,73 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-/* The files apt reads under @root, in its order. */
+/* The files apt reads under @root, in its order (relative to @root);
+ * @tree: the directory is read without following links (gl_tree_*). */
 static GPtrArray *
-source_files (const char *root)
+source_files (const char *root, gboolean tree)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *dir = g_build_filename (root, "etc", "apt", "sources.list.d", NULL);
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr(GDir) d = NULL;
   g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  DIR *td = NULL;
   const char *name;
 
-  g_ptr_array_add (files, g_build_filename (root, "etc", "apt", "sources.list", NULL));
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+  if (tree)
     {
+      int fd = gl_tree_open_dir (root, "etc/apt/sources.list.d", NULL);
+      if (fd >= 0 && (td = fdopendir (fd)) == NULL)
+        close (fd);
+    }
+  else
+    d = g_dir_open (dir, 0, NULL);
+  g_ptr_array_add (files, g_strdup ("etc/apt/sources.list"));
+  for (;;)
+    {
+      struct dirent *e = NULL;
+      if (td != NULL)
+        {
+          if ((e = readdir (td)) == NULL)
+            break;
+          name = e->d_name;
+          if (g_str_equal (name, ".") || g_str_equal (name, ".."))
+            continue;
+        }
+      else if (d == NULL || (name = g_dir_read_name (d)) == NULL)
+        break;
       /* apt's rule for parts: letters, digits, '_', '-', '.' only */
       if (strspn (name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen (name))
         continue;
       if (g_str_has_suffix (name, ".list") || g_str_has_suffix (name, ".sources"))
         g_ptr_array_add (names, g_strdup (name));
     }
+  if (td != NULL)
+    closedir (td);
   g_ptr_array_sort (names, compare_names);
   for (guint i = 0; i < names->len; i++)
-    g_ptr_array_add (files, g_build_filename (dir, names->pdata[i], NULL));
+    g_ptr_array_add (files, g_build_filename ("etc", "apt", "sources.list.d", names->pdata[i], NULL));
   return g_steal_pointer (&files);
 }
 
 /* The sources of one file; an empty array when it does not exist. */
 static GPtrArray *
-read_file (const char *path, GError **error)
+read_file (const char *root, const char *rel, gboolean tree, GError **error)
 {
+  g_autofree char *path = g_build_filename (root, rel, NULL);
   g_autofree char *text = NULL;
   g_autoptr(GError) local_error = NULL;
 
-  if (!g_file_get_contents (path, &text, NULL, &local_error))
+  if (tree ? !gl_tree_read_file_max (root, rel, 4 * 1024 * 1024, &text, NULL, &local_error)
+           : !g_file_get_contents (path, &text, NULL, &local_error))
     {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+          || g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
         return g_ptr_array_new_with_free_func ((GDestroyNotify) gl_apt_source_free);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
-                   "Cannot read %s: %s", path, local_error->message);
+      if (tree)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local_error->code),
+                     "Cannot read %s: %s", path, local_error->message);
       return NULL;
     }
   if (g_str_has_suffix (path, ".sources"))
@@ -368,21 +402,33 @@ read_file (const char *path, GError **error)
   return gl_apt_sources_parse_one_line (path, text, error);
 }
 
-GPtrArray *
-gl_apt_sources_read (const char *root, GError **error)
+static GPtrArray *
+sources_read (const char *root, gboolean tree, GError **error)
 {
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_apt_source_free);
-  g_autoptr(GPtrArray) files = source_files (root);
+  g_autoptr(GPtrArray) files = source_files (root, tree);
 
   for (guint i = 0; i < files->len; i++)
     {
-      g_autoptr(GPtrArray) some = read_file (files->pdata[i], error);
+      g_autoptr(GPtrArray) some = read_file (root, files->pdata[i], tree, error);
 
       if (some == NULL)
         return NULL;
       g_ptr_array_extend_and_steal (out, g_steal_pointer (&some));
     }
   return g_steal_pointer (&out);
+}
+
+GPtrArray *
+gl_apt_sources_read (const char *root, GError **error)
+{
+  return sources_read (root, FALSE, error);
+}
+
+GPtrArray *
+gl_apt_sources_read_tree (const char *root, GError **error)
+{
+  return sources_read (root, TRUE, error);
 }
 
 static gboolean
@@ -404,12 +450,12 @@ is_debian_mirror (const GlAptSource *s)
 char *
 gl_apt_sources_find_debian_mirror (const char *apt_root)
 {
-  g_autoptr(GPtrArray) files = source_files (apt_root);
+  g_autoptr(GPtrArray) files = source_files (apt_root, FALSE);
 
   for (guint i = 0; i < files->len; i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) sources = read_file (files->pdata[i], &error);
+      g_autoptr(GPtrArray) sources = read_file (apt_root, files->pdata[i], FALSE, &error);
 
       if (sources == NULL)
         {

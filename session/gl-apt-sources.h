@@ -53,6 +53,11 @@ GPtrArray *gl_apt_sources_parse_deb822 (const char *file, const char *text, GErr
  * (names of letters, digits, '_', '-' and '.' only, as apt reads them).
  * Missing files are no sources; a file that cannot be parsed is an error. */
 GPtrArray *gl_apt_sources_read (const char *root, GError **error);
+/* The same for a tree glimpse does not trust (an image's, a sandbox's),
+ * read as root: no link is followed (a file reached through one, or not
+ * a regular file of at most 4 MiB, is an error; a sources.list.d that is a
+ * link is not read). */
+GPtrArray *gl_apt_sources_read_tree (const char *root, GError **error);
 
 /* The Debian mirror of the apt configuration under @apt_root, or NULL: the
  * URI of the first enabled "deb" source that is Debian's (a one-line URI

@@ -1132,31 +1132,45 @@ add_uris_in_text (GPtrArray *uris, const char *text)
     }
 }
 
-/* The regular files (no links) @rel of @root, or every regular file in
- * the directory @rel when @dir */
+/* The regular file @rel of @root, or every regular file in the directory
+ * @rel when @dir.  The base is an image's or a bootstrap's tree (or the
+ * host's /), read here as root: no link is followed, on the way or at the
+ * end (it is skipped), nothing but regular files of at most 4 MiB read
+ * (gl_tree_*). */
 static void
 add_uris_in_files (GPtrArray *uris, const char *root, const char *rel, gboolean dir, const char *suffix)
 {
-  g_autofree char *path = g_build_filename (root, rel, NULL);
-  g_autoptr(GDir) d = NULL;
-  const char *e;
-  struct stat st;
+  g_autoptr(GError) error = NULL;
+  DIR *d = NULL;
+  struct dirent *e;
+  int fd;
 
   if (!dir)
     {
       g_autofree char *text = NULL;
-      if (lstat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_size < 4 * 1024 * 1024
-          && g_file_get_contents (path, &text, NULL, NULL))
+      if (gl_tree_read_file_max (root, rel, 4 * 1024 * 1024, &text, NULL, &error))
         add_uris_in_text (uris, text);
+      else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_debug ("%s", error->message);
       return;
     }
-  d = g_dir_open (path, 0, NULL);
-  while (d && (e = g_dir_read_name (d)) != NULL)
-    if (suffix == NULL || g_str_has_suffix (e, suffix))
+  fd = gl_tree_open_dir (root, rel, &error);
+  if (fd < 0 || (d = fdopendir (fd)) == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_debug ("%s", error->message);
+      return;
+    }
+  while ((e = readdir (d)) != NULL)
+    if (!g_str_equal (e->d_name, ".") && !g_str_equal (e->d_name, "..")
+        && (suffix == NULL || g_str_has_suffix (e->d_name, suffix)))
       {
-        g_autofree char *child = g_build_filename (rel, e, NULL);
+        g_autofree char *child = g_build_filename (rel, e->d_name, NULL);
         add_uris_in_files (uris, root, child, FALSE, NULL);
       }
+  closedir (d);
 }
 
 GStrv
@@ -1172,7 +1186,11 @@ gl_pkg_repository_uris (GlSandbox *sandbox, const char *base, GStrv *unknown)
   if (g_strcmp0 (sandbox->family, "apt") == 0)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(GPtrArray) sources = gl_apt_sources_read (base, &error);
+      /* (a host sandbox's base is the host's own /: its links are the
+       * administrator's) */
+      g_autoptr(GPtrArray) sources = g_strcmp0 (sandbox->base, GL_BASE_HOST) == 0
+                                     ? gl_apt_sources_read (base, &error)
+                                     : gl_apt_sources_read_tree (base, &error);
       if (sources == NULL)
         g_debug ("The apt sources of %s: %s", base, error->message);
       for (guint i = 0; sources && i < sources->len; i++)

@@ -548,6 +548,59 @@ test_kept_links (void)
   }
 }
 
+/* The repositories the proxy allows, from a base that is an image's tree:
+ * its links are not followed (to the host's configuration, which would
+ * allow its repositories), and nothing but regular files is read. */
+static void
+test_repository_uris_links (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("gl-uris-XXXXXX", NULL);
+  g_autofree char *host = g_build_filename (tmp, "host", NULL);
+  g_autofree char *base = g_build_filename (tmp, "rootfs", NULL);
+  g_autofree char *link = NULL;
+  g_autofree char *fifo = NULL;
+  g_autoptr(GlSandbox) s = g_new0 (GlSandbox, 1);
+  g_auto(GStrv) uris = NULL;
+
+  s->id = g_strdup ("t");
+  s->path = g_strdup (tmp);
+  s->base = g_strdup (GL_BASE_ROOTFS);
+  s->family = g_strdup ("apt");
+  write_file (host, "host.list", "deb http://host-only.invalid/debian stable main\n");
+  write_file (host, "host.repo", "[host]\nbaseurl=http://host-only.invalid/fedora\n");
+  write_file (base, "etc/apt/sources.list", "deb http://image.invalid/debian stable main\n");
+  write_file (base, "etc/dnf/placeholder", "");
+  link = g_build_filename (base, "etc/apt/sources.list.d", NULL);
+  g_assert_cmpint (symlink (host, link), ==, 0);
+  g_clear_pointer (&link, g_free);
+  link = g_build_filename (base, "etc/yum.repos.d", NULL);
+  g_assert_cmpint (symlink (host, link), ==, 0);
+  g_clear_pointer (&link, g_free);
+  link = g_build_filename (base, "etc/dnf/dnf.conf", NULL);
+  g_assert_cmpint (symlink ("../../../host/host.repo", link), ==, 0);
+  /* (a FIFO would block the read) */
+  fifo = g_build_filename (base, "etc/pacman.conf", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+
+  uris = gl_pkg_repository_uris (s, base, NULL);
+  g_assert_true (g_strv_contains ((const char * const *) uris, "http://image.invalid/debian"));
+  for (char **u = uris; *u; u++)
+    g_assert_null (strstr (*u, "host-only"));
+  g_clear_pointer (&uris, g_strfreev);
+
+  g_free (s->family);
+  s->family = g_strdup ("dnf");
+  uris = gl_pkg_repository_uris (s, base, NULL);
+  for (char **u = uris; *u; u++)
+    g_assert_null (strstr (*u, "host-only"));
+  g_clear_pointer (&uris, g_strfreev);
+
+  {
+    g_autoptr(GError) rm_error = NULL;
+    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
+  }
+}
+
 static void
 test_staged (void)
 {
@@ -685,6 +738,7 @@ main (int argc, char **argv)
   g_test_add_func ("/repo/key-garbage", test_key_garbage);
   g_test_add_func ("/rebase/kept-packages", test_kept_packages);
   g_test_add_func ("/rebase/links", test_kept_links);
+  g_test_add_func ("/pkg/repository-uris-links", test_repository_uris_links);
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
