@@ -4,12 +4,14 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <errno.h>
+#include <linux/fs.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -601,6 +603,74 @@ test_repository_uris_links (void)
   }
 }
 
+typedef struct {
+  int dfd;
+  gint stop;
+} Swapper;
+
+/* Exchanges the names "f" (a file) and "l" (a link) until told to stop */
+static gpointer
+swap_names (gpointer data)
+{
+  Swapper *sw = data;
+  while (!g_atomic_int_get (&sw->stop))
+    syscall (SYS_renameat2, sw->dfd, "f", sw->dfd, "l", RENAME_EXCHANGE);
+  return NULL;
+}
+
+/* Defanging changes a file's mode by its name, after looking at it: a link
+ * put in its place in between is not followed (the file it points to, here
+ * outside the tree, keeps its set-uid bit).  A race, run many times: it
+ * fails within a few rounds if the chmod follows links. */
+static void
+test_defang_no_follow (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("gl-defang-XXXXXX", NULL);
+  g_autofree char *tree = g_build_filename (tmp, "tree", NULL);
+  g_autofree char *target = g_build_filename (tmp, "target", NULL);
+  g_autofree char *file = g_build_filename (tree, "f", NULL);
+  g_autofree char *link = g_build_filename (tree, "l", NULL);
+  Swapper sw = { -1, 0 };
+  GThread *thread;
+  struct stat st;
+  int fd;
+
+  g_assert_cmpint (g_mkdir (tree, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (target, "#!/bin/sh\n", -1, NULL));
+  g_assert_cmpint (chmod (target, 04755), ==, 0);
+  g_assert_true (g_file_set_contents (file, "#!/bin/sh\n", -1, NULL));
+  g_assert_cmpint (symlink (target, link), ==, 0);
+  fd = open (file, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  sw.dfd = open (tree, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  g_assert_cmpint (sw.dfd, >=, 0);
+  if (syscall (SYS_renameat2, sw.dfd, "f", sw.dfd, "l", RENAME_EXCHANGE) != 0)
+    {
+      gl_test_skip ("renameat2 (RENAME_EXCHANGE) is not supported here");
+      close (fd);
+      close (sw.dfd);
+      gl_rm_rf (tmp, NULL, NULL);
+      return;
+    }
+  thread = g_thread_new ("swap", swap_names, &sw);
+  for (int i = 0; i < 2000; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_assert_cmpint (fchmod (fd, 04755), ==, 0);
+      /* (it may fail: a name that became a link cannot change its mode) */
+      gl_pkg_tree_defang (tree, &error);
+      g_assert_cmpint (stat (target, &st), ==, 0);
+      if ((st.st_mode & 07777) != 04755)
+        break;
+    }
+  g_atomic_int_set (&sw.stop, 1);
+  g_thread_join (thread);
+  close (fd);
+  close (sw.dfd);
+  g_assert_cmpint (st.st_mode & 07777, ==, 04755);
+  gl_rm_rf (tmp, NULL, NULL);
+}
+
 static void
 test_staged (void)
 {
@@ -739,6 +809,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rebase/kept-packages", test_kept_packages);
   g_test_add_func ("/rebase/links", test_kept_links);
   g_test_add_func ("/pkg/repository-uris-links", test_repository_uris_links);
+  g_test_add_func ("/pkg/defang-no-follow", test_defang_no_follow);
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
