@@ -1950,6 +1950,11 @@ app_main (int err_fd, int tty, char *const *command)
 static void
 view_enter (const ViewNs *ns, bool with_pid)
 {
+  /* (Entering a user namespace makes a process dumpable again where
+   * fs.suid_dumpable is 1; the setuid launcher's child is in the view's
+   * PID namespace already, so it stays not dumpable until it is in the
+   * view's mount namespace too: no app can trace it or open its
+   * /proc/PID/root, the host's.) */
   if (with_pid)
     {
       if (setns (ns->outer >= 0 ? ns->outer : ns->user, CLONE_NEWUSER) != 0)
@@ -1959,6 +1964,8 @@ view_enter (const ViewNs *ns, bool with_pid)
     }
   if ((!with_pid || ns->outer >= 0) && setns (ns->user, CLONE_NEWUSER) != 0)
     die_with_error ("cannot enter the sandbox's user namespace");
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die_with_error ("cannot make the launcher not dumpable");
   if (setns (ns->mnt, CLONE_NEWNS) != 0)
     die_with_error ("cannot enter the sandbox's mount namespace");
   if (setns (ns->ipc, CLONE_NEWIPC) != 0)
@@ -1997,6 +2004,8 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
           gl_die_hook = NULL;
           gl_error_fd = err_p[1];
           drop_privs (false);
+          if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+            die_with_error ("cannot make the launcher not dumpable");
           view_enter (ns, false);
           app_main (err_p[1], tty, command);
         }
