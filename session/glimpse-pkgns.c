@@ -836,6 +836,32 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
   return KEEP_NONE;
 }
 
+/* The kept directory E of the base's directory PFD (at REL, LEN), in
+ * which the cache kept nothing to look at (no directory walked, nothing
+ * masked), when it is unchanged and still one every user may read and
+ * search: what to keep of it, from its attributes alone (one fstatat from
+ * its parent's descriptor, not an open).  NULL: look at it as walk_entry
+ * does. */
+static WalkDir *
+walk_leaf (int pfd, const WalkEntry *e, char *rel, size_t len)
+{
+  struct stat st;
+  size_t n = strlen (e->name);
+  bool skipped;
+
+  /* (a directory too deep for walk_entry to enter is its business) */
+  if (len + 1 + n + 1 + NAME_MAX >= PATH_MAX)
+    return NULL;
+  snprintf (rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", e->name);
+  skipped = is_skipped (rel);
+  rel[len] = '\0';
+  if (skipped || fstatat (pfd, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode)
+      || (st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH) || !walk_dir_same (e->sub, &st))
+    return NULL;
+  walk_reused++;
+  return walk_dir_new (&st);
+}
+
 /* THE RULE (see the top) for the base's directory PFD (an O_PATH
  * descriptor; ST its attributes), at REL (LEN characters of a PATH_MAX
  * buffer), every user may read and search; OLD: what the cache kept of it.
@@ -854,9 +880,15 @@ walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkD
       for (uint32_t i = 0; i < old->n; i++)
         {
           WalkEntry *e = &old->e[i];
-          WalkDir *sub = NULL;
-          int kind = walk_entry (mask, pfd, e->name, e->kind == KEEP_MASKED ? DT_UNKNOWN : DT_DIR,
-                                 rel, len, e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
+          WalkDir *sub = e->kind == KEEP_WALKED && e->sub->n == 0 ? walk_leaf (pfd, e, rel, len) : NULL;
+          int kind;
+          if (sub != NULL)
+            {
+              walk_add (d, &cap, KEEP_WALKED, e->name, sub);
+              continue;
+            }
+          kind = walk_entry (mask, pfd, e->name, e->kind == KEEP_MASKED ? DT_UNKNOWN : DT_DIR,
+                             rel, len, e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
           if (kind != e->kind)
             walk_changed = true;
           if (kind != KEEP_NONE)
