@@ -435,26 +435,21 @@ gl_repo_read_sandbox_file (GlSandbox *sandbox, const char *rel)
   const char *roots[] = { tree, rootfs ? rootfs : "/" };
   for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
     {
-      g_autofree char *p = NULL;
+      g_autoptr(GError) error = NULL;
       char *text = NULL;
-      struct stat st;
       if (roots[i] == NULL)
         continue;
-      p = g_build_filename (roots[i], rel, NULL);
-      if (lstat (p, &st) == 0 && S_ISCHR (st.st_mode))
-        return NULL;  /* whited out */
-      if (lstat (p, &st) == 0 && S_ISLNK (st.st_mode))
-        {
-          /* os-release is a link to ../usr/lib/os-release */
-          if (g_str_equal (rel, "etc/os-release"))
-            return gl_repo_read_sandbox_file (sandbox, "usr/lib/os-release");
-          return NULL;
-        }
-      /* (the tree is the sandbox's: no FIFO, device or huge file is read) */
-      if (lstat (p, &st) == 0 && (!S_ISREG (st.st_mode) || st.st_size > 1024 * 1024))
-        return NULL;
-      if (g_file_get_contents (p, &text, NULL, NULL))
+      /* (the tree is the sandbox's, read as root: no link on the way or at
+       * the end is followed, no FIFO, device or huge file read) */
+      if (gl_tree_read_file (roots[i], rel, &text, NULL, &error))
         return text;
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        continue;
+      /* os-release is mostly a link to ../usr/lib/os-release; anything
+       * else but a file (a whiteout, a link) hides the base's */
+      if (g_str_equal (rel, "etc/os-release"))
+        return gl_repo_read_sandbox_file (sandbox, "usr/lib/os-release");
+      return NULL;
     }
   return NULL;
 }

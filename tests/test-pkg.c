@@ -21,7 +21,7 @@
 #include "gl-pkg.h"
 #include "gl-rebase-private.h"
 #include "gl-reclaim.h"
-#include "gl-repo.h"
+#include "gl-repo-private.h"
 #include "gl-test-skip.h"
 
 static void
@@ -472,6 +472,18 @@ test_kept_packages (void)
   }
 }
 
+/* A sandbox of @family at @path, on a base of its own (rootfs/) */
+static GlSandbox *
+new_sandbox (const char *path, const char *family)
+{
+  GlSandbox *s = g_new0 (GlSandbox, 1);
+  s->id = g_strdup ("t");
+  s->path = g_strdup (path);
+  s->base = g_strdup (GL_BASE_ROOTFS);
+  s->family = g_strdup (family);
+  return s;
+}
+
 /* The old view's files are the sandbox's, read as root: a link (here on
  * the way to dpkg's status, pacman's database or the added repositories,
  * towards files the sandbox does not own) is never followed. */
@@ -482,15 +494,11 @@ test_kept_links (void)
   g_autofree char *host = g_build_filename (tmp, "host", NULL);
   g_autofree char *out = g_build_filename (tmp, "out", NULL);
   g_autofree char *link = NULL;
-  g_autoptr(GlSandbox) s = g_new0 (GlSandbox, 1);
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) kept = NULL;
   guint n = 0;
 
-  s->id = g_strdup ("t");
-  s->path = g_strdup (tmp);
-  s->base = g_strdup (GL_BASE_ROOTFS);
-  s->family = g_strdup ("apt");
   s->repositories = g_strsplit ("ppa", ",", -1);
   write_file (tmp, "rootfs/var/lib/dpkg/status", PKG ("base-a", "install ok installed"));
   write_file (tmp, "system/current", "1\n");
@@ -561,13 +569,9 @@ test_repository_uris_links (void)
   g_autofree char *base = g_build_filename (tmp, "rootfs", NULL);
   g_autofree char *link = NULL;
   g_autofree char *fifo = NULL;
-  g_autoptr(GlSandbox) s = g_new0 (GlSandbox, 1);
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
   g_auto(GStrv) uris = NULL;
 
-  s->id = g_strdup ("t");
-  s->path = g_strdup (tmp);
-  s->base = g_strdup (GL_BASE_ROOTFS);
-  s->family = g_strdup ("apt");
   write_file (host, "host.list", "deb http://host-only.invalid/debian stable main\n");
   write_file (host, "host.repo", "[host]\nbaseurl=http://host-only.invalid/fedora\n");
   write_file (base, "etc/apt/sources.list", "deb http://image.invalid/debian stable main\n");
@@ -601,6 +605,35 @@ test_repository_uris_links (void)
     g_autoptr(GError) rm_error = NULL;
     g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
   }
+}
+
+/* A sandbox's file as its view shows it (os-release, apt's sources):
+ * read as root without following a link of the sandbox's tree */
+static void
+test_read_sandbox_file_links (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("gl-sbfile-XXXXXX", NULL);
+  g_autofree char *host = g_build_filename (tmp, "host", NULL);
+  g_autofree char *link = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
+
+  write_file (host, "sources.list.d/host.sources", "Types: deb\nURIs: http://host-only.invalid/\n");
+  write_file (tmp, "rootfs/usr/lib/os-release", "ID=image\n");
+  write_file (tmp, "system/current", "1\n");
+  write_file (tmp, "system/1/tree/etc/apt/placeholder", "");
+  link = g_build_filename (tmp, "system/1/tree/etc/apt/sources.list.d", NULL);
+  g_assert_cmpint (symlink ("../../../../../host/sources.list.d", link), ==, 0);
+  g_clear_pointer (&link, g_free);
+  link = g_build_filename (tmp, "rootfs/etc/os-release", NULL);
+  write_file (tmp, "rootfs/etc/placeholder", "");
+  g_assert_cmpint (symlink ("../usr/lib/os-release", link), ==, 0);
+
+  g_assert_null (gl_repo_read_sandbox_file (s, "etc/apt/sources.list.d/host.sources"));
+  /* (os-release, a link, is read where it points in the tree) */
+  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  g_assert_cmpstr (text, ==, "ID=image\n");
+  gl_rm_rf (tmp, NULL, NULL);
 }
 
 typedef struct {
@@ -810,6 +843,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rebase/links", test_kept_links);
   g_test_add_func ("/pkg/repository-uris-links", test_repository_uris_links);
   g_test_add_func ("/pkg/defang-no-follow", test_defang_no_follow);
+  g_test_add_func ("/repo/sandbox-file-links", test_read_sandbox_file_links);
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
