@@ -2144,13 +2144,16 @@ run_in_view (ViewNs *ns, int view_lock, char *const *command)
             break;
           if (WIFSTOPPED (st))
             {
-              /* Job control: stop with the app, give the terminal back,
-               * and take it up again when continued. */
-              if (tty >= 0)
-                (void) tcsetpgrp (tty, own_pgrp);
+              /* Job control, on a terminal only: stop with the app, give
+               * the terminal back, and take it up again when continued.
+               * Without one nobody would continue us: an app stopped
+               * and continued by anything in the view (or by itself)
+               * would leave its launcher stopped for good. */
+              if (tty < 0)
+                continue;
+              (void) tcsetpgrp (tty, own_pgrp);
               raise (SIGSTOP);
-              if (tty >= 0)
-                (void) tcsetpgrp (tty, app);
+              (void) tcsetpgrp (tty, app);
               kill (-app, SIGCONT);
               continue;
             }

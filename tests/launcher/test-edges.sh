@@ -144,6 +144,14 @@ out=$(as_user $GL_USER_A script -qec "/bin/sh $WORK/caller.sh" /dev/null 2>&1 | 
 check_sh "26: kill 0 and kill -PGID from an app on a terminal reach nothing outside" \
   'grep -qx caller-group-survived <<< "$out" && grep -qx had-a-tty <<< "$out"'
 
+# --- without a terminal, an app stopped and continued (by anything in the
+# view, here by itself) does not leave its launcher stopped for good: the
+# launcher mirrors a stop only for job control on a terminal ---
+out=$(as_user $GL_USER_A timeout 20 "$LAUNCH" t-edge -- /bin/sh -c \
+  '(sleep 0.5; kill -CONT $$) & kill -STOP $$; wait; echo resumed' 2>&1); rc=$?
+check_sh "without a terminal, a stopped and continued app's launcher returns with it (exit $rc: $out)" \
+  '[ $rc = 0 ] && [ "$out" = resumed ]'
+
 # --- 27: no mount of the view shares a peer group with the host ---
 n=$(A /bin/sh -c 'grep -c "shared:" /proc/self/mountinfo')
 check_sh "27: no shared: tag inside the view ($n)" '[ "$n" = 0 ]'
