@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-pkg.h"
+#include "gl-pkg-private.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -775,6 +776,8 @@ say (GlPkgOp *op, const char *format, ...)
 
 static guint64 delete_old_generations (const char *system, guint keep);
 
+static guint64 remove_unused_bases (const char *system);
+
 void
 gl_pkg_op_reclaim (GlPkgOp *op)
 {
@@ -782,6 +785,9 @@ gl_pkg_op_reclaim (GlPkgOp *op)
   gboolean in_use = FALSE;
   g_autoptr(GError) error = NULL;
 
+  /* (with the generations that named it: the bare base of a rebase they
+   * lay over, mostly links into them) */
+  gens += remove_unused_bases (op->system);
   if (op->current > 0 && !gl_reclaim_old_base (op->sandbox, &base, &in_use, &error))
     say (op, "Cannot reclaim the old base of “%s”: %s", op->sandbox->id, error->message);
   /* (a generation replaced by the next is mostly links into it: said
@@ -848,7 +854,8 @@ delete_old_generations (const char *system, guint keep)
 }
 
 /* What a killed operation left: scratch directories, and generations newer
- * than `current` that were never switched to. */
+ * than `current` that were never switched to, with the bases a rebase made
+ * for them (base-N). */
 static void
 remove_abandoned (const char *system, guint current)
 {
@@ -860,7 +867,8 @@ remove_abandoned (const char *system, guint current)
       g_autofree char *path = g_build_filename (system, name, NULL);
       g_autoptr(GError) error = NULL;
       if (g_str_has_prefix (name, ".op-") || g_str_equal (name, "current.tmp")
-          || (is_generation_name (name, &n) && n > current))
+          || (is_generation_name (name, &n) && n > current)
+          || (g_str_has_prefix (name, "base-") && is_generation_name (name + 5, &n) && n > current))
         {
           g_debug ("removing %s, left by an interrupted operation", path);
           if (!gl_rm_rf (path, NULL, &error))
@@ -1580,7 +1588,7 @@ hide_old_base (const char *new_tree, const char *old, guint32 uid, guint32 gid, 
 /* A rebase's tree: the new base, shifted into the range (package
  * operations see it as root's), hiding what of rootfs/ it lacks, moved to
  * @tree; a copy of it (hard links) waits in the scratch as the next
- * system/base, for reset. */
+ * generation's system/base-N, for reset. */
 static gboolean
 rebase_tree (GlPkgOp *op, const char *tree, GCancellable *cancellable, GError **error)
 {
@@ -1601,34 +1609,141 @@ rebase_tree (GlPkgOp *op, const char *tree, GCancellable *cancellable, GError **
   return TRUE;
 }
 
-/* system/base (what reset returns to after a rebase) becomes the one the
- * scratch holds; the one it replaces goes with the scratch. */
-static gboolean
-switch_saved_base (GlPkgOp *op, GError **error)
+/* ------------------------------------------ the base of a generation */
+
+/* Generation N of a rebased sandbox names the bare base it lies over in
+ * N/base ("G\n": system/base-G/tree, made by the rebase to generation G),
+ * which reset returns to; the rename of `current` switches generation and
+ * base at once.  Generations without the file (made before it existed)
+ * lie over system/base/tree when there is one.  0: none recorded. */
+static guint
+generation_base (const char *system, guint n)
 {
-  g_autofree char *saved = g_build_filename (op->dir, "saved-base", NULL);
-  g_autofree char *keep = g_build_filename (op->system, "base", NULL);
+  g_autofree char *num = g_strdup_printf ("%u", n);
+  g_autofree char *path = g_build_filename (system, num, "base", NULL);
+  g_autofree char *text = NULL;
+  guint64 g = 0;
+
+  if (n == 0 || !g_file_get_contents (path, &text, NULL, NULL)
+      || !g_ascii_string_to_unsigned (g_strstrip (text), 10, 1, G_MAXUINT32, &g, NULL))
+    return 0;
+  return (guint) g;
+}
+
+static gboolean
+write_generation_base (const char *gen, guint g, GError **error)
+{
+  g_autofree char *path = g_build_filename (gen, "base", NULL);
+  g_autofree char *text = g_strdup_printf ("%u\n", g);
+
+  return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_DURABLE, 0644, error);
+}
+
+/* The directory (holding tree/) of generation @n's bare base, or NULL */
+static char *
+saved_base_dir (const char *system, guint n)
+{
+  guint g = generation_base (system, n);
+  g_autofree char *dir = NULL;
+  g_autofree char *tree = NULL;
   struct stat st;
 
-  if (lstat (keep, &st) == 0)
+  if (n == 0)
+    return NULL;   /* no generation: the sandbox is its first base alone */
+  if (g > 0)
     {
-      if (renameat2 (AT_FDCWD, saved, AT_FDCWD, keep, RENAME_EXCHANGE) != 0)
-        return errno_error (error, errno, "Cannot replace", keep);
+      g_autofree char *name = g_strdup_printf ("base-%u", g);
+      dir = g_build_filename (system, name, NULL);
     }
-  else if (rename (saved, keep) != 0)
-    return errno_error (error, errno, "Cannot create", keep);
+  else
+    dir = g_build_filename (system, "base", NULL);
+  tree = g_build_filename (dir, "tree", NULL);
+  if (lstat (tree, &st) != 0 || !S_ISDIR (st.st_mode))
+    return NULL;
+  return g_steal_pointer (&dir);
+}
+
+/* The bases no generation left names any more (after the old generations
+ * went: gl_pkg_op_reclaim); the bytes given back */
+static guint64
+remove_unused_bases (const char *system)
+{
+  guint64 freed = 0;
+  g_autoptr(GHashTable) used = g_hash_table_new (NULL, NULL);
+  gboolean legacy_used = FALSE;
+  g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
+  const char *name;
+  guint n;
+
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    if (is_generation_name (name, &n))
+      {
+        guint g = generation_base (system, n);
+        if (g > 0)
+          g_hash_table_add (used, GUINT_TO_POINTER (g));
+        else
+          legacy_used = TRUE;
+      }
+  if (d == NULL)
+    return 0;
+  g_dir_rewind (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    if ((g_str_has_prefix (name, "base-") && is_generation_name (name + 5, &n)
+         && !g_hash_table_contains (used, GUINT_TO_POINTER (n)))
+        || (g_str_equal (name, "base") && !legacy_used))
+      {
+        g_autofree char *path = g_build_filename (system, name, NULL);
+        g_autoptr(GError) error = NULL;
+        guint64 size = gl_reclaim_size (path);
+        g_debug ("removing %s, the base of no generation left", path);
+        if (!gl_rm_rf (path, NULL, &error))
+          g_debug ("%s", error->message);
+        else
+          freed += size;
+      }
+  return freed;
+}
+
+/* A rebase's bare base (the scratch's saved-base) becomes system/base-@next,
+ * which generation @next will name */
+static gboolean
+move_saved_base (GlPkgOp *op, guint next, GError **error)
+{
+  g_autofree char *saved = g_build_filename (op->dir, "saved-base", NULL);
+  g_autofree char *name = g_strdup_printf ("base-%u", next);
+  g_autofree char *dst = g_build_filename (op->system, name, NULL);
+
+  if (!gl_rm_rf (dst, NULL, error))
+    return FALSE;
+  if (rename (saved, dst) != 0)
+    return errno_error (error, errno, "Cannot create", dst);
   return TRUE;
+}
+
+char *
+gl_pkg_saved_base_tree (GlSandbox *sandbox)
+{
+  g_autofree char *system = g_build_filename (sandbox->path, "system", NULL);
+  g_autofree char *dir = saved_base_dir (system, gl_pkg_current_generation (sandbox->path));
+
+  return dir != NULL ? g_build_filename (dir, "tree", NULL) : NULL;
 }
 
 char *
 gl_pkg_base_tree (GlSandbox *sandbox)
 {
-  g_autofree char *saved = g_build_filename (sandbox->path, "system", "base", "tree", NULL);
-  struct stat st;
+  char *saved = gl_pkg_saved_base_tree (sandbox);
 
-  if (lstat (saved, &st) == 0 && S_ISDIR (st.st_mode))
-    return g_steal_pointer (&saved);
-  return gl_sandbox_get_rootfs (sandbox);
+  return saved != NULL ? saved : gl_sandbox_get_rootfs (sandbox);
+}
+
+void
+gl_pkg_crash_point (const char *point)
+{
+  const char *at = g_getenv ("GLIMPSE_TEST_CRASH_AT");
+
+  if (at != NULL && g_str_equal (at, point))
+    kill (getpid (), SIGKILL);
 }
 
 static gboolean commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error);
@@ -1680,6 +1795,9 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
   g_autofree char *lock = g_build_filename (gen, "lock", NULL);
   g_autofree char *upper = g_build_filename (op->dir, "upper", NULL);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (op->sandbox);
+  /* the base the new generation lies over: a rebase's own, else the
+   * current generation's */
+  guint base_gen = op->new_base != NULL ? next : generation_base (op->system, op->current);
   guint n_files = 0;
   int fd;
 
@@ -1726,10 +1844,19 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
       return errno_error (error, errsv, "Cannot write", tree);
     }
   close (fd);
-  if (op->new_base != NULL && !switch_saved_base (op, error))
+  gl_pkg_crash_point ("commit-tree");
+  /* Everything of the new generation, its base included, is in place
+   * before the one atomic step that switches to it: the rename of
+   * `current`.  A crash before leaves all of it to remove_abandoned. */
+  if (op->new_base != NULL && !move_saved_base (op, next, error))
     return FALSE;
+  gl_pkg_crash_point ("commit-base");
+  if (base_gen > 0 && !write_generation_base (gen, base_gen, error))
+    return FALSE;
+  gl_pkg_crash_point ("commit-record");
   if (!write_current (op->system, next, error))
     return FALSE;
+  gl_pkg_crash_point ("commit-current");
   op->current = next;
   /* (a rebase reclaims at its end, once the base it replaced is gone too) */
   if (op->new_base == NULL)
@@ -2016,11 +2143,13 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
     return FALSE;
   current = g_build_filename (op->system, "current", NULL);
   {
-    /* After a rebase, the base is the one it moved to: a generation of it alone */
-    g_autofree char *saved = g_build_filename (op->system, "base", "tree", NULL);
-    struct stat st;
-    if (lstat (saved, &st) == 0)
+    /* After a rebase, the base is the one it moved to: a generation of it
+     * alone, lying over the same base */
+    g_autofree char *saved_dir = saved_base_dir (op->system, op->current);
+    if (saved_dir != NULL)
       {
+        g_autofree char *saved = g_build_filename (saved_dir, "tree", NULL);
+        guint base_gen = generation_base (op->system, op->current);
         guint next = op->current + 1;
         g_autofree char *num = g_strdup_printf ("%u", next);
         g_autofree char *gen = g_build_filename (op->system, num, NULL);
@@ -2039,6 +2168,8 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
             return errno_error (error, errsv, "Cannot write", tree);
           }
         close (fd);
+        if (base_gen > 0 && !write_generation_base (gen, base_gen, error))
+          return FALSE;
         if (!write_current (op->system, next, error))
           return FALSE;
         op->current = next;

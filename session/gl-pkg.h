@@ -9,8 +9,13 @@
  *   <sandbox>/system/<N>/tree      the flattened system layer over the base
  *   <sandbox>/system/<N>/lock      views hold a shared flock on it
  *   <sandbox>/system/op.lock       package operations on one sandbox, one at a time
- *   <sandbox>/system/base/tree     after a rebase: the bare new base (hard links),
- *                                  which reset returns to
+ *   <sandbox>/system/<N>/base      "G\n": after a rebase, generation N lies over
+ *                                  system/base-G (so the rename of `current`
+ *                                  switches generation and base at once)
+ *   <sandbox>/system/base-G/tree   the bare base the rebase to generation G built
+ *                                  (hard links), which reset returns to
+ *   <sandbox>/system/base/tree     the same before generations named their base
+ *                                  (read for generations without N/base)
  *   <sandbox>/system/rebased       "N\n": the first generation of the last rebase;
  *   <sandbox>/system/reclaimed     "N\n": rootfs/ emptied since (gl-reclaim.h)
  *   <sandbox>/system/.op-XXXXXX    one operation's scratch (upper, work, …);
@@ -108,11 +113,14 @@ const char *gl_pkg_op_get_dir (GlPkgOp *op);
  * inside the scratch) alone, without the old base and generations; the
  * commit makes a generation of the whole new base (ids shifted into the
  * range, whiteouts over what of rootfs/ it lacks) with the operation's
- * result merged in, and keeps a copy of the bare new base as system/base
+ * result merged in, and keeps a copy of the bare new base as system/base-N
  * for reset.  rootfs/ itself never changes under a running view. */
 void        gl_pkg_op_set_new_base (GlPkgOp *op, const char *base);
-/* The tree the sandbox's packages lie over: system/base/tree after a
- * rebase, else rootfs/ (NULL for a sandbox of the host). */
+/* The bare base the current generation lies over after a rebase
+ * (system/base-G/tree, or system/base/tree of the older layout), or NULL. */
+char       *gl_pkg_saved_base_tree (GlSandbox *sandbox);
+/* The tree the sandbox's packages lie over: gl_pkg_saved_base_tree()
+ * after a rebase, else rootfs/ (NULL for a sandbox of the host). */
 char       *gl_pkg_base_tree (GlSandbox *sandbox);
 /* Which network the operation's command has (see glimpse-pkgns.c).  It
  * never has the host's: every stage runs in a network namespace of its

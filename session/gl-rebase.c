@@ -12,6 +12,7 @@
 
 #include "gl-fsutil.h"
 #include "gl-paths.h"
+#include "gl-pkg-private.h"
 #include "gl-profile.h"
 #include "gl-reclaim.h"
 
@@ -483,17 +484,14 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
     return FALSE;
   if (!gl_pkg_op_commit (op, cancellable, error))
     return FALSE;
+  gl_pkg_crash_point ("rebase-committed");
   /* the old base goes now if no app uses it, else after the last one;
-   * first the copy reset would have returned to before (hard links into
-   * the generations the rebase replaced) */
+   * the copy reset would have returned to before (hard links into the
+   * generations the rebase replaced) goes with them (gl_pkg_op_reclaim) */
   gl_pkg_op_set_progress (op, progress, user_data);
   {
     g_autofree char *system = g_build_filename (sandbox->path, "system", NULL);
-    g_autofree char *old_saved = g_build_filename (gl_pkg_op_get_dir (op), "saved-base", NULL);
     g_autoptr(GError) mark_error = NULL;
-    if (!gl_rm_rf (old_saved, NULL, &mark_error))
-      g_debug ("%s", mark_error->message);
-    g_clear_error (&mark_error);
     /* (unmarked, the old base merely stays, as before) */
     if (!gl_reclaim_mark_rebased (system, gl_pkg_current_generation (sandbox->path), &mark_error))
       say (progress, user_data, "The old base of “%s” stays: %s", sandbox->id, mark_error->message);

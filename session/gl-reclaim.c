@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "gl-fsutil.h"
+#include "gl-pkg.h"
 
 static gboolean
 errno_error (GError **error, int errsv, const char *what, const char *path)
@@ -187,19 +188,19 @@ gl_reclaim_old_base (GlSandbox *sandbox, guint64 *freed, gboolean *in_use, GErro
 {
   g_autofree char *system = g_build_filename (sandbox->path, "system", NULL);
   g_autofree char *rootfs = g_build_filename (sandbox->path, "rootfs", NULL);
-  g_autofree char *saved = g_build_filename (system, "base", "tree", NULL);
+  g_autofree char *saved = gl_pkg_saved_base_tree (sandbox);
   g_autofree char *tmp = NULL, *skel = NULL;
   g_autoptr(GArray) locks = NULL;
   g_autoptr(GError) local = NULL;
   guint rebased = read_number (system, "rebased");
   guint oldest;
-  struct stat st, rst;
+  struct stat rst;
   gboolean ok;
 
   *freed = 0;
   *in_use = FALSE;
   if (rebased == 0 || read_number (system, "reclaimed") >= rebased
-      || lstat (saved, &st) != 0 || !S_ISDIR (st.st_mode)
+      || saved == NULL
       || lstat (rootfs, &rst) != 0 || !S_ISDIR (rst.st_mode))
     return TRUE;
   oldest = oldest_generation (system);

@@ -748,6 +748,57 @@ test_staged (void)
 #undef STAGES
 }
 
+/* The bare base a generation lies over: the one its N/base names, else
+ * (the layout before) system/base/tree, else rootfs/; none without a
+ * generation, whatever system/ holds. */
+static void
+test_generation_base (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("genbase-XXXXXX", NULL);
+  g_autofree char *system = g_build_filename (tmp, "system", NULL);
+  g_autofree char *rootfs = g_build_filename (tmp, "rootfs", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlSandbox) s = gl_sandbox_load_from_data ("g", tmp, "[Sandbox]\nProfile=x\nBase=rootfs\n", -1, &error);
+  g_autofree char *got = NULL;
+  g_autofree char *want = NULL;
+
+  g_assert_no_error (error);
+  write_file (rootfs, "etc/x", "first base");
+  /* no generation: the first base, even beside a bare base (a crash of
+   * the older layout between its two steps) */
+  write_file (system, "base/tree/etc/x", "legacy");
+  g_assert_null (gl_pkg_saved_base_tree (s));
+  got = gl_pkg_base_tree (s);
+  g_assert_cmpstr (got, ==, rootfs);
+  g_clear_pointer (&got, g_free);
+  /* a generation without N/base: the older layout's system/base */
+  write_file (system, "1/tree/etc/x", "gen 1");
+  write_file (system, "current", "1\n");
+  got = gl_pkg_saved_base_tree (s);
+  want = g_build_filename (system, "base", "tree", NULL);
+  g_assert_cmpstr (got, ==, want);
+  g_clear_pointer (&got, g_free);
+  g_clear_pointer (&want, g_free);
+  /* a generation naming its base: that one, whatever else is there */
+  write_file (system, "2/tree/etc/x", "gen 2");
+  write_file (system, "2/base", "2\n");
+  write_file (system, "base-2/tree/etc/x", "rebased");
+  write_file (system, "current", "2\n");
+  got = gl_pkg_base_tree (s);
+  want = g_build_filename (system, "base-2", "tree", NULL);
+  g_assert_cmpstr (got, ==, want);
+  g_clear_pointer (&got, g_free);
+  /* … and not when the generation before it is current */
+  write_file (system, "current", "1\n");
+  got = gl_pkg_base_tree (s);
+  g_assert_cmpstr (got, !=, want);
+  g_clear_pointer (&got, g_free);
+  {
+    g_autoptr(GError) rm_error = NULL;
+    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
+  }
+}
+
 /* gl-reclaim: rootfs/ after a rebase becomes a skeleton of its
  * directories once no older generation is left and no view holds the
  * sandbox's lock; until then it stays. */
@@ -778,6 +829,7 @@ test_reclaim (void)
   write_file (system, "1/tree/etc/x", "old generation");
   write_file (system, "2/tree/etc/x", "the new base");
   write_file (system, "base/tree/etc/x", "the new base");
+  write_file (system, "current", "2\n");
 
   /* never rebased: nothing to do */
   g_assert_true (gl_reclaim_old_base (s, &freed, &in_use, &error));
@@ -847,6 +899,7 @@ main (int argc, char **argv)
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
+  g_test_add_func ("/pkg/generation-base", test_generation_base);
   g_test_add_func ("/pkg/reclaim", test_reclaim);
   return g_test_run ();
 }

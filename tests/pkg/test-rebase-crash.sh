@@ -1,0 +1,108 @@
+#!/bin/bash
+# Integration: a rebase killed (SIGKILL, GLIMPSE_TEST_CRASH_AT) at each step
+# of its commit leaves the sandbox either fully old or fully new: the base
+# a view shows is the base reset returns to.  The generation names its base
+# (system/N/base), so the rename of `current` switches both at once.
+# Small busybox trees served on 127.0.0.1 as tarball bases v1…v6.
+# Needs root.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+source "$(dirname "$0")/../launcher/libtest.sh"
+[ -x /bin/busybox ] || skip "/bin/busybox is not installed (apt-get install busybox)"
+gl_install_setuid
+
+mkdir -p "$WORK/profiles" "$WORK/served/base"
+export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_CACHE_DIR=$WORK/cache
+export GLIMPSE_PROFILES_PATH=$WORK/profiles:${GLIMPSE_BUNDLED_PROFILES:?}
+GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_PROFILES_PATH=$GLIMPSE_PROFILES_PATH"
+id=rebasecrash-$$
+GL_SANDBOXES+=("$id")
+
+# base VERSION: a busybox tree with /etc/glimpse-base, served as the
+# profile's tarball with its checksum
+base () {
+  local r=$WORK/tree-$1
+  rm -rf "$r"
+  mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,var/tmp,home,root,run,media,mnt,usr/share}
+  chmod 1777 "$r/tmp" "$r/var/tmp"
+  cp /bin/busybox "$r/bin/busybox"
+  chroot "$r" /bin/busybox --install -s
+  getent passwd root "$GL_USER_A" "$GL_USER_B" > "$r/etc/passwd"
+  getent group root "$GL_USER_A" "$GL_USER_B" > "$r/etc/group"
+  echo "$1" > "$r/etc/glimpse-base"
+  tar -C "$r" -cf "$WORK/served/base/rootfs.tar" .
+  echo "$(sha256sum < "$WORK/served/base/rootfs.tar" | cut -d' ' -f1)  rootfs.tar" > "$WORK/served/base/SHA256SUMS"
+}
+base v1
+coproc SERVER { exec python3 "$(dirname "$0")/../http-server.py" "$WORK/served"; }
+read -r PORT <&"${SERVER[0]}"
+[ -n "$PORT" ] || { echo "Bail out! the HTTP server did not start"; exit 1; }
+cat > "$WORK/profiles/crash-test.profile" <<EOF
+[Profile]
+Name=Rebase crash test
+Family=apt
+
+[Base]
+Type=tarball
+Url=http://127.0.0.1:$PORT/base/rootfs.tar
+ChecksumUrl=http://127.0.0.1:$PORT/base/SHA256SUMS
+
+[Packages]
+Refresh=apt-get update
+Upgrade=apt-get -y dist-upgrade
+Install=apt-get install -y --no-install-recommends
+ListUpgradable=apt list --upgradable
+EOF
+
+view () { as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- cat /etc/glimpse-base 2>&1; }
+system=$GL_STORE/$id/system
+# every base-G of system/ is named by a generation left
+bases_named () {
+  local b g
+  for b in $(ls "$system" | grep '^base-[0-9]*$'); do
+    g=${b#base-}
+    grep -qx "$g" "$system"/[0-9]*/base 2>/dev/null || return 1
+  done
+}
+
+check "create $id from base v1" "$GLIMPSE" create crash-test --name "$id"
+check_sh "its view shows v1" '[ "$(view)" = v1 ]'
+
+n=1
+# (the steps before `current` twice: from the first base alone, and from a
+# rebased sandbox, whose bare base reset returns to)
+for point in commit-tree commit-base commit-record commit-current rebase-committed \
+             commit-tree commit-base commit-record; do
+  n=$((n + 1))
+  old=$(view)
+  case $point in commit-current|rebase-committed) want=v$n ;; *) want=$old ;; esac
+  base "v$n"
+  GLIMPSE_TEST_CRASH_AT=$point "$GLIMPSE" rebase "$id" > "$WORK/out-$point" 2>&1; rc=$?
+  check_sh "[$point] the rebase onto v$n is killed there (status $rc)" '[ $rc -eq 137 ]'
+  got=$(view)
+  check_sh "[$point] the view shows $want (got $got)" '[ "$got" = "$want" ]'
+  check "[$point] the next operation (reset) works" "$GLIMPSE" reset "$id" --yes
+  got=$(view)
+  check_sh "[$point] reset returns to the base the view showed, $want (got $got)" '[ "$got" = "$want" ]'
+  check_sh "[$point] nothing of the killed rebase is left" \
+    '! ls -A "$system" | grep -q "^\.op-\|^current\.tmp$" && bases_named'
+done
+
+# The layout before generations named their base: system/base, read for a
+# generation without N/base
+cur=$(cat "$system/current")
+mv "$system/base-$(cat "$system/$cur/base")" "$system/base" && rm "$system/$cur/base"
+check "[old layout] reset" "$GLIMPSE" reset "$id" --yes
+check_sh "[old layout] reset returns to the old layout's base, $want" '[ "$(view)" = "$want" ] && [ -d "$system/base/tree" ]'
+
+n=$((n + 1))
+base "v$n"
+check "a rebase to the end works" "$GLIMPSE" rebase "$id"
+check_sh "its view shows v$n" '[ "$(view)" = "v$n" ]'
+check "reset" "$GLIMPSE" reset "$id" --yes
+check_sh "reset returns to v$n" '[ "$(view)" = "v$n" ] && bases_named'
+check_sh "one bare base is left, the current generation's" \
+  '[ "$(ls "$system" | grep -c "^base")" -eq 1 ] && [ -d "$system/base-$(cat "$system/$(cat "$system/current")/base")/tree" ]'
+check "remove $id" "$GLIMPSE" remove "$id" --force
+finish
