@@ -24,6 +24,7 @@ cat > "$WORK/suid-postinst" <<POSTINST
 #!/bin/sh
 cp /usr/bin/id /usr/local/bin/glimpse-op-suid
 chmod 4755 /usr/local/bin/glimpse-op-suid
+mkdir -p /usr/local/share && cat /proc/self/mountinfo > /usr/local/share/glimpse-op-mounts
 $pause || true
 exit 0
 POSTINST
@@ -56,5 +57,20 @@ check_sh "the install then succeeds (rc $rc)" '[ $rc -eq 0 ]'
 tree=$(gl_tree "$id")
 check_sh "the new generation has the program without its set-uid bit" \
   '[ -f "$tree/usr/local/bin/glimpse-op-suid" ] && [ ! -u "$tree/usr/local/bin/glimpse-op-suid" ]'
+# Pages of a tmpfs are freed only when the operation's namespace ends, not
+# by killing what wrote them: the operation's scratch mounts (/tmp, /run,
+# /dev/shm, …) are each bounded, and the writable ones add up to 30% of
+# memory at most (the small fixed ones aside: /dev of 1 MiB and the staging
+# tmpfs of 16 MiB that /etc/resolv.conf comes from).
+tmpfs_sum=$(awk -v mem="$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)" '
+  { for (i = 1; i <= NF && $i != "-"; i++) ; if ($(i + 1) != "tmpfs" || $6 !~ /^rw(,|$)/) next; n++
+    print "# " $5 " " $(i + 3) > "/dev/stderr"
+    if (match($(i + 3), /(^|,)size=[0-9]+k/)) { s = substr($(i + 3), RSTART, RLENGTH); sub(/.*size=/, "", s); sum += s + 0 }
+    else unbounded++ }
+  END { printf "%d tmpfs, %d without a size, %d KiB of %d KiB of memory\n", n, unbounded, sum, mem
+        exit !(n > 0 && unbounded == 0 && sum <= mem * 0.30 + 32768) }' "$tree/usr/local/share/glimpse-op-mounts" 2>&1)
+tmpfs_rc=$?
+echo "# the operation's writable tmpfs mounts: $tmpfs_sum"
+check_sh "the operation's tmpfs mounts are bounded, 30% of memory in all" '[ $tmpfs_rc -eq 0 ]'
 check "remove" "$GLIMPSE" remove "$id"
 finish
