@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <gio/gio.h>
@@ -170,8 +171,9 @@ find_hierarchies (char **v2, char **pids, char **memory)
     }
 }
 
-/* What killed operations left in @parent: their cgroups are empty, and
- * rmdir removes only an empty one (one in use stays, EBUSY) */
+/* What killed operations left in @parent: the cgroups of a glimpse that
+ * has ended (op-PID-N; one of a running glimpse may be empty yet, before
+ * its glimpse-pkgns moves in), and rmdir removes only an empty one */
 static void
 remove_stale (const char *parent)
 {
@@ -181,6 +183,11 @@ remove_stale (const char *parent)
   while (d && (name = g_dir_read_name (d)) != NULL)
     if (g_str_has_prefix (name, "op-"))
       {
+        guint64 pid = 0;
+        g_auto(GStrv) f = g_strsplit (name, "-", 3);
+        if (g_strv_length (f) == 3 && g_ascii_string_to_unsigned (f[1], 10, 1, G_MAXINT32, &pid, NULL)
+            && (kill ((pid_t) pid, 0) == 0 || errno != ESRCH))
+          continue;
         g_autofree char *path = g_build_filename (parent, name, NULL);
         if (rmdir (path) == 0)
           g_debug ("removed %s, left by an interrupted package operation", path);
