@@ -56,8 +56,8 @@ limited () {
   gen=$(gl_current "$id")
   run_glimpse install "$id" "$pkg"; rc=$?
   check_sh "[$pkg] stopped at its limit, the message naming it ($setting)" \
-    '[ $rc -ne 0 ] && grep -q "stopped: $re.*${setting%%=*}= in the \[Packages\] group of $GLIMPSE_CONF; “$id” is unchanged" "$WORK/out"' \
-    || sed 's/^/#   /' "$WORK/out"
+    '[ $rc -ne 0 ] && grep -q "stopped: $re.*${setting%%=*}= in the \[Packages\] group of $GLIMPSE_CONF; “$id” is unchanged" "$WORK/out"'
+  grep -q "stopped: $re" "$WORK/out" || tail -n 3 "$WORK/out" | sed 's/^/#   /'
   check_sh "[$pkg] the sandbox keeps generation $gen" '[ "$(gl_current "$id")" = "$gen" ]'
   check_sh "[$pkg] the package is not in it" '[ ! -e "$(gl_tree "$id")/usr/bin/$pkg" ]'
   check_sh "[$pkg] no scratch is left" '! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-"'
