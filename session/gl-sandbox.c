@@ -357,8 +357,12 @@ gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid)
 /* How long a lock held by a view that is ending is waited for: at first
  * in any case (the view's PID 1 notices its last app's end a moment after
  * that app's launcher has returned), then while a process of the user is
- * exiting (an ended PID 1 keeps the view's locks until the kernel has taken
- * its overlays down, each unmount syncing the upper file system). */
+ * exiting.  An ended PID 1 lets go of the view's locks (its descriptors)
+ * before the kernel has taken its overlays down (its mount namespace, each
+ * unmount syncing the upper file system): a lock of a user's layer taken
+ * while a process of that user is still exiting is given back and taken
+ * again later, so that nothing is deleted under an overlay still being
+ * unmounted. */
 #define GL_LOCK_GRACE_US (500 * G_TIME_SPAN_MILLISECOND)
 #define GL_LOCK_ENDING_US (15 * G_TIME_SPAN_SECOND)
 
@@ -419,21 +423,33 @@ try_lock (int dir, const char *name, gboolean create, int op, gboolean wait, uid
       errno = EINVAL;
       return -1;
     }
-  while (flock (fd, op | LOCK_NB) != 0)
+  for (;;)
     {
       gint64 waited = g_get_monotonic_time () - start;
-      saved = errno;
-      if (saved == EWOULDBLOCK && wait
-          && (waited < GL_LOCK_GRACE_US || (waited < GL_LOCK_ENDING_US && process_exiting (uid))))
+      if (flock (fd, op | LOCK_NB) == 0)
         {
-          g_usleep (10 * G_TIME_SPAN_MILLISECOND);
-          continue;
+          /* An ended view's PID 1 lets go of its locks (its descriptors)
+           * before the kernel has taken its overlays down (its mount
+           * namespace): while a process of UID is still exiting, the
+           * lock is not yet ours to use. */
+          if (!wait || uid == (uid_t) -1 || waited >= GL_LOCK_ENDING_US || !process_exiting (uid))
+            return fd;
+          (void) flock (fd, LOCK_UN);
         }
-      close (fd);
-      errno = saved;
-      return -1;
+      else
+        {
+          saved = errno;
+          if (saved != EWOULDBLOCK || !wait
+              || (waited >= GL_LOCK_GRACE_US
+                  && (waited >= GL_LOCK_ENDING_US || !process_exiting (uid))))
+            {
+              close (fd);
+              errno = saved;
+              return -1;
+            }
+        }
+      g_usleep (10 * G_TIME_SPAN_MILLISECOND);
     }
-  return fd;
 }
 
 static void
