@@ -54,12 +54,6 @@ gl_changes_layers (const char *home, uid_t uid)
 }
 
 static gboolean
-is_whiteout (const struct stat *st)
-{
-  return S_ISCHR (st->st_mode) && major (st->st_rdev) == 0 && minor (st->st_rdev) == 0;
-}
-
-static gboolean
 is_opaque (const char *path)
 {
   char value[4] = { 0 };
@@ -119,7 +113,7 @@ walk (const char *upper, const char *rel, const char *layer, const char *host_di
           c->layer = g_strdup (layer);
           c->path = g_strdup (inside);
           c->is_dir = S_ISDIR (st.st_mode);
-          if (is_whiteout (&st))
+          if (gl_is_whiteout (&st))
             c->kind = GL_CHANGE_DELETED;
           else if (S_ISDIR (st.st_mode) && on_host_exists && is_opaque (child))
             c->kind = GL_CHANGE_REPLACED;

@@ -389,3 +389,9 @@ gl_tree_write_file (const char *root, const char *rel, const char *contents, gss
   close (fd);
   return TRUE;
 }
+
+gboolean
+gl_is_whiteout (const struct stat *st)
+{
+  return S_ISCHR (st->st_mode) && st->st_rdev == makedev (0, 0);
+}

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <sys/stat.h>
 
 G_BEGIN_DECLS
 
@@ -46,5 +47,8 @@ guint gl_keyfile_bad_line (const char *data, gsize length);
 /* How many times KEY= (without a locale) is given in GROUP (which may
  * appear more than once) of a key file: GKeyFile keeps only the last. */
 guint gl_keyfile_count_key (const char *data, gsize length, const char *group, const char *key);
+
+/* TRUE if ST is an overlayfs whiteout (a character device 0:0). */
+gboolean gl_is_whiteout (const struct stat *st);
 
 G_END_DECLS

@@ -537,7 +537,7 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
         if (!gl_rm_rf (dst_path, cancellable, error))
           return FALSE;
       }
-      if (S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0) && !base_has (base, child_rel))
+      if (gl_is_whiteout (&st) && !base_has (base, child_rel))
         continue;
       if (!defang_at (upper, name, child, n_files, error))
         return FALSE;
@@ -620,12 +620,6 @@ same_bytes (int a, int b)
     }
 }
 
-static gboolean
-is_whiteout (const struct stat *st)
-{
-  return S_ISCHR (st->st_mode) && st->st_rdev == makedev (0, 0);
-}
-
 static gboolean upper_changes_at (int upper, const int *lowers, guint n, guint32 uid, guint32 gid);
 
 /* Whether the entry @name of the upper directory @upper changes what the
@@ -644,12 +638,12 @@ entry_changes (int upper, const int *lowers, guint n, const char *name, guint32 
     {
       if (lowers[k] < 0 || fstatat (lowers[k], name, &lst, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
-      if (!is_whiteout (&lst))
+      if (!gl_is_whiteout (&lst))
         found = k;
       break;
     }
   if (found == n)
-    return !is_whiteout (&st);   /* a whiteout over nothing changes nothing */
+    return !gl_is_whiteout (&st);   /* a whiteout over nothing changes nothing */
   if ((st.st_mode & S_IFMT) != (lst.st_mode & S_IFMT) || (st.st_mode & 07777) != (lst.st_mode & 07777)
       || st.st_uid != shift_id (lst.st_uid, uid) || st.st_gid != shift_id (lst.st_gid, gid))
     return TRUE;

@@ -147,8 +147,7 @@ view_dir_names (char **roots, gsize n_roots, const char *rel)
           if (g_str_equal (e->d_name, ".") || g_str_equal (e->d_name, "..") ||
               g_hash_table_contains (names, e->d_name) || g_hash_table_contains (hidden, e->d_name))
             continue;
-          if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR (st.st_mode) &&
-              st.st_rdev == makedev (0, 0))
+          if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && gl_is_whiteout (&st))
             g_hash_table_add (hidden, g_strdup (e->d_name));
           else
             g_hash_table_add (names, g_strdup (e->d_name));

@@ -8,6 +8,7 @@
 #include "gl-apt-release.h"
 #include "gl-apt-sources.h"
 #include "gl-deb-version.h"
+#include "gl-fsutil.h"
 
 #include <errno.h>
 #include <string.h>
@@ -32,12 +33,6 @@ gl_updates_sandbox_layers (GlSandbox *sandbox)
 }
 
 /* --- the view: layers, top first, read as overlayfs shows them --- */
-
-static gboolean
-is_whiteout (const struct stat *st)
-{
-  return S_ISCHR (st->st_mode) && st->st_rdev == makedev (0, 0);
-}
 
 /* An opaque directory of an upper layer hides the lower layers' one
  * (overlayfs marks it with trusted.overlay.opaque, or user.overlay.opaque
@@ -92,7 +87,7 @@ restart:
 
             if (lstat (p, &st) == 0)
               {
-                if (is_whiteout (&st))
+                if (gl_is_whiteout (&st))
                   break;
                 found = g_steal_pointer (&p);
                 found_layer = l;
@@ -180,7 +175,7 @@ view_list (const char * const *layers, const char *rel)
       if (dir == NULL)
         {
           /* a whiteout of the directory hides it in the layers below */
-          if (lstat (d, &dst) == 0 && is_whiteout (&dst))
+          if (lstat (d, &dst) == 0 && gl_is_whiteout (&dst))
             break;
           continue;
         }
@@ -192,7 +187,7 @@ view_list (const char * const *layers, const char *rel)
           if (g_hash_table_contains (seen, name))
             continue;
           g_hash_table_add (seen, g_strdup (name));
-          if (lstat (p, &st) == 0 && is_whiteout (&st))
+          if (lstat (p, &st) == 0 && gl_is_whiteout (&st))
             continue;
           g_ptr_array_add (names, g_strdup (name));
         }
