@@ -73,12 +73,16 @@ if wait_for 'pgrep -f "sleep 600" >/dev/null'; then
   sleeper=$(pgrep -f "sleep 600" | head -n1)
   cg=$(awk -F: '$2 == "pids" || $2 == "memory" || $1 == "0" { print }' "/proc/$sleeper/cgroup")
   check_sh "a maintainer script runs in the operation's cgroup ($(echo $cg))" 'grep -q "/glimpse/op-" <<< "$cg"'
+  # (cgroup v1 or v2: whichever files there are, a task and a memory limit
+  # must be among them)
+  tasks=0 memory=0
   for d in $(op_cgroups "$pid"); do
-    [ -e "$d/pids.max" ] && check_sh "… whose pids.max is MaxTasks=" '[ "$(cat "$d/pids.max")" = 300 ]'
-    [ -e "$d/memory.limit_in_bytes" ] && check_sh "… whose memory limit is MaxMemoryMiB=" \
+    [ -e "$d/pids.max" ] && tasks=$((tasks + 1)) && check_sh "… whose pids.max is MaxTasks=" '[ "$(cat "$d/pids.max")" = 300 ]'
+    [ -e "$d/memory.limit_in_bytes" ] && memory=$((memory + 1)) && check_sh "… whose memory limit is MaxMemoryMiB=" \
       '[ "$(cat "$d/memory.limit_in_bytes")" = $((300 << 20)) ]'
-    [ -e "$d/memory.max" ] && check_sh "… whose memory.max is MaxMemoryMiB=" '[ "$(cat "$d/memory.max")" = $((300 << 20)) ]'
+    [ -e "$d/memory.max" ] && memory=$((memory + 1)) && check_sh "… whose memory.max is MaxMemoryMiB=" '[ "$(cat "$d/memory.max")" = $((300 << 20)) ]'
   done
+  check_sh "… which set a task limit and a memory limit (found $tasks and $memory)" '[ $tasks -ge 1 ] && [ $memory -ge 1 ]'
   check_sh "the glimpse-pkgns supervising it is in them too" \
     'grep -q "/glimpse/op-" "/proc/$(pgrep -f "glimpse-pkgns.*/$id/system" | head -n1)/cgroup"'
 else
