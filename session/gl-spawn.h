@@ -81,8 +81,6 @@ gboolean gl_spawn_run (const char * const    *argv,
                        GCancellable          *cancellable,
                        GError               **error);
 
-/* The supplementary groups of @user (primary group @gid), for
- * GlSpawnOptions.groups: free with g_free. */
 /* A short cache tool (update-desktop-database): @argv[0] looked up in
  * PATH, run with stdin and output on /dev/null, waited for.  Spawned with
  * posix_spawn (no fork of the caller's address space, so a long-lived
@@ -93,6 +91,8 @@ gboolean gl_spawn_run (const char * const    *argv,
 gboolean gl_spawn_tool (const char * const  *argv,
                         GError             **error);
 
+/* The supplementary groups of @user (primary group @gid), for
+ * GlSpawnOptions.groups: free with g_free. */
 gid_t *gl_spawn_get_groups (const char *user, gid_t gid, gsize *n_groups, GError **error);
 
 G_END_DECLS
