@@ -73,7 +73,7 @@ check_sh "an ordinary user runs in it, as themselves" \
   '[ $rc -eq 0 ] && [ "$(sed -n 1p <<< "$out")" = debian ] && [ "$(sed -n 2p <<< "$out")" = "$UID_A" ]'
 check_sh "apt runs inside" 'grep -q "^apt " <<< "$out"'
 check "the write to home stayed in the layer" [ ! -e "$HOME_A/boot-test" ]
-check_sh "glimpse changes lists it" 'as_user "$GL_USER_A" "$GLIMPSE" changes "$id" | grep -qx "added  *$HOME_A/boot-test"'
+check_sh "glimpse changes lists it" 'as_user "$GL_USER_A" "$GLIMPSE" changes "$id" | grep_quiet -x "added  *$HOME_A/boot-test"'
 
 check "glimpse remove" "$GLIMPSE" remove "$id"
 check "nothing is left in the store" [ ! -e "$GL_STORE/$id" ]

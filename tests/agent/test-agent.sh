@@ -233,7 +233,7 @@ check "… and the agent is alive" kill -0 "$AGENT"
 mv -T "$STORE/$B" "$STORE/.removing-$B" && rm -rf --one-file-system "$STORE/.removing-$B"
 check "a sandbox removed by root leaves the menu within 1 s" wait_for 1000 not_exported "$B" org.example.Two.desktop
 echo "# removed: gone after ${WAITED} ms"
-no_b () { ! ls "$xdg/data/applications" "$xdg/data/desktop-directories" | grep -q "glimpse-$B"; }
+no_b () { ! ls "$xdg/data/applications" "$xdg/data/desktop-directories" | grep_quiet "glimpse-$B"; }
 check "… with everything it exported" wait_for 10000 no_b
 check "… and gnome-menus has no Beta" wait_for 10000 not_in_menu "Glimpse/Beta"
 
@@ -262,7 +262,7 @@ ctl () { as_user "$GL_USER_A" "$GLIMPSE" control "$A" "$1"; }
 have_args () { [ -f "$WORK/terminal.args" ]; }
 check "Terminal in: glimpse control ID terminal" ctl terminal
 check "… starts the terminal" wait_for 20000 have_args
-check_sh "… running glimpse run ID there" 'sed -n 2,3p "$WORK/terminal.args" | tr "\n" " " | grep -qx "run $A "'
+check_sh "… running glimpse run ID there" 'sed -n 2,3p "$WORK/terminal.args" | tr "\n" " " | grep_quiet -x "run $A "'
 rm -f "$WORK/terminal.args"
 n0=$(n_notes)
 check "Update now" ctl update
@@ -282,7 +282,7 @@ echo mine > "$layer/home/upper/made-in-sandbox-$$.txt"; chown "$GL_USER_A:" "$la
 n0=$(n_notes)
 check "Show my changes" ctl show-changes
 check "… shows a notification" wait_for 20000 more_notes
-check_sh "… with the count of changes" 'last_note body | grep -q "^1 added, 0 modified"'
+check_sh "… with the count of changes" 'last_note body | grep_quiet "^1 added, 0 modified"'
 last_note body | sed 's/^/# notification: /'
 # Purge my changes: asks first; Cancel keeps them, Purge drops them.
 n0=$(n_notes)
@@ -301,14 +301,14 @@ check "Purge" invoke "$nid" purge
 purged () { [ ! -e "$layer/home/upper/made-in-sandbox-$$.txt" ]; }
 check "… drops them" wait_for 30000 purged
 check "… and says so" wait_for 20000 more_notes
-check_sh "… done" 'last_note summary | grep -q "are purged"'
+check_sh "… done" 'last_note summary | grep_quiet "are purged"'
 # Hide from menu, and back with glimpse export.
 check "Hide from menu" ctl hide
 check "… takes the sandbox out of the menu" wait_for 10000 not_in_menu "Glimpse/Alpha"
 as_user "$GL_USER_A" "$GLIMPSE" status > "$WORK/status.out" 2>&1
 check "… glimpse status says hidden" grep -q "menu: hidden" "$WORK/status.out"
 check "glimpse export ID brings it back" as_user "$GL_USER_A" "$GLIMPSE" export --quiet "$A"
-shown_again () { as_user "$GL_USER_A" "$GLIMPSE" status 2>&1 | grep -q "menu: exported"; }
+shown_again () { as_user "$GL_USER_A" "$GLIMPSE" status 2>&1 | grep_quiet "menu: exported"; }
 check "… and the agent follows (it watches the user's choice)" wait_for 10000 shown_again
 check "an unknown action is refused" not ctl frobnicate
 

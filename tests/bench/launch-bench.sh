@@ -51,7 +51,7 @@ bwrap_args=(--ro-bind "$TREE" / --proc /proc --dev /dev --ro-bind /sys /sys
             --tmpfs /home --bind "$HOME_A" "$HOME_A" --bind /tmp /tmp --bind /var/tmp /var/tmp
             --bind /dev/shm /dev/shm --bind /media /media --bind /mnt /mnt)
 [ -d /run/user/$uid ] && bwrap_args+=(--tmpfs /run --bind /run/user/$uid /run/user/$uid)
-if bwrap --help 2>&1 | grep -q -- '--overlay-src'; then
+if bwrap --help 2>&1 | grep_quiet -- '--overlay-src'; then
   bwrap_mode="overlays (--overlay-src/--overlay)"
 fi
 groups_a=$(id -G "$GL_USER_A" | tr ' ' ,)

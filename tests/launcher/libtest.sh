@@ -42,6 +42,10 @@ check () {
 check_sh () {
   if eval "$2"; then ok "$1"; else fail "$1"; fi
 }
+# grep_quiet ARGS...: grep -q that reads all its input.  Under pipefail,
+# `cmd | grep -q` stops reading at the first match, cmd may die of SIGPIPE and
+# the pipeline then fails (or, negated, passes) by chance.
+grep_quiet () { grep "$@" > /dev/null; }
 # not COMMAND...: for negative greps whose input another check proves real
 not () { ! "$@"; }
 # refused "description" REGEX COMMAND...: the command fails, and what it
@@ -150,7 +154,7 @@ NOTIFY
 gl_install_setuid () {
   LAUNCH=$GL_BIN/launch-$TEST_NAME
   install -o root -g root -m 4755 "$GL_LAUNCHER" "$LAUNCH"
-  if findmnt -rno OPTIONS -T "$GL_BIN" | tr , '\n' | grep -qx nosuid; then
+  if findmnt -rno OPTIONS -T "$GL_BIN" | tr , '\n' | grep_quiet -x nosuid; then
     skip "$GL_BIN is on a nosuid filesystem"
   fi
   if ! as_user "$GL_USER_A" "$LAUNCH" --version >/dev/null 2>&1; then

@@ -115,8 +115,8 @@ printf '[bad]\nbaseurl=ftp://x/\n' > "$WORK/bad.repo"
 out=$("$GLIMPSE" add-repo "$id" "$WORK/bad.repo" --key "$WORK/good.asc" 2>&1); rc=$?
 check_sh "a non-http address is refused (exit 6)" '[ $rc -eq 6 ] && grep -q "http" <<<"$out"'
 check_sh "after every refusal nothing was written (generation $gen, no scratch left)" \
-  '[ "$(cat "$GL_STORE/$id/system/current")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-" \
-   && [ ! -e "$tree/etc/yum.repos.d/glimpse-bad.repo" ] && ! "$GLIMPSE" repos "$id" | grep -q "^bad "'
+  '[ "$(cat "$GL_STORE/$id/system/current")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep_quiet "^\.op-" \
+   && [ ! -e "$tree/etc/yum.repos.d/glimpse-bad.repo" ] && ! "$GLIMPSE" repos "$id" | grep_quiet "^bad "'
 
 # --- add-repo, repos
 repo_file test "$URL/repo"
@@ -157,7 +157,7 @@ check "remove-repo test" "$GLIMPSE" remove-repo "$id" test
 tree=$GL_STORE/$id/system/$(cat "$GL_STORE/$id/system/current")/tree
 check_sh "its .repo and key are gone" \
   '[ ! -e "$tree/etc/yum.repos.d/glimpse-test.repo" ] && [ ! -e "$tree/etc/pki/rpm-gpg/glimpse-test.asc" ] \
-   && ! "$GLIMPSE" repos "$id" | grep -q "^test "'
+   && ! "$GLIMPSE" repos "$id" | grep_quiet "^test "'
 out=$("$GLIMPSE" remove-repo "$id" nosuch 2>&1); rc=$?
 check_sh "remove-repo of an unknown name: exit 3" '[ $rc -eq 3 ]'
 out=$("$GLIMPSE" uninstall "$id" glimpse-hello 2>&1); rc=$?

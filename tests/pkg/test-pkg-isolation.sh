@@ -92,7 +92,7 @@ echo "turned before: \$(cat $turned 2>&1)"
 echo "closed before: \$(cat $closed/file 2>&1)"
 echo ready > \$r/ready
 i=0
-until ls $sync | grep -qx go; do
+until ls $sync | grep_quiet -x go; do
   i=\$((i + 1)); [ \$i -lt 1200 ] || { echo "no go within 120 s"; exit 0; }
   sleep 0.1
 done

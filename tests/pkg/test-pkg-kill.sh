@@ -35,7 +35,7 @@ wait_for () { # CONDITION: up to 30 s
 }
 scripts_running () { pgrep -f "glimpse-slow/wait-here" >/dev/null; }
 helpers_running () { pgrep -f "glimpse-pkgns.*/$id/system" >/dev/null; }
-scratch_left () { ls -A "$GL_STORE/$id/system" | grep -q '^\.op-'; }
+scratch_left () { ls -A "$GL_STORE/$id/system" | grep_quiet '^\.op-'; }
 
 for how in KILL INT; do
   gen=$(gl_current "$id")

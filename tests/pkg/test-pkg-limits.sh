@@ -60,7 +60,7 @@ limited () {
   grep -q "stopped: $re" "$WORK/out" || tail -n 3 "$WORK/out" | sed 's/^/#   /'
   check_sh "[$pkg] the sandbox keeps generation $gen" '[ "$(gl_current "$id")" = "$gen" ]'
   check_sh "[$pkg] the package is not in it" '[ ! -e "$(gl_tree "$id")/usr/bin/$pkg" ]'
-  check_sh "[$pkg] no scratch is left" '! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-"'
+  check_sh "[$pkg] no scratch is left" '! ls -A "$GL_STORE/$id/system" | grep_quiet "^\.op-"'
   check "[$pkg] nothing of it keeps running" wait_for '! left_running'
   check_sh "[$pkg] its cgroups are removed" '[ -z "$(op_cgroups "$last")" ]'
 }

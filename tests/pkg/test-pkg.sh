@@ -60,8 +60,8 @@ check_sh "a malformed spec is refused with exit 6" '[ $rc -eq 6 ] && grep -q "ht
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/repo ./" 2>&1); rc=$?
 check_sh "add-repo without --key says to give one" '[ $rc -eq 6 ] && grep -q -- "--key" <<<"$out"'
 check_sh "after every refusal nothing was written (generation $gen, no scratch left)" \
-  '[ "$(gl_current "$id")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-" \
-   && ! "$GLIMPSE" repos "$id" | grep -q bad'
+  '[ "$(gl_current "$id")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep_quiet "^\.op-" \
+   && ! "$GLIMPSE" repos "$id" | grep_quiet bad'
 
 # --- ppa: through a Launchpad API on loopback: the served key must have
 # the fingerprint the API announces; a failing API is reported
@@ -90,7 +90,7 @@ tree=$(gl_tree "$id")
 check_sh "the repository is a deb822 .sources with its own Signed-By" \
   'grep -qx "Signed-By: /etc/apt/keyrings/glimpse-test.asc" "$tree/etc/apt/sources.list.d/glimpse-test.sources" \
    && [ -f "$tree/etc/apt/keyrings/glimpse-test.asc" ] && [ ! -e "$tree/etc/apt/trusted.gpg.d/glimpse-test.asc" ]'
-check_sh "repos lists it as added" '"$GLIMPSE" repos "$id" | grep -q "^test .*(added)$"'
+check_sh "repos lists it as added" '"$GLIMPSE" repos "$id" | grep_quiet "^test .*(added)$"'
 out=$("$GLIMPSE" install "$id" glimpse-hello 2>&1); rc=$?
 check_sh "install glimpse-hello" '[ $rc -eq 0 ]'
 [ $rc -eq 0 ] || echo "$out" | sed 's/^/# /' | tail -15
@@ -143,10 +143,10 @@ check_sh "mounting proc is refused" 'grep -qx "mount-proc: refused" "$rep"'
 check_sh "a nested user namespace is refused" 'grep -qx "unshare: refused" "$rep"'
 check_sh "writing /proc/sys is refused" 'grep -qx "proc-sys: refused" "$rep"'
 check_sh "nsenter -t 1 is refused" 'grep -qx "nsenter: refused" "$rep"'
-check_sh "/proc/1/root shows no host home" '! grep "^proc1-root:" "$rep" | grep -q home/glimpse-test'
+check_sh "/proc/1/root shows no host home" '! grep "^proc1-root:" "$rep" | grep_quiet home/glimpse-test'
 shadow_seen () { sed -n "/^shadow-begin/,/^shadow-end/p" "$rep" | grep -v "^shadow-"; }
 check_sh "/etc/shadow and /etc/gshadow read with no password hash" \
-  'shadow_seen | grep -q "^root:\*:" && shadow_seen | awk -F: "NF > 2 && \$2 != \"*\" { bad = 1 } END { exit bad }"'
+  'shadow_seen | grep_quiet "^root:\*:" && shadow_seen | awk -F: "NF > 2 && \$2 != \"*\" { bad = 1 } END { exit bad }"'
 host_hash_seen () {
   local h
   for h in $(cut -d: -f2 /etc/shadow /etc/gshadow | grep -E '.{8,}'); do grep -qF -- "$h" "$rep" && return 0; done
@@ -181,7 +181,7 @@ gen=$(gl_current "$id")
 out=$("$GLIMPSE" update "$id" 2>&1); rc=$?
 check_sh "update with nothing to do succeeds, says nothing changed, and makes no new generation" \
   '[ $rc -eq 0 ] && grep -q "Nothing changed in “$id”" <<<"$out" && [ "$(gl_current "$id")" = "$gen" ] \
-   && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-"'
+   && ! ls -A "$GL_STORE/$id/system" | grep_quiet "^\.op-"'
 check_sh "old generations are deleted" '[ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 1 ]'
 
 # --- ppa: the positive case.  A package of the test repository makes the
@@ -230,7 +230,7 @@ unset GLIMPSE_LAUNCHPAD_API GLIMPSE_PPA_ARCHIVE
 check "remove-repo test" "$GLIMPSE" remove-repo "$id" test
 tree=$(gl_tree "$id")
 check_sh "its sources file and key are gone" \
-  '[ ! -f "$tree/etc/apt/sources.list.d/glimpse-test.sources" ] && [ ! -f "$tree/etc/apt/keyrings/glimpse-test.asc" ] && ! "$GLIMPSE" repos "$id" | grep -q "^test "'
+  '[ ! -f "$tree/etc/apt/sources.list.d/glimpse-test.sources" ] && [ ! -f "$tree/etc/apt/keyrings/glimpse-test.asc" ] && ! "$GLIMPSE" repos "$id" | grep_quiet "^test "'
 out=$("$GLIMPSE" remove-repo "$id" nosuch 2>&1); rc=$?
 check_sh "remove-repo of an unknown name: exit 3" '[ $rc -eq 3 ]'
 check "uninstall glimpse-hello" "$GLIMPSE" uninstall "$id" glimpse-hello
@@ -243,7 +243,7 @@ check_sh "reset without a terminal and without --yes asks for --yes (exit 2)" '[
 check "reset --yes" "$GLIMPSE" reset "$id" --yes
 check_sh "the sandbox is back to its base (no generation left)" \
   '[ "$(gl_current "$id")" = none ] && [ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 0 ]'
-check_sh "its repositories are the host's again" '"$GLIMPSE" repos "$id" | grep -q .'
+check_sh "its repositories are the host's again" '"$GLIMPSE" repos "$id" | grep_quiet .'
 
 check "remove" "$GLIMPSE" remove "$id"
 finish

@@ -43,7 +43,7 @@ check_sh "…as a deb822 .sources with its own Signed-By, the key beside it" \
    && cmp -s "$tree/etc/apt/keyrings/glimpse-extra.asc" "$WORK/good.asc"'
 check_sh "…its signed index fetched at create time" 'grep -q "^Get:[0-9]* $URL/repo ./ InRelease" <<<"$out"'
 check_sh "repos lists it as added, and sandbox.conf names it" \
-  '"$GLIMPSE" repos "$id" | grep -q "^extra .*(added)$" && grep -qx "Repositories=extra;" "$GL_STORE/$id/sandbox.conf"'
+  '"$GLIMPSE" repos "$id" | grep_quiet "^extra .*(added)$" && grep -qx "Repositories=extra;" "$GL_STORE/$id/sandbox.conf"'
 check "remove-repo takes it away like one add-repo added" "$GLIMPSE" remove-repo "$id" extra
 check_sh "…and sandbox.conf no longer names it" '! grep -q "^Repositories=.*extra" "$GL_STORE/$id/sandbox.conf"'
 

@@ -86,7 +86,7 @@ for point in commit-tree commit-base commit-record commit-current rebase-committ
   got=$(view)
   check_sh "[$point] reset returns to the base the view showed, $want (got $got)" '[ "$got" = "$want" ]'
   check_sh "[$point] nothing of the killed rebase is left" \
-    '! ls -A "$system" | grep -q "^\.op-\|^current\.tmp$" && bases_named'
+    '! ls -A "$system" | grep_quiet "^\.op-\|^current\.tmp$" && bases_named'
 done
 
 # The layout before generations named their base: system/base, read for a

@@ -109,7 +109,7 @@ check_sh "the next package operation (reset) reclaims the old base and says how 
   '[ $rc -eq 0 ] && grep -q "Reclaimed $MB of “$id”: its old base" <<<"$out"'
 check_sh "rootfs/ keeps its directories only, owned by root" \
   '[ "$(files_in "$GL_STORE/$id/rootfs")" -eq 0 ] && [ -d "$GL_STORE/$id/rootfs/usr/share" ] \
-   && [ "$(stat -c %u:%a "$GL_STORE/$id/rootfs")" = 0:755 ] && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-"'
+   && [ "$(stat -c %u:%a "$GL_STORE/$id/rootfs")" = 0:755 ] && ! ls -A "$GL_STORE/$id/system" | grep_quiet "^\.op-"'
 got=$(view_of "$GL_USER_A" "$id")
 check_sh "a new view still shows v2 whole (got: $(echo $got))" '[ "$(echo $got)" = "v2 glimpse-only-v2" ]'
 got=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sh -c 'ls /bin/busybox /etc/passwd && id -un' 2>&1)
@@ -124,7 +124,7 @@ printf '%s\n' "$out" | tail -n 3 | sed 's/^/# /'
 check_sh "rebase onto v3 (rc $rc) deletes the v2 generations, saying what it gave back" \
   '[ $rc -eq 0 ] && grep -q "Reclaimed .* system generations" <<<"$out" \
    && [ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 1 ] \
-   && ! find "$GL_STORE/$id" -name glimpse-only-v2 | grep -q .'
+   && ! find "$GL_STORE/$id" -name glimpse-only-v2 | grep_quiet .'
 got=$(view_of "$GL_USER_A" "$id")
 check_sh "a new view shows v3 (got: $(echo $got))" '[ "$(echo $got)" = "v3 glimpse-only-v3" ]'
 

@@ -93,7 +93,7 @@ serve_base "$WORK/v2.tar" "$(printf '0%.0s' $(seq 64))"
 out=$("$GLIMPSE" rebase "$id" 2>&1); rc=$?
 check_sh "a base that does not match its checksum is refused (rc $rc)" '[ $rc -ne 0 ] && grep -q "SHA-256\|does not match\|checksum" <<<"$out"'
 check_sh "… and the sandbox is unchanged, no scratch left" \
-  '[ "$(gl_current "$id")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep -q "^\.op-"'
+  '[ "$(gl_current "$id")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep_quiet "^\.op-"'
 
 # --- v2, with glimpse-gone no longer published
 serve_base "$WORK/v2.tar"
@@ -109,7 +109,7 @@ printf '%s\n' "$out" | sed 's/^/# /'
 check_sh "a new view sees base v2" '[ "$(sed -n 1p <<<"$out")" = v2 ]'
 check_sh "… without v1's file, with v2's" 'grep -q "glimpse-only-v1.*No such file" <<<"$out" && grep -qx "/etc/glimpse-only-v2" <<<"$out"'
 check_sh "… with the kept package, not the one that is gone" 'grep -qx "glimpse-hello 1.0" <<<"$out" && grep -qx no-gone <<<"$out"'
-check_sh "the repository glimpse added is kept" '"$GLIMPSE" repos "$id" | grep -q "^test .*(added)$"'
+check_sh "the repository glimpse added is kept" '"$GLIMPSE" repos "$id" | grep_quiet "^test .*(added)$"'
 check_sh "the app started before still runs on v1" '[ "$(cat "/proc/$runner/root/etc/glimpse-base")" = v1 ]'
 check_sh "its generation $gen is kept while it runs" '[ -d "$GL_STORE/$id/system/$gen/tree" ]'
 check_sh "rootfs/ (the first base) is unchanged" '[ "$(cat "$GL_STORE/$id/rootfs/etc/glimpse-base")" = v1 ]'

@@ -83,7 +83,7 @@ mine=$(awk '{ print $1, $4 }' <<< "$out")
 check_sh "dnf: the same list as dnf repoquery --upgrades in the sandbox (the oracle)" '[ -n "$oracle" ] && [ "$oracle" = "$mine" ]' ||
   printf 'oracle: %s\nmine: %s\n' "$oracle" "$mine" | sed 's/^/#   /'
 check_sh "dnf: its cache is in the user's own layer of the sandbox" \
-  '[ -d "$GL_STORE/$id/users/$UID_A" ] && find "$GL_STORE/$id/users/$UID_A" -path "*glimpse-updates-dnf*" -name repomd.xml | grep -q .'
+  '[ -d "$GL_STORE/$id/users/$UID_A" ] && find "$GL_STORE/$id/users/$UID_A" -path "*glimpse-updates-dnf*" -name repomd.xml | grep_quiet .'
 
 # nothing to do once the sandbox has the new versions
 rpm --root "$tree" --dbpath /var/lib/rpm -U --justdb --nodeps --noscripts --force-debian \
