@@ -267,15 +267,20 @@ typedef struct {
 
 static Args A = { .proxy_fd = -1, .max_tasks = 4096 };
 
+#define USAGE \
+  "Usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR\n" \
+  "                     [--net | --fetch-stage] [--proxy-fd FD]\n" \
+  "                     [--lower DIR]... [--hide PATH]... [--input DIR] [--walk-cache FILE]\n" \
+  "                     [LIMITS] -- COMMAND [ARG...]\n" \
+  "       glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG...]\n" \
+  "LIMITS: [--cgroup DIR]... [--max-tasks N] [--max-seconds N] [--min-free-mib N]\n" \
+  "Run by glimpse, as root, for one package-manager command.\n"
+
 static void
 usage (void)
 {
-  die ("usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR "
-       "[--net | --fetch-stage] [--proxy-fd FD] "
-       "[--lower DIR]... [--hide PATH]... [--input DIR] [--walk-cache FILE] [LIMITS] -- COMMAND [ARG...], or "
-       "glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG...]; "
-       "LIMITS: [--cgroup DIR]... [--max-tasks N] [--max-seconds N] [--min-free-mib N] "
-       "(run by glimpse, as root)");
+  fputs (USAGE, stderr);
+  _exit (EXIT_SETUP);
 }
 
 static bool
@@ -2250,6 +2255,11 @@ main (int argc, char **argv)
 
   if (argc < 1)
     return EXIT_SETUP;
+  if (argc == 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    {
+      fputs (USAGE, stdout);
+      return 0;
+    }
   if (getuid () != 0 || geteuid () != 0)
     die ("must be run as root by glimpse (and must not be setuid)");
   if (getuid () != geteuid () || getgid () != getegid ())

@@ -64,6 +64,15 @@ main (int argc, char **argv)
   const guint8 *p;
   gsize left;
 
+  if (argc == 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    {
+      printf ("Usage: glimpse-updates-check STORE_DIR CACHE_DIR SANDBOX_ID\n\n"
+              "Checks one sandbox for updates and writes the result to standard output;\n"
+              "glimpse-session runs it on its schedule (see glimpse-session(1)). Exit\n"
+              "status: 0 with a result written (a failed check is a result), 2 for a\n"
+              "wrong argument, 1 when the result cannot be written.\n");
+      return 0;
+    }
   if (argc != 4)
     {
       fprintf (stderr, "usage: glimpse-updates-check STORE_DIR CACHE_DIR SANDBOX_ID\n"

@@ -194,6 +194,20 @@ if check(helper, 'GLIMPSE_UPDATE_HELPER names the built glimpse-update-helper'):
         check(p.returncode == 2 and p.stderr.startswith(('usage:', 'glimpse-update-helper:')),
               'glimpse-update-helper %s exits 2 with a message' % ' '.join(args), p.stdout + p.stderr)
 
+# The helper programs glimpse and glimpse-session run (no man page of their
+# own): --help prints the usage to standard output and succeeds, like the
+# other tools.
+for var, name in (('GLIMPSE_UPDATES_CHECK', 'glimpse-updates-check'),
+                  ('GLIMPSE_PKGNS', 'glimpse-pkgns')):
+    prog = os.environ.get(var)
+    if not check(prog, '%s names the built %s' % (var, name)):
+        continue
+    p = subprocess.run([prog, '--help'], capture_output=True, text=True,
+                       env=dict(os.environ, LC_ALL='C.UTF-8'))
+    check(p.returncode == 0 and p.stdout.startswith('Usage: %s ' % name) and p.stderr == '',
+          '%s --help prints its usage to stdout and succeeds' % name,
+          'exit %d\nstdout: %s\nstderr: %s' % (p.returncode, p.stdout, p.stderr))
+
 # The D-Bus interface: every method, signal and property of the installed
 # XML is described under D-BUS INTERFACE of glimpse-session(1), and the
 # man page names none the XML lacks.
