@@ -13,6 +13,7 @@
 #include "gl-notification.h"
 
 #include "gl-agent-actions.h"
+#include "gl-paths.h"
 #include "gl-changes.h"
 #include "gl-store.h"
 #include "gl-updates.h"
@@ -266,11 +267,10 @@ static gboolean
 action_update (GlAgentActions *self, GlAgentSandbox *s, GError **error)
 {
   g_autofree char *pkexec = g_find_program_in_path ("pkexec");
-  const char *helper = g_getenv ("GLIMPSE_UPDATE_HELPER");   /* tests */
 
   if (pkexec == NULL || (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL))
     return in_terminal_and_wait ("sudo \"$0\" update \"$1\"", glimpse_bin (self), s->id, error);
-  gl_updates_run_update (s->id, helper != NULL && *helper != '\0' ? helper : GL_UPDATE_HELPER, NULL,
+  gl_updates_run_update (s->id, gl_paths_update_helper (), NULL,
                          on_update_done, action_data_new (self, s->id, s->name));
   return TRUE;
 }

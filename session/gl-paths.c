@@ -62,6 +62,14 @@ gl_paths_updates_check (void)
 }
 
 const char *
+gl_paths_update_helper (void)
+{
+  const char *path = override ("GLIMPSE_UPDATE_HELPER");
+
+  return path != NULL ? path : GL_UPDATE_HELPER;
+}
+
+const char *
 gl_paths_config_file (void)
 {
   const char *path = override ("GLIMPSE_CONF");

@@ -2,7 +2,7 @@
  *
  * Every location the session programs use comes from here.  The defaults
  * are meson options compiled in (config.h); each has an environment
- * override for the test suite.  The setuid launcher honours none of these:
+ * override for the test suite, which counts only when set and not empty.  The setuid launcher honours none of these:
  * its paths are compile-time constants only.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -33,6 +33,10 @@ const char *gl_paths_pkgns (void);
 /* The agent's update check, run once per sandbox and check:
  * $GLIMPSE_UPDATES_CHECK, else <libexecdir>/glimpse-updates-check. */
 const char *gl_paths_updates_check (void);
+
+/* What the agent's "Update now" runs through pkexec:
+ * $GLIMPSE_UPDATE_HELPER, else <libexecdir>/glimpse-update-helper. */
+const char *gl_paths_update_helper (void);
 
 /* The administrator's settings (gl-pkg-limits.h, gl-repo.h, …):
  * $GLIMPSE_CONF, else /etc/glimpse/glimpse.conf. */

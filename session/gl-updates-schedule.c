@@ -662,11 +662,10 @@ on_notify_action (const char *id, GlNotifyAction action, gpointer data)
     }
   {
     UpdateNow *u = g_new0 (UpdateNow, 1);
-    const char *helper = g_getenv ("GLIMPSE_UPDATE_HELPER");   /* tests */
 
     u->self = self;
     u->id = g_strdup (id);
-    gl_updates_run_update (id, helper ? helper : GL_UPDATE_HELPER, self->cancellable, on_update_done, u);
+    gl_updates_run_update (id, gl_paths_update_helper (), self->cancellable, on_update_done, u);
   }
 }
 
