@@ -1978,15 +1978,32 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
     }
   else
     {
-      /* apply: not at all when the fetch stage's apt said it has nothing
+      /* fetch: an update refreshes the indexes; an install only when a
+       * source has none yet (a new sandbox of its own base, a repository
+       * added since the last refresh): apt's update --print-uris names
+       * each source's InRelease as it would store it, without network.
+       * An install of an up-to-date sandbox downloads no index.
+       * apply: not at all when the fetch stage's apt said it has nothing
        * to do (an update with nothing to upgrade, a package installed
        * already): one run of apt less.  Its output is kept in the view's
        * /tmp, which both stages share; a fetch stage that lies can only
        * make the operation do less. */
-      fetch = g_strdup_printf ("%s%s{ %s --download-only%s && echo 0 > " APT_FETCH_RC " || echo $? > "
+      g_autofree char *first = NULL;
+      if (!install)
+        first = g_strdup_printf ("%s; ", refresh);
+      else if (refresh != NULL)
+        first = g_strdup_printf (
+          "eval \"$(apt-config shell lists Dir::State::lists/d)\"; "
+          "if apt-get update --print-uris 2>/dev/null | while read -r uri file rest; do case $file in "
+          "*_InRelease) [ -e \"$lists/$file\" ] || [ -e \"$lists/${file%%InRelease}Release\" ] "
+          "|| echo \"$uri\";; esac; done | grep -q .; then "
+          "echo 'glimpse: some sources have no package index yet: refreshing the indexes first'; "
+          "%s || echo 'glimpse: refreshing the indexes failed (see above); installing with the ones there are'; fi; ",
+          refresh);
+      fetch = g_strdup_printf ("%s{ %s --download-only%s && echo 0 > " APT_FETCH_RC " || echo $? > "
                                APT_FETCH_RC "; } | tee " APT_FETCH_OUT "; read rc < " APT_FETCH_RC
                                " || rc=1; (exit \"$rc\")",
-                               install ? "" : refresh, install ? "" : "; ", cmd, args);
+                               first ? first : "", cmd, args);
       apply = g_strdup_printf ("if grep -q '^0 upgraded, 0 newly installed, 0 to remove' " APT_FETCH_OUT
                                " && ! grep -q 'not fully installed or removed' " APT_FETCH_OUT "; "
                                "then echo 'Nothing to install, upgrade or remove.'; else %s%s; fi",
@@ -2086,7 +2103,9 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
   list = g_strjoinv (" ", (char **) packages);
   what = g_strdup_printf ("installing %s into “%s”", list, sandbox->id);
   install = profile && profile->cmd_install ? profile->cmd_install : fam->install;
-  script = gl_pkg_staged_script (fam->family, NULL, install, TRUE);
+  script = gl_pkg_staged_script (fam->family,
+                                 profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
+                                 install, TRUE);
   return run_simple (sandbox, what, script, packages, GL_PKG_NETWORK_FETCH_FIRST, FALSE, progress,
                      user_data, cancellable, error);
 }

@@ -708,6 +708,7 @@ static void
 test_staged (void)
 {
   g_autofree char *apt = gl_pkg_staged_script ("apt", NULL, "apt-get install -y", TRUE);
+  g_autofree char *apt_refresh = gl_pkg_staged_script ("apt", "apt-get update", "apt-get install -y", TRUE);
   g_autofree char *apt_up = gl_pkg_staged_script ("apt", "apt-get update", "apt-get -y dist-upgrade", FALSE);
   g_autofree char *dnf = gl_pkg_staged_script ("dnf", NULL, "dnf -y install", TRUE);
   g_autofree char *dnf_up = gl_pkg_staged_script ("dnf", "dnf -y makecache", "dnf -y upgrade", FALSE);
@@ -724,6 +725,17 @@ test_staged (void)
   "then echo 'Nothing to install, upgrade or remove.'; else " c "; fi"
   g_assert_cmpstr (apt, ==, STAGES (APT_FETCH ("apt-get install -y --download-only \"$@\""),
                                     APT_APPLY ("apt-get install -y \"$@\"")));
+  /* an install refreshes first only when a source has no index */
+  g_assert_cmpstr (apt_refresh, ==,
+                   STAGES ("eval \"$(apt-config shell lists Dir::State::lists/d)\"; "
+                           "if apt-get update --print-uris 2>/dev/null | while read -r uri file rest; do "
+                           "case $file in *_InRelease) [ -e \"$lists/$file\" ] "
+                           "|| [ -e \"$lists/${file%InRelease}Release\" ] || echo \"$uri\";; esac; done "
+                           "| grep -q .; then echo 'glimpse: some sources have no package index yet: "
+                           "refreshing the indexes first'; apt-get update || echo 'glimpse: refreshing the "
+                           "indexes failed (see above); installing with the ones there are'; fi; "
+                           APT_FETCH ("apt-get install -y --download-only \"$@\""),
+                           APT_APPLY ("apt-get install -y \"$@\"")));
   g_assert_cmpstr (apt_up, ==, STAGES ("apt-get update; " APT_FETCH ("apt-get -y dist-upgrade --download-only"),
                                        APT_APPLY ("apt-get -y dist-upgrade")));
   /* dnf: the apply stage from the cache only */

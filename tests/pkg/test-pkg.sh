@@ -184,6 +184,27 @@ check_sh "update with nothing to do succeeds, says nothing changed, and makes no
    && ! ls -A "$GL_STORE/$id/system" | grep_quiet "^\.op-"'
 check_sh "old generations are deleted" '[ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 1 ]'
 
+# --- install refreshes the indexes first when a source has none (a new
+# sandbox of its own base, a repository added since the last refresh), and
+# only then: an up-to-date sandbox downloads no index.  The repository's
+# index is taken out of the generation, as in a sandbox that never refreshed.
+gl_deb glimpse-fresh 1.0
+gl_deb glimpse-fresh-two 1.0
+gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_2.0_all.deb "$WORK"/debs/glimpse-hostile_1.0_all.deb \
+  "$WORK"/debs/glimpse-fresh_1.0_all.deb "$WORK"/debs/glimpse-fresh-two_1.0_all.deb
+rm -f "$(gl_tree "$id")"/var/lib/apt/lists/127.0.0.1:"${PORT}"_repo_*
+index_fetches () { curl -fsS "$URL/__stats" | grep -o 'InRelease\|/Packages' | wc -l; }
+curl -fsS -o /dev/null "$URL/__reset"
+out=$("$GLIMPSE" install "$id" glimpse-fresh 2>&1); rc=$?
+check_sh "install without the repository's index refreshes it first, and installs" \
+  '[ $rc -eq 0 ] && grep -q "refreshing the indexes first" <<<"$out" && [ "$(index_fetches)" -gt 0 ]'
+[ $rc -eq 0 ] || echo "$out" | sed 's/^/# /' | tail -15
+in_sandbox "… and the package runs" "glimpse-fresh 1.0" glimpse-fresh
+curl -fsS -o /dev/null "$URL/__reset"
+out=$("$GLIMPSE" install "$id" glimpse-fresh-two 2>&1); rc=$?
+check_sh "the next install of the up-to-date sandbox fetches no index" \
+  '[ $rc -eq 0 ] && ! grep -q "refreshing" <<<"$out" && [ "$(index_fetches)" -eq 0 ]'
+
 # --- ppa: the positive case.  A package of the test repository makes the
 # view Ubuntu's (its postinst writes an os-release of Ubuntu noble), and
 # ppa:owner/good is served in Launchpad's shape on 127.0.0.1: the API
