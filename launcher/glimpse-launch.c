@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/fsuid.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -255,17 +256,13 @@ drop_bounding_and_ambient (bool must)
       }
 }
 
-/* Becomes the user for good in the top-level process.  Idempotent.
- * BOUNDING: empty the bounding and ambient sets too (false only in a
- * process that enters a user namespace next, which fills the bounding set
- * again, and empties them there: app_main). */
+/* Becomes the user for good (writes no memory: the app's process runs it
+ * in the launcher's).  BOUNDING: empty the bounding and ambient sets too
+ * (false only in a process that enters a user namespace next, which fills
+ * the bounding set again, and empties them there: app_main). */
 static void
-drop_privs (bool bounding)
+become_user (bool bounding)
 {
-  if (L.dropped)
-    return;
-  L.dropped = true;
-
   if (L.privileged)
     {
       if (bounding)
@@ -289,6 +286,17 @@ drop_privs (bool bounding)
         }
     }
   (void) prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* Becomes the user for good in the top-level process.  Idempotent.
+ * BOUNDING: as become_user's. */
+static void
+drop_privs (bool bounding)
+{
+  if (L.dropped)
+    return;
+  L.dropped = true;
+  become_user (bounding);
 }
 
 static void
@@ -1306,19 +1314,35 @@ build_view (void)
 /* ---------------------------------------------------------------------- */
 /* The app                                                                 */
 
-static GL_NORETURN void
-exec_app (char *const *command, char **env)
+/* The places COMMAND is looked for (PATH of ENV; COMMAND itself when it
+ * names a path), NULL-terminated: made before the app's process starts,
+ * which then only execs. */
+static char **
+exec_candidates (char *const *command, char **env)
 {
   const char *path = gl_launch_env_get (env, "PATH");
+  size_t n = 0;
+  char **cands = NULL;
+
+  for (char *cand; (cand = gl_launch_path_candidate (path, command[0], n)) != NULL; n++)
+    {
+      cands = xrealloc (cands, (n + 2) * sizeof (char *));
+      cands[n] = cand;
+    }
+  cands = xrealloc (cands, (n + 1) * sizeof (char *));
+  cands[n] = NULL;
+  return cands;
+}
+
+static GL_NORETURN void
+exec_app (char *const *command, char *const *cands, char **env)
+{
   bool saw_eacces = false;
   int last = ENOENT;
 
-  for (size_t i = 0;; i++)
+  for (size_t i = 0; cands[i] != NULL; i++)
     {
-      cleanup_free char *cand = gl_launch_path_candidate (path, command[0], i);
-      if (cand == NULL)
-        break;
-      execve (cand, command, env);
+      execve (cands[i], command, env);
       if (errno == EACCES)
         saw_eacces = true;
       else if (errno != ENOENT && errno != ENOTDIR)
@@ -1886,24 +1910,36 @@ view_record (pid_t pid, const unsigned long long id[8])
     }
 }
 
+/* What the app's process needs, all made before it starts (setuid, it
+ * runs in the launcher's memory until it execs, and writes none of it
+ * but the die() globals, which the launcher sets back). */
+typedef struct {
+  const ViewNs *ns;
+  int err_fd;           /* its errors, for the launcher */
+  int tty;              /* the terminal it gets, or -1 */
+  char *const *command;
+  char **env;           /* its whole environment */
+  char **cands;         /* where command[0] is looked for */
+} AppStart;
+
 /* The app, in the view (start_app entered the view's namespaces): drop
  * everything, exec. */
 static GL_NORETURN void
-app_main (int err_fd, int tty, char *const *command)
+app_main (const AppStart *a)
 {
   struct sigaction sa;
   sigset_t none;
 
   gl_die_hook = NULL;
-  gl_error_fd = err_fd;
+  gl_error_fd = a->err_fd;
 
   /* A process group of its own: kill (0, ...) then reaches nothing
    * outside the sandbox.  On a terminal it becomes the foreground group
    * (job control keeps working; the launcher gives the terminal back);
    * without one, a session of its own. */
-  if (tty >= 0)
+  if (a->tty >= 0)
     {
-      if (setpgid (0, 0) != 0 || tcsetpgrp (tty, getpid ()) != 0)
+      if (setpgid (0, 0) != 0 || tcsetpgrp (a->tty, getpid ()) != 0)
         die_with_error ("cannot give the terminal to the command");
     }
   else
@@ -1922,14 +1958,13 @@ app_main (int err_fd, int tty, char *const *command)
     die ("not running as uid %u in the sandbox; refusing to run the command", (unsigned) L.uid);
 
   /* Nothing of the host stays open but the error pipe (closed by exec). */
-  if (dup3 (err_fd, 3, O_CLOEXEC) != 3)
+  if (dup3 (a->err_fd, 3, O_CLOEXEC) != 3)
     die_with_error ("cannot rearrange descriptors");
   gl_error_fd = 3;
   if (syscall (SYS_close_range, 4U, ~0U, 0U) != 0)
     for (int fd = 4; fd < 4096; fd++)
       close (fd);
 
-  L.app_env = gl_launch_build_env (L.app_env, L.home, L.user, L.shell, L.id);
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = SIG_DFL;
   for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
@@ -1940,7 +1975,7 @@ app_main (int err_fd, int tty, char *const *command)
   if (L.cwd == NULL || chdir (L.cwd) != 0)
     if (chdir (L.home) != 0)
       (void) chdir ("/");
-  exec_app (command, L.app_env);
+  exec_app (a->command, a->cands, a->env);
 }
 
 /* Enters the view NS's namespaces: its user namespace, nested in the one
@@ -1972,18 +2007,52 @@ view_enter (const ViewNs *ns, bool with_pid)
     die_with_error ("cannot enter the sandbox's IPC namespace");
 }
 
+/* The app's process, setuid (A: what it needs). */
+static int
+app_child (void *a)
+{
+  gl_die_hook = NULL;
+  gl_error_fd = ((const AppStart *) a)->err_fd;
+  become_user (false);
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die_with_error ("cannot make the launcher not dumpable");
+  view_enter (((const AppStart *) a)->ns, false);
+  app_main (a);
+}
+
+/* True unless fs.suid_dumpable is 1 ("debug"), where a process that
+ * changes its ids becomes dumpable (traceable by you) for a moment:
+ * the app's process must not share the launcher's memory then. */
+static bool
+may_share_memory (void)
+{
+  char b[4] = "";
+  cleanup_fd int fd = open ("/proc/sys/fs/suid_dumpable", O_RDONLY | O_CLOEXEC);
+  return fd >= 0 && read (fd, b, sizeof b - 1) >= 1 && (b[0] == '0' || b[0] == '2')
+         && (b[1] == '\n' || b[1] == '\0');
+}
+
+#define GL_APP_STACK (128 * 1024)
+
 /* Starts COMMAND in the view NS as a child of ours, its errors on the
  * error pipe ERR_P (whose write end it closes); returns its pid, or dies.
  *
- * Setuid, the launcher forks the app itself: root (CAP_SYS_ADMIN in
+ * Setuid, the launcher starts the app itself: root (CAP_SYS_ADMIN in
  * every user namespace) sets the view's PID namespace for the child to
- * come, forks, and sets our own back at once, so that nothing else we
+ * come, starts it, and sets our own back at once, so that nothing else we
  * start (a notification) is ever in the view, where the app could reach
  * its host root through /proc; then it drops root for good, staying in
  * the host's namespaces, not dumpable.  The child drops root for good
  * first of all (it is not dumpable either: nothing in the view can
  * trace it or open its /proc entries while it is still in the host's
  * mount namespace), then enters the view's other namespaces as you.
+ * It is started as vfork() would (CLONE_VM | CLONE_VFORK, on a stack of
+ * its own): copying the launcher's page tables for a child that only
+ * execs was most of a join's cost.  The launcher waits meanwhile; the
+ * child writes nothing of its memory but the die() globals, set back
+ * here; the memory is not dumpable all along (see may_share_memory; the
+ * user, mount and IPC namespaces are entered with setns, which a process
+ * sharing memory may do).  Where it may not, it is forked.
  * Without privilege the launcher cannot set its PID namespace back: a
  * helper enters the view and starts the app as our child (CLONE_PARENT),
  * and tells us its pid. */
@@ -1992,26 +2061,39 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
 {
   int pid_p[2];
   pid_t app = -1, helper;
+  AppStart a = { ns, err_p[1], tty, command, NULL, NULL };
 
+  a.env = gl_launch_build_env (L.app_env, L.home, L.user, L.shell, L.id);
+  a.cands = exec_candidates (command, a.env);
   if (L.privileged)
     {
       cleanup_fd int host_pid = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+      void (*hook) (const char *) = gl_die_hook;
+      char *stack = MAP_FAILED;
+      if (may_share_memory ())
+        {
+          stack = mmap (NULL, GL_APP_STACK, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+          if (stack == MAP_FAILED)
+            die_with_error ("cannot start the command in the sandbox");
+        }
       if (host_pid < 0 || setns (ns->pid, CLONE_NEWPID) != 0)
         die_with_error ("cannot enter the sandbox's PID namespace");
-      app = fork ();
-      if (app == 0)
+      if (stack != MAP_FAILED)
         {
-          gl_die_hook = NULL;
-          gl_error_fd = err_p[1];
-          drop_privs (false);
-          if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-            die_with_error ("cannot make the launcher not dumpable");
-          view_enter (ns, false);
-          app_main (err_p[1], tty, command);
+          app = clone (app_child, stack + GL_APP_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+          gl_die_hook = hook;
+          gl_error_fd = -1;
+        }
+      else
+        {
+          app = fork ();
+          if (app == 0)
+            app_child (&a);
         }
       if (setns (host_pid, CLONE_NEWPID) != 0)
         {
-          /* Never fork anything else into the view. */
+          /* Never start anything else in the view. */
           gl_die_hook = NULL;
           if (app > 0)
             kill (app, SIGKILL);
@@ -2020,6 +2102,8 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
       drop_privs_for_good ();
       if (app < 0)
         die_with_error ("cannot start the command in the sandbox");
+      if (stack != MAP_FAILED)
+        (void) munmap (stack, GL_APP_STACK);
       close (err_p[1]);
       return app;
     }
@@ -2043,7 +2127,7 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
       if (app < 0)
         die_with_error ("cannot start the command in the sandbox");
       if (app == 0)
-        app_main (err_p[1], tty, command);
+        app_main (&a);
       _exit (gl_write_all (pid_p[1], &app, sizeof app) == 0 ? 0 : GL_EXIT_LAUNCHER);
     }
   close (err_p[1]);
