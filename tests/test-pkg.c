@@ -23,6 +23,7 @@
 #include "gl-reclaim.h"
 #include "gl-repo-private.h"
 #include "gl-test-skip.h"
+#include "gl-test-tmpdir.h"
 
 static void
 write_file (const char *root, const char *rel, const char *text)
@@ -69,7 +70,7 @@ make_whiteout (const char *root, const char *rel)
 static void
 test_upper_changes (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("gl-pkg-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-pkg-XXXXXX");
   g_autofree char *base = g_build_filename (tmp, "base", NULL);
   g_autofree char *gen = g_build_filename (tmp, "gen", NULL);
   g_autofree char *upper = g_build_filename (tmp, "upper", NULL);
@@ -133,13 +134,12 @@ test_upper_changes (void)
     }
   else
     g_test_message ("cannot make whiteouts (mknod 0:0) here: not tested");
-  gl_rm_rf (tmp, NULL, NULL);
 }
 
 static void
 test_flatten (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("gl-pkg-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-pkg-XXXXXX");
   g_autofree char *base = g_build_filename (tmp, "base", NULL);
   g_autofree char *old = g_build_filename (tmp, "old", NULL);
   g_autofree char *upper = g_build_filename (tmp, "upper", NULL);
@@ -165,14 +165,12 @@ test_flatten (void)
     if (setxattr (op, "user.overlay.opaque", "y", 1, 0) != 0)
       {
         gl_test_skip ("user xattrs not supported here");
-        gl_rm_rf (tmp, NULL, NULL);
         return;
       }
   }
   if (!make_whiteout (tmp, "probe"))
     {
       gl_test_skip ("cannot make whiteouts (mknod 0:0) here");
-      gl_rm_rf (tmp, NULL, NULL);
       return;
     }
   {
@@ -216,7 +214,6 @@ test_flatten (void)
   g_assert_true (has_file (old, "usr/bin/removed"));
   g_assert_true (whiteout (next, "etc/base-file"));     /* hides the base's file */
   g_assert_true (has_file (next, "etc/added"));
-  gl_rm_rf (tmp, NULL, NULL);
 }
 
 static void
@@ -254,7 +251,7 @@ test_free_range_accounts (void)
    * /etc/group name them */
   if (g_test_subprocess ())
     {
-      g_autofree char *tmp = g_dir_make_tmp ("gl-ids-XXXXXX", NULL);
+      g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-ids-XXXXXX");
       g_autofree char *passwd = g_build_filename (tmp, "passwd", NULL);
       g_autofree char *group = g_build_filename (tmp, "group", NULL);
       g_autofree char *real_passwd = NULL, *real_group = NULL, *p = NULL, *g = NULL;
@@ -274,7 +271,6 @@ test_free_range_accounts (void)
       /* 100000… holds the user, 165536… the group: the next (ranges of
        * 1000 ids here: a lookup of each of 65536 takes seconds) */
       g_assert_cmpuint (gl_pkg_free_range_start_full ("", "", 1000, gl_pkg_id_is_account, NULL), ==, 231072);
-      gl_rm_rf (tmp, NULL, NULL);
       return;
     }
   {
@@ -381,7 +377,7 @@ test_key_garbage (void)
 static void
 test_kept_packages (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("gl-rebase-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-rebase-XXXXXX");
   g_autoptr(GlSandbox) s = g_new0 (GlSandbox, 1);
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) kept = NULL;
@@ -466,10 +462,6 @@ test_kept_packages (void)
   g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_UNSUPPORTED);
   g_assert_nonnull (strstr (error->message, "glimpse reset t"));
 
-  {
-    g_autoptr(GError) rm_error = NULL;
-    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
-  }
 }
 
 /* A sandbox of @family at @path, on a base of its own (rootfs/) */
@@ -490,7 +482,7 @@ new_sandbox (const char *path, const char *family)
 static void
 test_kept_links (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("gl-rebase-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-rebase-XXXXXX");
   g_autofree char *host = g_build_filename (tmp, "host", NULL);
   g_autofree char *out = g_build_filename (tmp, "out", NULL);
   g_autofree char *link = NULL;
@@ -552,10 +544,6 @@ test_kept_links (void)
     g_assert_false (has_file (out2, "glimpse-ppa.asc"));
   }
 
-  {
-    g_autoptr(GError) rm_error = NULL;
-    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
-  }
 }
 
 /* The repositories the proxy allows, from a base that is an image's tree:
@@ -564,7 +552,7 @@ test_kept_links (void)
 static void
 test_repository_uris_links (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("gl-uris-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-uris-XXXXXX");
   g_autofree char *host = g_build_filename (tmp, "host", NULL);
   g_autofree char *base = g_build_filename (tmp, "rootfs", NULL);
   g_autofree char *link = NULL;
@@ -601,10 +589,6 @@ test_repository_uris_links (void)
     g_assert_null (strstr (*u, "host-only"));
   g_clear_pointer (&uris, g_strfreev);
 
-  {
-    g_autoptr(GError) rm_error = NULL;
-    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
-  }
 }
 
 /* A sandbox's file as its view shows it (os-release, apt's sources):
@@ -612,7 +596,7 @@ test_repository_uris_links (void)
 static void
 test_read_sandbox_file_links (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("gl-sbfile-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-sbfile-XXXXXX");
   g_autofree char *host = g_build_filename (tmp, "host", NULL);
   g_autofree char *link = NULL;
   g_autofree char *text = NULL;
@@ -633,7 +617,6 @@ test_read_sandbox_file_links (void)
   /* (os-release, a link, is read where it points in the tree) */
   text = gl_repo_read_sandbox_file (s, "etc/os-release");
   g_assert_cmpstr (text, ==, "ID=image\n");
-  gl_rm_rf (tmp, NULL, NULL);
 }
 
 typedef struct {
@@ -658,7 +641,7 @@ swap_names (gpointer data)
 static void
 test_defang_no_follow (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("gl-defang-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-defang-XXXXXX");
   g_autofree char *tree = g_build_filename (tmp, "tree", NULL);
   g_autofree char *target = g_build_filename (tmp, "target", NULL);
   g_autofree char *file = g_build_filename (tree, "f", NULL);
@@ -682,7 +665,6 @@ test_defang_no_follow (void)
       gl_test_skip ("renameat2 (RENAME_EXCHANGE) is not supported here");
       close (fd);
       close (sw.dfd);
-      gl_rm_rf (tmp, NULL, NULL);
       return;
     }
   thread = g_thread_new ("swap", swap_names, &sw);
@@ -701,7 +683,6 @@ test_defang_no_follow (void)
   close (fd);
   close (sw.dfd);
   g_assert_cmpint (st.st_mode & 07777, ==, 04755);
-  gl_rm_rf (tmp, NULL, NULL);
 }
 
 static void
@@ -766,7 +747,7 @@ test_staged (void)
 static void
 test_generation_base (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("genbase-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("genbase-XXXXXX");
   g_autofree char *system = g_build_filename (tmp, "system", NULL);
   g_autofree char *rootfs = g_build_filename (tmp, "rootfs", NULL);
   g_autoptr(GError) error = NULL;
@@ -805,10 +786,6 @@ test_generation_base (void)
   got = gl_pkg_base_tree (s);
   g_assert_cmpstr (got, !=, want);
   g_clear_pointer (&got, g_free);
-  {
-    g_autoptr(GError) rm_error = NULL;
-    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
-  }
 }
 
 /* gl-reclaim: rootfs/ after a rebase becomes a skeleton of its
@@ -817,7 +794,7 @@ test_generation_base (void)
 static void
 test_reclaim (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("reclaim-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("reclaim-XXXXXX");
   g_autofree char *rootfs = g_build_filename (tmp, "rootfs", NULL);
   g_autofree char *system = g_build_filename (tmp, "system", NULL);
   g_autofree char *lock = g_build_filename (tmp, "lock", NULL);
@@ -886,10 +863,6 @@ test_reclaim (void)
   /* once is enough */
   g_assert_true (gl_reclaim_old_base (s, &freed, &in_use, &error));
   g_assert_cmpuint (freed, ==, 0);
-  {
-    g_autoptr(GError) rm_error = NULL;
-    g_assert_true (gl_rm_rf (tmp, NULL, &rm_error));
-  }
 }
 
 int

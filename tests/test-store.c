@@ -15,6 +15,7 @@
 #include "gl-fsutil.h"
 #include "gl-store.h"
 #include "gl-test-skip.h"
+#include "gl-test-tmpdir.h"
 
 static void
 test_id_valid (void)
@@ -474,7 +475,7 @@ test_remove (void)
 static void
 test_tree_files (void)
 {
-  g_autofree char *tmp = g_dir_make_tmp ("gl-tree-XXXXXX", NULL);
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-tree-XXXXXX");
   g_autofree char *root = g_build_filename (tmp, "root", NULL);
   g_autofree char *outside = g_build_filename (tmp, "outside", NULL);
   g_autofree char *target = g_build_filename (outside, "target", NULL);
@@ -523,7 +524,6 @@ test_tree_files (void)
   g_clear_pointer (&text, g_free);
   g_assert_true (gl_tree_read_file (root, "etc/link", &text, NULL, &error));
   g_assert_cmpstr (text, ==, "tree's");
-  g_assert_true (gl_rm_rf (tmp, NULL, NULL));
 }
 
 int

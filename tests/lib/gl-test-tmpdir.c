@@ -1,0 +1,27 @@
+/* A scratch directory for one test case (gl-test-tmpdir.h).
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gl-test-tmpdir.h"
+
+#include "gl-fsutil.h"
+
+GlTestTmpdir *
+gl_test_tmpdir_new (const char *tmpl)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp (tmpl, &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+void
+gl_test_tmpdir_free (GlTestTmpdir *dir)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (dir == NULL)
+    return;
+  g_assert_true (gl_rm_rf (dir, NULL, &error));
+  g_assert_no_error (error);
+  g_free (dir);
+}

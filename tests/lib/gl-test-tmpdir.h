@@ -1,0 +1,26 @@
+/* A scratch directory for one test case, removed when it goes out of scope:
+ *
+ *   g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-pkg-XXXXXX");
+ *   g_autofree char *base = g_build_filename (tmp, "base", NULL);
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The directory's name, a plain string (g_build_filename takes it). */
+typedef char GlTestTmpdir;
+
+/* A new directory in the test's TMPDIR (one of its own: with-tmpdir.sh),
+ * named from @tmpl as g_dir_make_tmp() names it; asserts that it was made. */
+GlTestTmpdir *gl_test_tmpdir_new (const char *tmpl);
+
+/* Removes @dir and everything below it (gl_rm_rf: no link followed, no
+ * mount crossed), asserts that it succeeded, and frees the name. */
+void gl_test_tmpdir_free (GlTestTmpdir *dir);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlTestTmpdir, gl_test_tmpdir_free)
+
+G_END_DECLS
