@@ -7,14 +7,10 @@
 # subordinate range.  The tree lands in the store with its own owners
 # (root's files root's), no device node, no scratch left.  A profile asking
 # for debootstrap is refused.  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
-mkdir -p "$WORK/profiles"
-export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_CACHE_DIR=$WORK/cache
-export GLIMPSE_PROFILES_PATH=$WORK/profiles:${GLIMPSE_BUNDLED_PROFILES:?}
+gl_pkg_env --profiles --cache
 id=rootless-$$
 GL_SANDBOXES+=("$id")
 

@@ -11,14 +11,10 @@
 # creation.  The bundled apt hook runs inside too.  A failing hook fails
 # the creation and leaves nothing; a hook of a sandbox of the host runs as a
 # package operation (its result the first system generation).  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
-export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_CACHE_DIR=$WORK/cache
-export GLIMPSE_PROFILES_PATH=$WORK/profiles:${GLIMPSE_BUNDLED_PROFILES:?}
-mkdir -p "$WORK/profiles"
+gl_pkg_env --profiles --cache
 id=hooks-$$
 GL_SANDBOXES+=("$id" "$id-fail" "$id-host")
 # host paths the hook aims at; none may appear

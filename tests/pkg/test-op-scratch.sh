@@ -7,13 +7,10 @@
 # range's uid, which owns every sandbox's sealed system generations).
 # Afterwards the install succeeds and the new generation has no set-id bit.
 # Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
-export GLIMPSE_SANDBOX_DIR=$GL_STORE
-export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+gl_pkg_env
 id=opscratch-$$
 GL_SANDBOXES+=("$id")
 # the postinst's wait: a command line no other test uses

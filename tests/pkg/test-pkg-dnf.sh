@@ -10,18 +10,12 @@
 # program runs inside through the setuid launcher, the host unchanged →
 # remove-repo → uninstall.  Needs root.
 # SPDX-License-Identifier: LGPL-2.1-or-later
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 for tool in rpm rpmbuild rpmsign createrepo_c dnf gpg python3; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (apt-get install rpm createrepo-c dnf gpg)"
 done
-gl_install_setuid
-
-export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH
-export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
-GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH"
+gl_pkg_env --launcher
 id=dnf-$$
 GL_SANDBOXES+=("$id")
 mkdir -p "$WORK/rpms"

@@ -12,16 +12,10 @@
 # and updates from the real repository still work, and a download from an
 # address not among the sandbox's repositories is refused and said so.
 # Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 source "$(dirname "$0")/../lib/wait.sh"
-gl_install_setuid
-
-export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH
-export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
-GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH"
+gl_pkg_env --launcher
 id=pkgfetch-$$
 GL_SANDBOXES+=("$id")
 tag=$$-$RANDOM

@@ -3,9 +3,7 @@
 # is a small tmpfs; installing a package bigger than what is left fails
 # with a message naming the lack of space, the sandbox keeps its current
 # generation, and nothing of the attempt stays on the disk.  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
 full=$GL_TEST_ROOT/full-$$

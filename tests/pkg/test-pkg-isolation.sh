@@ -15,14 +15,11 @@
 # the descriptor it was given (--proxy-fd; here a permissive stand-in for
 # glimpse's proxy that connects everything to the service: the control that
 # the checks can fail).  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 command -v busybox >/dev/null || skip "busybox is not installed (.ci/install-deps installs busybox-static)"
 
-export GLIMPSE_SANDBOX_DIR=$GL_STORE
-export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+gl_pkg_env
 id=pkgiso-$$
 GL_SANDBOXES+=("$id")
 

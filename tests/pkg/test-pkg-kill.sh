@@ -3,13 +3,10 @@
 # and Ctrl-C (SIGINT) — while a maintainer script runs: nothing of it keeps
 # running, the sandbox keeps its generation, and the next operation removes
 # what was left.  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
-export GLIMPSE_SANDBOX_DIR=$GL_STORE
-export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+gl_pkg_env
 id=pkgkill-$$
 GL_SANDBOXES+=("$id")
 

@@ -6,13 +6,10 @@
 # operation fails with a message naming the limit, its value and the
 # setting; the sandbox keeps its generation; no process of it is left; its
 # cgroups are gone.  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
-export GLIMPSE_SANDBOX_DIR=$GL_STORE
-export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+gl_pkg_env
 export GLIMPSE_CONF=$WORK/glimpse.conf
 id=pkglimits-$$
 GL_SANDBOXES+=("$id")

@@ -5,15 +5,9 @@
 # unchanged → a hostile maintainer script (SECURITY.md case 29) → update to
 # a newer version → bad repositories (case 30) → remove-repo → uninstall →
 # reset.  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
-gl_install_setuid
-
-export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH
-export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
-GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH"
+gl_pkg_env --launcher
 id=pkg-$$
 GL_SANDBOXES+=("$id")
 

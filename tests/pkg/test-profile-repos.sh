@@ -4,14 +4,11 @@
 # its own Signed-By, the index fetched and verified), from a signed apt
 # repository served on 127.0.0.1; a repository that fails its check fails
 # the creation and leaves nothing.  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
-export GLIMPSE_SANDBOX_DIR=$GL_STORE
+gl_pkg_env --profiles
 mkdir -p "$WORK/profiles/keys"
-export GLIMPSE_PROFILES_PATH=$WORK/profiles:${GLIMPSE_BUNDLED_PROFILES:?}
 id=prof-repo-$$
 GL_SANDBOXES+=("$id" "$id-bad")
 

@@ -6,16 +6,10 @@
 # Small busybox trees served on 127.0.0.1 as tarball bases v1…v6.
 # Needs root.
 # SPDX-License-Identifier: LGPL-2.1-or-later
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 [ -x /bin/busybox ] || skip "/bin/busybox is not installed (apt-get install busybox)"
-gl_install_setuid
-
-mkdir -p "$WORK/profiles" "$WORK/served/base"
-export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_CACHE_DIR=$WORK/cache
-export GLIMPSE_PROFILES_PATH=$WORK/profiles:${GLIMPSE_BUNDLED_PROFILES:?}
-GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_PROFILES_PATH=$GLIMPSE_PROFILES_PATH"
+gl_pkg_env --profiles --cache --launcher
+mkdir -p "$WORK/served/base"
 id=rebasecrash-$$
 GL_SANDBOXES+=("$id")
 

@@ -9,16 +9,9 @@
 # keeps the repository, the package still published and the user's file,
 # names the package that is gone, leaves a running app on v1; reset returns
 # to v2.  Needs root.
-: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
-: "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
-source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
-gl_install_setuid
-
-mkdir -p "$WORK/profiles"
-export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_CACHE_DIR=$WORK/cache
-export GLIMPSE_PROFILES_PATH=$WORK/profiles:${GLIMPSE_BUNDLED_PROFILES:?}
-GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH GLIMPSE_PROFILES_PATH=$GLIMPSE_PROFILES_PATH"
+gl_pkg_env --profiles --cache --launcher
 id=rebase-$$
 GL_SANDBOXES+=("$id")
 
