@@ -5,7 +5,9 @@
 #include "gl-repo.h"
 #include "gl-repo-private.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -758,16 +760,17 @@ gl_repo_view_dir (GlSandbox *sandbox, const char *dir_rel, const char * const *s
 
   for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
     {
-      g_autofree char *dir = NULL;
-      g_autoptr(GDir) d = NULL;
-      const char *e;
-      if (roots[i] == NULL)
-        continue;
-      dir = g_build_filename (roots[i], dir_rel, NULL);
-      d = g_dir_open (dir, 0, NULL);
-      while (d && (e = g_dir_read_name (d)) != NULL)
+      /* (as gl_repo_read_sandbox_file reads them: no link of the tree followed) */
+      int fd = roots[i] != NULL ? gl_tree_open_dir (roots[i], dir_rel, NULL) : -1;
+      DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+      struct dirent *de;
+
+      if (fd >= 0 && d == NULL)
+        close (fd);
+      while (d != NULL && (de = readdir (d)) != NULL)
         {
-          g_autofree char *n = NULL, *p = g_build_filename (dir, e, NULL);
+          const char *e = de->d_name;
+          g_autofree char *n = NULL;
           struct stat st;
           for (gsize k = 0; suffixes[k] && n == NULL; k++)
             if (g_str_has_suffix (e, suffixes[k]) && strlen (e) > strlen (suffixes[k]))
@@ -775,11 +778,13 @@ gl_repo_view_dir (GlSandbox *sandbox, const char *dir_rel, const char * const *s
           if (n == NULL || g_hash_table_contains (files, n) || g_hash_table_contains (gone, n))
             continue;
           /* a whiteout (or anything else) of the system layer hides the base's */
-          if (lstat (p, &st) == 0 && S_ISREG (st.st_mode))
+          if (fstatat (dirfd (d), e, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode))
             g_hash_table_insert (files, g_steal_pointer (&n), g_strconcat ("/", dir_rel, "/", e, NULL));
           else
             g_hash_table_add (gone, g_steal_pointer (&n));
         }
+      if (d != NULL)
+        closedir (d);
     }
   return files;
 }

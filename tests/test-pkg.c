@@ -614,6 +614,13 @@ test_read_sandbox_file_links (void)
   g_assert_cmpint (symlink ("../usr/lib/os-release", link), ==, 0);
 
   g_assert_null (gl_repo_read_sandbox_file (s, "etc/apt/sources.list.d/host.sources"));
+  /* (nor is the directory listed through the link) */
+  {
+    const char *suffixes[] = { ".sources", ".list", NULL };
+    g_autoptr(GHashTable) files = gl_repo_view_dir (s, "etc/apt/sources.list.d", suffixes);
+
+    g_assert_false (g_hash_table_contains (files, "host"));
+  }
   /* (os-release, a link, is read where it points in the tree) */
   text = gl_repo_read_sandbox_file (s, "etc/os-release");
   g_assert_cmpstr (text, ==, "ID=image\n");
