@@ -5,6 +5,7 @@
 #include "gl-checksum.h"
 
 #include <string.h>
+#include <gio/gunixinputstream.h>
 
 G_DEFINE_QUARK (gl-checksum-error-quark, gl_checksum_error)
 
@@ -168,27 +169,22 @@ gl_checksum_find_in_list (const char  *list_text,
   return NULL;
 }
 
-gchar *
-gl_checksum_file_sha256 (const char    *path,
-                         GCancellable  *cancellable,
-                         GError       **error)
+static gchar *
+stream_sha256 (GInputStream  *in,
+               const char    *name,
+               GCancellable  *cancellable,
+               GError       **error)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) in = NULL;
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   g_autofree guint8 *buf = g_malloc (256 * 1024);
 
-  in = g_file_read (file, cancellable, error);
-  if (in == NULL)
-    return NULL;
-
   for (;;)
     {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (in), buf, 256 * 1024, cancellable, error);
+      gssize n = g_input_stream_read (in, buf, 256 * 1024, cancellable, error);
 
       if (n < 0)
         {
-          g_prefix_error (error, "Cannot read %s: ", path);
+          g_prefix_error (error, "Cannot read %s: ", name);
           return NULL;
         }
       if (n == 0)
@@ -197,4 +193,28 @@ gl_checksum_file_sha256 (const char    *path,
     }
 
   return g_strdup (g_checksum_get_string (checksum));
+}
+
+gchar *
+gl_checksum_file_sha256 (const char    *path,
+                         GCancellable  *cancellable,
+                         GError       **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, cancellable, error);
+
+  if (in == NULL)
+    return NULL;
+  return stream_sha256 (G_INPUT_STREAM (in), path, cancellable, error);
+}
+
+gchar *
+gl_checksum_fd_sha256 (int            fd,
+                       const char    *name,
+                       GCancellable  *cancellable,
+                       GError       **error)
+{
+  g_autoptr(GInputStream) in = g_unix_input_stream_new (fd, FALSE);
+
+  return stream_sha256 (in, name, cancellable, error);
 }

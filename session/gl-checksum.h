@@ -39,4 +39,11 @@ gchar *gl_checksum_file_sha256 (const char    *path,
                                 GCancellable  *cancellable,
                                 GError       **error);
 
+/* The lower-case hex SHA-256 of what is left to read of @fd (left open);
+ * @name says in a message what it is. */
+gchar *gl_checksum_fd_sha256 (int            fd,
+                              const char    *name,
+                              GCancellable  *cancellable,
+                              GError       **error);
+
 G_END_DECLS

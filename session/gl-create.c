@@ -220,9 +220,7 @@ unpack_oci (const char *archive, const char *rootfs, GCancellable *cancellable, 
        * tar has ended). */
       if (fd >= 0)
         {
-          g_autofree char *proc = g_strdup_printf ("/proc/self/fd/%d", fd);
-
-          sum = gl_checksum_file_sha256 (proc, cancellable, error);
+          sum = gl_checksum_fd_sha256 (fd, blob, cancellable, error);
           close (fd);
         }
       if (sum == NULL)

@@ -2,7 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gl-checksum.h"
 
@@ -80,6 +82,20 @@ test_checksum_file (void)
   g_assert_null (gl_checksum_file_sha256 (missing, NULL, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, missing));
+  g_clear_error (&error);
+
+  /* through a descriptor, which stays open */
+  {
+    int fd = open (path, O_RDONLY | O_CLOEXEC);
+    g_autofree char *fd_sum = NULL;
+
+    g_assert_cmpint (fd, >=, 0);
+    fd_sum = gl_checksum_fd_sha256 (fd, path, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (fd_sum, ==, sum);
+    g_assert_cmpint (fcntl (fd, F_GETFD), >=, 0);
+    close (fd);
+  }
 }
 
 /* Only real entries are names: a clear-signed list's "Hash: SHA256"
