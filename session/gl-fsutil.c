@@ -290,14 +290,22 @@ gl_tree_read_file (const char *root, const char *rel, char **contents, gsize *le
   return gl_tree_read_file_max (root, rel, TREE_FILE_MAX, contents, length, error);
 }
 
+static void
+set_too_big_error (GError **error, const char *root, const char *rel, gsize max)
+{
+  g_autofree char *size = max % (1024 * 1024) == 0
+                           ? g_strdup_printf ("%" G_GSIZE_FORMAT " MiB", max / (1024 * 1024))
+                           : g_format_size_full (max, G_FORMAT_SIZE_IEC_UNITS);
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               "%s of %s is not a regular file of at most %s", rel, root, size);
+}
+
 gboolean
 gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **contents, gsize *length,
                        GError **error)
 {
   g_autofree char *data = NULL;
-  g_autofree char *size = max % (1024 * 1024) == 0
-                           ? g_strdup_printf ("%" G_GSIZE_FORMAT " MiB", max / (1024 * 1024))
-                           : g_format_size_full (max, G_FORMAT_SIZE_IEC_UNITS);
   struct stat st;
   gsize got = 0;
   int fd = gl_tree_open_file (root, rel, error);
@@ -306,8 +314,7 @@ gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **cont
     return FALSE;
   if (fstat (fd, &st) != 0 || (guint64) st.st_size > max)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s of %s is not a regular file of at most %s", rel, root, size);
+      set_too_big_error (error, root, rel, max);
       close (fd);
       return FALSE;
     }
@@ -340,8 +347,7 @@ gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **cont
   close (fd);
   if (got > max)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s of %s is not a regular file of at most %s", rel, root, size);
+      set_too_big_error (error, root, rel, max);
       return FALSE;
     }
   data = g_realloc (data, got + 1);
