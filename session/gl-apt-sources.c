@@ -5,6 +5,7 @@
 #include "gl-apt-sources.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "gl-fsutil.h"
@@ -328,51 +329,35 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-/* The files apt reads under @root, in its order (relative to @root);
- * @tree: the directory is read without following links (gl_tree_*). */
+/* The files apt reads under @root, in its order (relative to @root):
+ * sources.list, then the parts of sources.list.d by name (which is the
+ * order of the paths: sources.list is a prefix of theirs); @tree: the
+ * directory is opened without following links (gl_tree_*). */
 static GPtrArray *
 source_files (const char *root, gboolean tree)
 {
   g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dir = g_build_filename (root, "etc", "apt", "sources.list.d", NULL);
-  g_autoptr(GDir) d = NULL;
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  DIR *td = NULL;
-  const char *name;
+  g_autofree char *path = g_build_filename (root, "etc", "apt", "sources.list.d", NULL);
+  int fd = tree ? gl_tree_open_dir (root, "etc/apt/sources.list.d", NULL)
+                : open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *e;
 
-  if (tree)
-    {
-      int fd = gl_tree_open_dir (root, "etc/apt/sources.list.d", NULL);
-      if (fd >= 0 && (td = fdopendir (fd)) == NULL)
-        close (fd);
-    }
-  else
-    d = g_dir_open (dir, 0, NULL);
+  if (fd >= 0 && d == NULL)
+    close (fd);
   g_ptr_array_add (files, g_strdup ("etc/apt/sources.list"));
-  for (;;)
+  while (d != NULL && (e = readdir (d)) != NULL)
     {
-      struct dirent *e = NULL;
-      if (td != NULL)
-        {
-          if ((e = readdir (td)) == NULL)
-            break;
-          name = e->d_name;
-          if (g_str_equal (name, ".") || g_str_equal (name, ".."))
-            continue;
-        }
-      else if (d == NULL || (name = g_dir_read_name (d)) == NULL)
-        break;
       /* apt's rule for parts: letters, digits, '_', '-', '.' only */
-      if (strspn (name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen (name))
+      if (strspn (e->d_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+          != strlen (e->d_name))
         continue;
-      if (g_str_has_suffix (name, ".list") || g_str_has_suffix (name, ".sources"))
-        g_ptr_array_add (names, g_strdup (name));
+      if (g_str_has_suffix (e->d_name, ".list") || g_str_has_suffix (e->d_name, ".sources"))
+        g_ptr_array_add (files, g_build_filename ("etc", "apt", "sources.list.d", e->d_name, NULL));
     }
-  if (td != NULL)
-    closedir (td);
-  g_ptr_array_sort (names, compare_names);
-  for (guint i = 0; i < names->len; i++)
-    g_ptr_array_add (files, g_build_filename ("etc", "apt", "sources.list.d", names->pdata[i], NULL));
+  if (d != NULL)
+    closedir (d);
+  g_ptr_array_sort (files, compare_names);
   return g_steal_pointer (&files);
 }
 
