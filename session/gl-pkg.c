@@ -1633,9 +1633,10 @@ write_generation_base (const char *gen, guint g, GError **error)
   return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_DURABLE, 0644, error);
 }
 
-/* The directory (holding tree/) of generation @n's bare base, or NULL */
+/* The directory (holding tree/) of generation @n's bare base, or NULL;
+ * @base_gen (may be NULL): the base's number (generation_base) */
 static char *
-saved_base_dir (const char *system, guint n)
+saved_base_dir (const char *system, guint n, guint *base_gen)
 {
   guint g = generation_base (system, n);
   g_autofree char *dir = NULL;
@@ -1654,6 +1655,8 @@ saved_base_dir (const char *system, guint n)
   tree = g_build_filename (dir, "tree", NULL);
   if (lstat (tree, &st) != 0 || !S_ISDIR (st.st_mode))
     return NULL;
+  if (base_gen != NULL)
+    *base_gen = g;
   return g_steal_pointer (&dir);
 }
 
@@ -1718,7 +1721,7 @@ char *
 gl_pkg_saved_base_tree (GlSandbox *sandbox)
 {
   g_autofree char *system = g_build_filename (sandbox->path, "system", NULL);
-  g_autofree char *dir = saved_base_dir (system, gl_pkg_current_generation (sandbox->path));
+  g_autofree char *dir = saved_base_dir (system, gl_pkg_current_generation (sandbox->path), NULL);
 
   return dir != NULL ? g_build_filename (dir, "tree", NULL) : NULL;
 }
@@ -2158,11 +2161,11 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
   {
     /* After a rebase, the base is the one it moved to: a generation of it
      * alone, lying over the same base */
-    g_autofree char *saved_dir = saved_base_dir (op->system, op->current);
+    guint base_gen = 0;
+    g_autofree char *saved_dir = saved_base_dir (op->system, op->current, &base_gen);
     if (saved_dir != NULL)
       {
         g_autofree char *saved = g_build_filename (saved_dir, "tree", NULL);
-        guint base_gen = generation_base (op->system, op->current);
         guint next = op->current + 1;
         g_autofree char *num = g_strdup_printf ("%u", next);
         g_autofree char *gen = g_build_filename (op->system, num, NULL);
