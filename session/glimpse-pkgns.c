@@ -1365,14 +1365,13 @@ static void
 set_oom_score_adj (const char *value)
 {
   int fd = open ("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-  if (fd >= 0)
-    {
-      if (write (fd, value, strlen (value)) < 0)
-        {
-          /* (kept as it was) */
-        }
-      close (fd);
-    }
+  ssize_t n;
+
+  if (fd < 0)
+    return;
+  n = write (fd, value, strlen (value));
+  (void) n;   /* refused (EACCES): the score stays as it was, as said above */
+  close (fd);
 }
 
 /* Into every --cgroup, before anything is forked: all of the operation
