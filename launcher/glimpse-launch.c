@@ -1875,12 +1875,40 @@ view_overlay_ids (pid_t pid, char *buf, size_t size)
   return len;
 }
 
+/* The record users/.views/NAME, opened for writing: the one there when it
+ * is a regular file of root's, mode 0600, with one link (only root writes
+ * in root's 0700 users/.views/); anything else in its place (a link, a
+ * FIFO) is removed first.  -1 (errno set) on failure. */
+static int
+open_view_record (const char *name)
+{
+  for (int attempt = 0; attempt < 2; attempt++)
+    {
+      struct stat st;
+      int fd = openat (L.sb.views_fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK
+                       | O_NOCTTY | O_CLOEXEC, 0600);
+      if (fd >= 0 && fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == 0
+          && st.st_nlink == 1 && (st.st_mode & 07777) == 0600)
+        return fd;
+      if (fd >= 0)
+        close (fd);
+      if (unlinkat (L.sb.views_fd, name, 0) != 0 && errno != ENOENT)
+        return -1;
+    }
+  errno = EEXIST;
+  return -1;
+}
+
 /* Writes root's record of the view whose PID 1 is PID (as root), in
- * users/.views/<uid>. */
+ * users/.views/<uid>.  In place, not by renaming a new file over it
+ * (which cost the journal a create and a rename, half a millisecond of a
+ * first launch): the record is read and written only under the view lock,
+ * and one left half-written (a full disk, a crash) is malformed, so
+ * view_find refuses it and the next launch builds a view. */
 static void
 view_record (pid_t pid, const unsigned long long id[8])
 {
-  char buf[1024], name[32], tmp[40];
+  char buf[1024], name[32];
   unsigned long long start = proc_start_time (pid);
   cleanup_fd int fd = -1;
   int len;
@@ -1891,20 +1919,12 @@ view_record (pid_t pid, const unsigned long long id[8])
                   id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
   len += view_overlay_ids (pid, buf + len, sizeof buf - (size_t) len);
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
-  snprintf (tmp, sizeof tmp, "%u.new", (unsigned) L.uid);
-  (void) unlinkat (L.sb.views_fd, tmp, 0);
-  fd = openat (L.sb.views_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0 || fchmod (fd, 0600) != 0 || gl_write_all (fd, buf, (size_t) len) != 0
-      || renameat (L.sb.views_fd, tmp, L.sb.views_fd, name) != 0)
+  fd = open_view_record (name);
+  if (fd < 0 || gl_write_all (fd, buf, (size_t) len) != 0 || ftruncate (fd, len) != 0)
     {
       if (errno == ENOSPC || errno == EDQUOT)
-        {
-          int errsv = errno;
-          (void) unlinkat (L.sb.views_fd, tmp, 0);
-          errno = errsv;
-          die_with_error ("cannot start sandbox \"%s\": the file system that holds it (and your "
-                          "layers) is full; free some space, or \"glimpse purge\" a layer", L.id);
-        }
+        die_with_error ("cannot start sandbox \"%s\": the file system that holds it (and your "
+                        "layers) is full; free some space, or \"glimpse purge\" a layer", L.id);
       die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
                     "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
     }
