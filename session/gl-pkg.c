@@ -748,6 +748,7 @@ struct _GlPkgOp {
   char *dir;                   /* system/.op-XXXXXX */
   char *input;                 /* dir/input */
   char *new_base;              /* a rebase: the new base tree (in dir), or NULL */
+  char *new_release, *new_follows; /* a rebase: the new base's record */
   GlPkgNetwork network;
   GPtrArray *extra_uris;       /* gl_pkg_op_allow_uri */
   gboolean ran;
@@ -1064,11 +1065,15 @@ gl_pkg_op_set_progress (GlPkgOp *op, GlPkgProgress progress, gpointer user_data)
 }
 
 void
-gl_pkg_op_set_new_base (GlPkgOp *op, const char *base)
+gl_pkg_op_set_new_base (GlPkgOp *op, const char *base, const char *release, const char *follows)
 {
   g_return_if_fail (!op->ran);
   g_free (op->new_base);
   op->new_base = g_strdup (base);
+  g_free (op->new_release);
+  op->new_release = g_strdup (release);
+  g_free (op->new_follows);
+  op->new_follows = g_strdup (follows);
 }
 
 void
@@ -1089,6 +1094,8 @@ gl_pkg_op_free (GlPkgOp *op)
   g_free (op->system);
   g_free (op->dir);
   g_free (op->input);
+  g_free (op->new_release);
+  g_free (op->new_follows);
   g_free (op->new_base);
   g_free (op);
 }
@@ -1613,15 +1620,7 @@ rebase_tree (GlPkgOp *op, const char *tree, GCancellable *cancellable, GError **
 static guint
 generation_base (const char *system, guint n)
 {
-  g_autofree char *num = g_strdup_printf ("%u", n);
-  g_autofree char *path = g_build_filename (system, num, "base", NULL);
-  g_autofree char *text = NULL;
-  guint64 g = 0;
-
-  if (n == 0 || !g_file_get_contents (path, &text, NULL, NULL)
-      || !g_ascii_string_to_unsigned (g_strstrip (text), 10, 1, G_MAXUINT32, &g, NULL))
-    return 0;
-  return (guint) g;
+  return gl_sandbox_generation_base (system, n);
 }
 
 static gboolean
@@ -1845,8 +1844,13 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
   /* Everything of the new generation, its base included, is in place
    * before the one atomic step that switches to it: the rename of
    * `current`.  A crash before leaves all of it to remove_abandoned. */
-  if (op->new_base != NULL && !move_saved_base (op, next, error))
-    return FALSE;
+  if (op->new_base != NULL)
+    {
+      g_autofree char *saved = g_build_filename (op->dir, "saved-base", NULL);
+      if (!gl_sandbox_write_base_record (saved, op->new_release, op->new_follows, error)
+          || !move_saved_base (op, next, error))
+        return FALSE;
+    }
   gl_pkg_crash_point ("commit-base");
   if (base_gen > 0 && !write_generation_base (gen, base_gen, error))
     return FALSE;

@@ -14,6 +14,8 @@
  *                                  switches generation and base at once)
  *   <sandbox>/system/base-G/tree   the bare base the rebase to generation G built
  *                                  (hard links), which reset returns to
+ *   <sandbox>/system/base-G/release  its Release=/Follows=, which win over
+ *                                  sandbox.conf's (gl_sandbox_write_base_record)
  *   <sandbox>/system/base/tree     the same before generations named their base
  *                                  (read for generations without N/base)
  *   <sandbox>/system/rebased       "N\n": the first generation of the last rebase;
@@ -114,8 +116,11 @@ const char *gl_pkg_op_get_dir (GlPkgOp *op);
  * commit makes a generation of the whole new base (ids shifted into the
  * range, whiteouts over what of rootfs/ it lacks) with the operation's
  * result merged in, and keeps a copy of the bare new base as system/base-N
- * for reset.  rootfs/ itself never changes under a running view. */
-void        gl_pkg_op_set_new_base (GlPkgOp *op, const char *base);
+ * for reset.  rootfs/ itself never changes under a running view.
+ * @release, @follows: the new base's Release=, Follows= (NULL: none),
+ * recorded with it (gl_sandbox_write_base_record) before the switch. */
+void        gl_pkg_op_set_new_base (GlPkgOp *op, const char *base, const char *release,
+                                    const char *follows);
 /* The bare base the current generation lies over after a rebase
  * (system/base-G/tree, or system/base/tree of the older layout), or NULL. */
 char       *gl_pkg_saved_base_tree (GlSandbox *sandbox);

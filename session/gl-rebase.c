@@ -370,7 +370,8 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
   g_autoptr(GlProfile) profile = NULL;
   g_autoptr(GlPkgOp) op = NULL;
   g_auto(GStrv) kept = NULL;
-  g_autofree char *base = NULL, *repos = NULL, *conf = NULL, *release = NULL, *list = NULL;
+  g_autofree char *base = NULL, *repos = NULL, *conf = NULL, *release = NULL, *follows = NULL;
+  g_autofree char *list = NULL;
   g_autofree char *what = NULL;
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
   g_autoptr(GPtrArray) failures = g_ptr_array_new_with_free_func (g_free);
@@ -450,7 +451,13 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
   conf = g_build_filename (gl_pkg_op_get_input_dir (op), "apt.conf", NULL);
   if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
     return FALSE;
-  gl_pkg_op_set_new_base (op, base);
+  /* the new base's release, recorded with it: the rename of `current`
+   * switches base and record at once (sandbox.conf follows after) */
+  if (release == NULL)
+    release = g_strdup (profile->release);
+  if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP && g_strcmp0 (profile->suite, release) != 0)
+    follows = g_strdup (profile->suite);
+  gl_pkg_op_set_new_base (op, base, release, follows);
   g_ptr_array_add (args, profile->cmd_install ? profile->cmd_install : "apt-get install -y");
   for (guint i = 0; kept[i]; i++)
     g_ptr_array_add (args, kept[i]);
@@ -499,10 +506,9 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
   }
 
   g_clear_pointer (&sandbox->release, g_free);
-  sandbox->release = release != NULL ? g_steal_pointer (&release) : g_strdup (profile->release);
+  sandbox->release = g_steal_pointer (&release);
   g_clear_pointer (&sandbox->follows, g_free);
-  if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP && g_strcmp0 (profile->suite, sandbox->release) != 0)
-    sandbox->follows = g_strdup (profile->suite);
+  sandbox->follows = g_steal_pointer (&follows);
   g_clear_pointer (&sandbox->updated, g_date_time_unref);
   sandbox->updated = g_date_time_new_now_utc ();
   if (!gl_sandbox_save (sandbox, error))

@@ -114,6 +114,67 @@ get_time (GKeyFile *kf, const char *key)
   return g_date_time_new_from_iso8601 (value, NULL);
 }
 
+#define BASE_RECORD_GROUP "Base"
+
+guint
+gl_sandbox_generation_base (const char *system, guint n)
+{
+  g_autofree char *num = g_strdup_printf ("%u", n);
+  g_autofree char *path = g_build_filename (system, num, "base", NULL);
+  g_autofree char *text = NULL;
+  guint64 g = 0;
+
+  if (n == 0 || !g_file_get_contents (path, &text, NULL, NULL)
+      || !g_ascii_string_to_unsigned (g_strstrip (text), 10, 1, G_MAXUINT32, &g, NULL))
+    return 0;
+  return (guint) g;
+}
+
+gboolean
+gl_sandbox_write_base_record (const char *base_dir, const char *release, const char *follows,
+                              GError **error)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autofree char *path = g_build_filename (base_dir, "release", NULL);
+  g_autofree char *data = NULL;
+  gsize length = 0;
+
+  /* (the group alone: the base has no release of its own) */
+  if (!g_key_file_load_from_data (kf, "[" BASE_RECORD_GROUP "]\n", -1, G_KEY_FILE_NONE, error))
+    return FALSE;
+  if (release != NULL)
+    g_key_file_set_string (kf, BASE_RECORD_GROUP, "Release", release);
+  if (follows != NULL)
+    g_key_file_set_string (kf, BASE_RECORD_GROUP, "Follows", follows);
+  data = g_key_file_to_data (kf, &length, NULL);
+  return g_file_set_contents_full (path, data, (gssize) length, G_FILE_SET_CONTENTS_DURABLE, 0644, error);
+}
+
+/* The release of the base the current generation lies over, when a
+ * rebase recorded it (gl_sandbox_write_base_record): it wins over
+ * sandbox.conf, which a crash may have left behind. */
+static void
+load_base_record (GlSandbox *sandbox)
+{
+  g_autofree char *system = g_build_filename (sandbox->path, "system", NULL);
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_autofree char *name = NULL, *path = NULL;
+  guint n = 0, g;
+
+  if (!gl_sandbox_get_system_generation (sandbox, &n, NULL) || n == 0
+      || (g = gl_sandbox_generation_base (system, n)) == 0)
+    return;
+  name = g_strdup_printf ("base-%u", g);
+  path = g_build_filename (system, name, "release", NULL);
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL)
+      || !g_key_file_has_group (kf, BASE_RECORD_GROUP))
+    return;
+  g_free (sandbox->release);
+  sandbox->release = g_key_file_get_string (kf, BASE_RECORD_GROUP, "Release", NULL);
+  g_free (sandbox->follows);
+  sandbox->follows = g_key_file_get_string (kf, BASE_RECORD_GROUP, "Follows", NULL);
+}
+
 GlSandbox *
 gl_sandbox_load_from_data (const char *id, const char *path,
                            const char *data, gsize length, GError **error)
@@ -175,6 +236,7 @@ gl_sandbox_load_from_data (const char *id, const char *path,
   sandbox->repository_uris = g_key_file_get_string_list (kf, SANDBOX_GROUP, "RepositoryURIs", NULL, NULL);
   sandbox->created = get_time (kf, "Created");
   sandbox->updated = get_time (kf, "Updated");
+  load_base_record (sandbox);
 
   return g_steal_pointer (&sandbox);
 }

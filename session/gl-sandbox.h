@@ -61,6 +61,16 @@ char       *gl_sandbox_get_rootfs (GlSandbox *sandbox);
  * sandbox has no system layer (no system/current); FALSE with an error when
  * system/current cannot be read or is malformed. */
 gboolean    gl_sandbox_get_system_generation (GlSandbox *sandbox, guint *generation, GError **error);
+/* After a rebase, generation @n names the bare base it lies over in
+ * <system>/<n>/base ("G\n": <system>/base-G); 0 when it names none. */
+guint       gl_sandbox_generation_base (const char *system, guint n);
+/* The record of a rebase's base, <base_dir>/release (Release=, Follows=
+ * as in sandbox.conf), written into system/base-G before the rename of
+ * `current` switches to it: gl_sandbox_load takes the release of the
+ * base the current generation names from there, so the record is the
+ * generation's and never behind it (a crash before sandbox.conf is saved). */
+gboolean    gl_sandbox_write_base_record (const char *base_dir, const char *release,
+                                          const char *follows, GError **error);
 /* <path>/system/<N>/tree of the current generation, or NULL when there is
  * none (no system/current, or one that cannot be read: see
  * gl_sandbox_get_system_generation() for the reason). */

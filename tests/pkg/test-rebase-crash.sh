@@ -2,7 +2,9 @@
 # Integration: a rebase killed (SIGKILL, GLIMPSE_TEST_CRASH_AT) at each step
 # of its commit leaves the sandbox either fully old or fully new: the base
 # a view shows is the base reset returns to.  The generation names its base
-# (system/N/base), so the rename of `current` switches both at once.
+# (system/N/base), so the rename of `current` switches both at once; the
+# base holds its release, so what glimpse records (glimpse info, and
+# sandbox.conf from the next operation on) switches with them.
 # Small busybox trees served on 127.0.0.1 as tarball bases v1…v6.
 # Needs root.
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -36,6 +38,7 @@ cat > "$WORK/profiles/crash-test.profile" <<EOF
 [Profile]
 Name=Rebase crash test
 Family=apt
+Release=v1
 
 [Base]
 Type=tarball
@@ -50,6 +53,8 @@ ListUpgradable=apt list --upgradable
 EOF
 
 view () { as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- cat /etc/glimpse-base 2>&1; }
+# the release glimpse records for the sandbox (the profile's Release=)
+release () { "$GLIMPSE" info "$id" 2>&1 | sed -n 's/^Release: *//p'; }
 system=$GL_STORE/$id/system
 # every base-G of system/ is named by a generation left
 bases_named () {
@@ -72,13 +77,18 @@ for point in commit-tree commit-base commit-record commit-current rebase-committ
   old=$(view)
   case $point in commit-current|rebase-committed) want=v$n ;; *) want=$old ;; esac
   base "v$n"
+  sed -i "s/^Release=.*/Release=v$n/" "$WORK/profiles/crash-test.profile"
   GLIMPSE_TEST_CRASH_AT=$point "$GLIMPSE" rebase "$id" > "$WORK/out-$point" 2>&1; rc=$?
   check_sh "[$point] the rebase onto v$n is killed there (status $rc)" '[ $rc -eq 137 ]'
   got=$(view)
   check_sh "[$point] the view shows $want (got $got)" '[ "$got" = "$want" ]'
+  got=$(release)
+  check_sh "[$point] the recorded release is the view's, $want (got $got)" '[ "$got" = "$want" ]'
   check "[$point] the next operation (reset) works" "$GLIMPSE" reset "$id" --yes
   got=$(view)
   check_sh "[$point] reset returns to the base the view showed, $want (got $got)" '[ "$got" = "$want" ]'
+  check_sh "[$point] … and sandbox.conf records its release" \
+    'grep -qx "Release=$want" "$GL_STORE/$id/sandbox.conf" && [ "$(release)" = "$want" ]'
   check_sh "[$point] nothing of the killed rebase is left" \
     '! ls -A "$system" | grep_quiet "^\.op-\|^current\.tmp$" && bases_named'
 done
@@ -92,8 +102,9 @@ check_sh "[old layout] reset returns to the old layout's base, $want" '[ "$(view
 
 n=$((n + 1))
 base "v$n"
+sed -i "s/^Release=.*/Release=v$n/" "$WORK/profiles/crash-test.profile"
 check "a rebase to the end works" "$GLIMPSE" rebase "$id"
-check_sh "its view shows v$n" '[ "$(view)" = "v$n" ]'
+check_sh "its view shows v$n, its release is v$n" '[ "$(view)" = "v$n" ] && [ "$(release)" = "v$n" ]'
 check "reset" "$GLIMPSE" reset "$id" --yes
 check_sh "reset returns to v$n" '[ "$(view)" = "v$n" ] && bases_named'
 check_sh "one bare base is left, the current generation's" \
