@@ -150,12 +150,95 @@ gl_pkg_free_range_start_full (const char *subuid, const char *subgid, guint32 co
   return start + count < G_MAXUINT32 ? (guint32) start : 0;
 }
 
+gboolean
+gl_pkg_nss_lists_all (const char *nsswitch)
+{
+  /* (no nsswitch.conf: glibc's default, files) */
+  g_auto(GStrv) lines = g_strsplit (nsswitch ? nsswitch : "", "\n", -1);
+
+  for (char **l = lines; *l; l++)
+    {
+      g_auto(GStrv) words = NULL;
+      char *colon;
+      g_strstrip (*l);
+      if (!g_str_has_prefix (*l, "passwd") && !g_str_has_prefix (*l, "group"))
+        continue;
+      colon = strchr (*l, ':');
+      if (colon == NULL)
+        continue;
+      *colon = '\0';
+      g_strstrip (*l);
+      if (!g_str_equal (*l, "passwd") && !g_str_equal (*l, "group"))
+        continue;
+      /* (a comment ends the line; [ACTION] tokens are no source) */
+      if (strchr (colon + 1, '#') != NULL)
+        *strchr (colon + 1, '#') = '\0';
+      words = g_strsplit_set (colon + 1, " \t", -1);
+      for (char **w = words; *w; w++)
+        if (**w != '\0' && **w != '[' && (*w)[strlen (*w) - 1] != ']'
+            && !g_str_equal (*w, "files") && !g_str_equal (*w, "systemd") && !g_str_equal (*w, "compat"))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+struct _GlPkgAccounts {
+  GHashTable *ids;
+  gboolean complete;
+};
+
+GlPkgAccounts *
+gl_pkg_accounts_new (const char *nsswitch_path)
+{
+  GlPkgAccounts *a = g_new0 (GlPkgAccounts, 1);
+  g_autofree char *text = NULL;
+  struct passwd *pw;
+  struct group *gr;
+
+  a->ids = g_hash_table_new (NULL, NULL);
+  g_file_get_contents (nsswitch_path, &text, NULL, NULL);
+  a->complete = gl_pkg_nss_lists_all (text);
+  setpwent ();
+  while ((pw = getpwent ()) != NULL)
+    g_hash_table_add (a->ids, GUINT_TO_POINTER (pw->pw_uid));
+  endpwent ();
+  setgrent ();
+  while ((gr = getgrent ()) != NULL)
+    g_hash_table_add (a->ids, GUINT_TO_POINTER (gr->gr_gid));
+  endgrent ();
+  g_debug ("%u account and group ids listed; %s", g_hash_table_size (a->ids),
+           a->complete ? "that is all of them (files, systemd)"
+                       : "other sources (LDAP, SSSD, NIS) are asked id by id");
+  return a;
+}
+
+gboolean
+gl_pkg_accounts_known (guint32 id, gpointer data)
+{
+  GlPkgAccounts *a = data;
+
+  return g_hash_table_contains (a->ids, GUINT_TO_POINTER (id))
+         || (!a->complete && gl_pkg_id_is_account (id, NULL));
+}
+
+void
+gl_pkg_accounts_free (GlPkgAccounts *a)
+{
+  if (a == NULL)
+    return;
+  g_hash_table_unref (a->ids);
+  g_free (a);
+}
+
 guint32
 gl_pkg_free_range_start (const char *subuid, const char *subgid, guint32 count)
 {
-  /* (once, when the range is made: a lookup of each id of a candidate,
-   * as an account of NSS (LDAP, SSSD) need not be listable) */
-  return gl_pkg_free_range_start_full (subuid, subgid, count, gl_pkg_id_is_account, NULL);
+  /* (once, when the range is made.  A lookup of each id of a candidate
+   * took half a minute with nss-systemd (a round trip per id); the ids
+   * the system lists are read at once, and only sources that need not
+   * list their accounts (LDAP, SSSD) are asked id by id.) */
+  g_autoptr(GlPkgAccounts) accounts = gl_pkg_accounts_new ("/etc/nsswitch.conf");
+  return gl_pkg_free_range_start_full (subuid, subgid, count, gl_pkg_accounts_known, accounts);
 }
 
 static gboolean

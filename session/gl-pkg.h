@@ -61,6 +61,19 @@ guint32  gl_pkg_free_range_start (const char *subuid, const char *subgid, guint3
 /* Whether @id is a user or group id that getpwuid or getgrgid knows */
 typedef gboolean (*GlPkgIdKnown) (guint32 id, gpointer data);
 gboolean gl_pkg_id_is_account (guint32 id, gpointer data);
+/* Whether every source of passwd and group in @nsswitch (nsswitch.conf's
+ * text; NULL: none, glibc's default) lists all the ids it answers for:
+ * files, compat, systemd.  LDAP, SSSD, NIS, winbind need not. */
+gboolean gl_pkg_nss_lists_all (const char *nsswitch);
+/* The ids of the accounts and groups the system lists (getpwent,
+ * getgrent), read at once; gl_pkg_accounts_known (a GlPkgIdKnown) looks an
+ * id up there, and with getpwuid/getgrgid too when @nsswitch_path names a
+ * source that need not list its accounts. */
+typedef struct _GlPkgAccounts GlPkgAccounts;
+GlPkgAccounts *gl_pkg_accounts_new (const char *nsswitch_path);
+gboolean gl_pkg_accounts_known (guint32 id, gpointer data);
+void     gl_pkg_accounts_free (GlPkgAccounts *accounts);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlPkgAccounts, gl_pkg_accounts_free)
 /* The same, with @known (NULL: none) telling which ids are taken. */
 guint32  gl_pkg_free_range_start_full (const char *subuid, const char *subgid, guint32 count,
                                        GlPkgIdKnown known, gpointer data);

@@ -245,6 +245,13 @@ test_free_range_accounts (void)
   g_assert_cmpuint (gl_pkg_free_range_start_full ("a:100000:65536\n", "", 65536, known_ids,
                                                   GUINT_TO_POINTER (170000)), ==, 296608);
   g_assert_true (gl_pkg_id_is_account (0, NULL));
+  /* which sources of nsswitch.conf list every account they know */
+  g_assert_true (gl_pkg_nss_lists_all (NULL));
+  g_assert_true (gl_pkg_nss_lists_all ("passwd:         files systemd\ngroup:          files [SUCCESS=merge] systemd\n"
+                                       "hosts: files dns mdns4_minimal\n"));
+  g_assert_true (gl_pkg_nss_lists_all ("# passwd: ldap\npasswd: compat # ldap\n"));
+  g_assert_false (gl_pkg_nss_lists_all ("passwd: files sss\ngroup: files sss\n"));
+  g_assert_false (gl_pkg_nss_lists_all ("passwd: files\ngroup:files ldap\n"));
 
   /* a local user with a high uid (and its group), through the system's
    * own lookups: in a mount namespace of this test whose /etc/passwd and
@@ -271,6 +278,23 @@ test_free_range_accounts (void)
       /* 100000… holds the user, 165536… the group: the next (ranges of
        * 1000 ids here: a lookup of each of 65536 takes seconds) */
       g_assert_cmpuint (gl_pkg_free_range_start_full ("", "", 1000, gl_pkg_id_is_account, NULL), ==, 231072);
+      /* listed at once: the same answer for whole ranges, without a
+       * lookup per id where the system's sources list all they know */
+      {
+        g_autoptr(GlPkgAccounts) accounts = gl_pkg_accounts_new ("/etc/nsswitch.conf");
+        g_autofree char *nss = NULL;
+        g_assert_true (gl_pkg_accounts_known (100042, accounts));
+        g_assert_true (gl_pkg_accounts_known (165600, accounts));
+        g_assert_false (gl_pkg_accounts_known (100043, accounts));
+        g_file_get_contents ("/etc/nsswitch.conf", &nss, NULL, NULL);
+        if (gl_pkg_nss_lists_all (nss))
+          {
+            gint64 t0 = g_get_monotonic_time ();
+            g_assert_cmpuint (gl_pkg_free_range_start ("", "", 65536), ==, 231072);
+            /* (a lookup per id took ≈ 30 s with nss-systemd) */
+            g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+          }
+      }
       return;
     }
   {
