@@ -60,6 +60,49 @@ gl_serve () {
   URL=http://127.0.0.1:$PORT
 }
 
+# gl_tarball_base VERSION [MIB]: a busybox tree with /etc/glimpse-base
+# saying VERSION (and with MIB, /usr/share/glimpse-only-VERSION of MIB MiB,
+# a file of that base alone), served by gl_serve as base/rootfs.tar with
+# its base/SHA256SUMS
+gl_tarball_base () {
+  local r=$WORK/tree-$1
+  rm -rf "$r"
+  mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,var/tmp,home,root,run,media,mnt,usr/share}
+  chmod 1777 "$r/tmp" "$r/var/tmp"
+  cp /bin/busybox "$r/bin/busybox"
+  chroot "$r" /bin/busybox --install -s
+  getent passwd root "$GL_USER_A" "$GL_USER_B" > "$r/etc/passwd"
+  getent group root "$GL_USER_A" "$GL_USER_B" > "$r/etc/group"
+  echo "$1" > "$r/etc/glimpse-base"
+  [ -z "${2:-}" ] || head -c $(($2 * 1048576)) /dev/urandom > "$r/usr/share/glimpse-only-$1"
+  mkdir -p "$REPO/base"
+  tar -C "$r" -cf "$REPO/base/rootfs.tar" .
+  echo "$(sha256sum < "$REPO/base/rootfs.tar" | cut -d' ' -f1)  rootfs.tar" > "$REPO/base/SHA256SUMS"
+}
+
+# gl_tarball_profile NAME TITLE [KEY=VALUE...]: $WORK/profiles/NAME.profile,
+# an apt profile (with the further keys of [Profile] given) whose base is
+# the one gl_tarball_base made (after gl_serve)
+gl_tarball_profile () {
+  local name=$1 title=$2; shift 2
+  cat > "$WORK/profiles/$name.profile" <<EOF
+[Profile]
+Name=$title
+Family=apt
+$(printf '%s\n' "$@")
+[Base]
+Type=tarball
+Url=$URL/base/rootfs.tar
+ChecksumUrl=$URL/base/SHA256SUMS
+
+[Packages]
+Refresh=apt-get update
+Upgrade=apt-get -y dist-upgrade
+Install=apt-get install -y --no-install-recommends
+ListUpgradable=apt list --upgradable
+EOF
+}
+
 # gl_host_sandbox ID: a `host` sandbox whose only repository is the one
 # served here ($URL/repo, signed by the key "good", named "test")
 gl_host_sandbox () {

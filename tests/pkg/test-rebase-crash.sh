@@ -9,48 +9,16 @@
 # Needs root.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 source "$(dirname "$0")/libpkgtest.sh"
+source "$(dirname "$0")/librepo.sh"
 [ -x /bin/busybox ] || skip "/bin/busybox is not installed (apt-get install busybox)"
 gl_pkg_env --profiles --cache --launcher
-mkdir -p "$WORK/served/base"
 id=rebasecrash-$$
 GL_SANDBOXES+=("$id")
 
-# base VERSION: a busybox tree with /etc/glimpse-base, served as the
-# profile's tarball with its checksum
-base () {
-  local r=$WORK/tree-$1
-  rm -rf "$r"
-  mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,var/tmp,home,root,run,media,mnt,usr/share}
-  chmod 1777 "$r/tmp" "$r/var/tmp"
-  cp /bin/busybox "$r/bin/busybox"
-  chroot "$r" /bin/busybox --install -s
-  getent passwd root "$GL_USER_A" "$GL_USER_B" > "$r/etc/passwd"
-  getent group root "$GL_USER_A" "$GL_USER_B" > "$r/etc/group"
-  echo "$1" > "$r/etc/glimpse-base"
-  tar -C "$r" -cf "$WORK/served/base/rootfs.tar" .
-  echo "$(sha256sum < "$WORK/served/base/rootfs.tar" | cut -d' ' -f1)  rootfs.tar" > "$WORK/served/base/SHA256SUMS"
-}
+base () { gl_tarball_base "$1"; }
 base v1
-coproc SERVER { exec python3 "$(dirname "$0")/../http-server.py" "$WORK/served"; }
-read -r PORT <&"${SERVER[0]}"
-[ -n "$PORT" ] || { echo "Bail out! the HTTP server did not start"; exit 1; }
-cat > "$WORK/profiles/crash-test.profile" <<EOF
-[Profile]
-Name=Rebase crash test
-Family=apt
-Release=v1
-
-[Base]
-Type=tarball
-Url=http://127.0.0.1:$PORT/base/rootfs.tar
-ChecksumUrl=http://127.0.0.1:$PORT/base/SHA256SUMS
-
-[Packages]
-Refresh=apt-get update
-Upgrade=apt-get -y dist-upgrade
-Install=apt-get install -y --no-install-recommends
-ListUpgradable=apt list --upgradable
-EOF
+gl_serve
+gl_tarball_profile crash-test "Rebase crash test" Release=v1
 
 view () { as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- cat /etc/glimpse-base 2>&1; }
 # the release glimpse records for the sandbox (the profile's Release=)

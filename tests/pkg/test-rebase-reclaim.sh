@@ -12,49 +12,18 @@
 # Needs root.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 source "$(dirname "$0")/libpkgtest.sh"
+source "$(dirname "$0")/librepo.sh"
 [ -x /bin/busybox ] || skip "/bin/busybox is not installed (apt-get install busybox)"
 gl_pkg_env --profiles --cache --launcher
-mkdir -p "$WORK/served/base"
 id=reclaim-$$
 id2=reclaim2-$$
 GL_SANDBOXES+=("$id" "$id2")
 
-# base VERSION: a busybox tree with /etc/glimpse-base and a 4 MiB file of
-# its own, served as the profile's tarball with its checksum
-base () {
-  local r=$WORK/tree-$1
-  rm -rf "$r"
-  mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,var/tmp,home,root,run,media,mnt,usr/share}
-  chmod 1777 "$r/tmp" "$r/var/tmp"
-  cp /bin/busybox "$r/bin/busybox"
-  chroot "$r" /bin/busybox --install -s
-  getent passwd root "$GL_USER_A" "$GL_USER_B" > "$r/etc/passwd"
-  getent group root "$GL_USER_A" "$GL_USER_B" > "$r/etc/group"
-  echo "$1" > "$r/etc/glimpse-base"
-  head -c 4194304 /dev/urandom > "$r/usr/share/glimpse-only-$1"
-  tar -C "$r" -cf "$WORK/served/base/rootfs.tar" .
-  echo "$(sha256sum < "$WORK/served/base/rootfs.tar" | cut -d' ' -f1)  rootfs.tar" > "$WORK/served/base/SHA256SUMS"
-}
+# base VERSION: the tarball base VERSION, with a 4 MiB file of its own
+base () { gl_tarball_base "$1" 4; }
 base v1
-coproc SERVER { exec python3 "$(dirname "$0")/../http-server.py" "$WORK/served"; }
-read -r PORT <&"${SERVER[0]}"
-[ -n "$PORT" ] || { echo "Bail out! the HTTP server did not start"; exit 1; }
-cat > "$WORK/profiles/reclaim-test.profile" <<EOF
-[Profile]
-Name=Reclaim test
-Family=apt
-
-[Base]
-Type=tarball
-Url=http://127.0.0.1:$PORT/base/rootfs.tar
-ChecksumUrl=http://127.0.0.1:$PORT/base/SHA256SUMS
-
-[Packages]
-Refresh=apt-get update
-Upgrade=apt-get -y dist-upgrade
-Install=apt-get install -y --no-install-recommends
-ListUpgradable=apt list --upgradable
-EOF
+gl_serve
+gl_tarball_profile reclaim-test "Reclaim test"
 # the same bases as an apk sandbox: a rebase of another family, with no
 # package to put back
 sed -e 's/^Name=.*/Name=Reclaim test (apk)/' -e 's/^Family=.*/Family=apk/' -e 's/^Refresh=.*/Refresh=apk update/' \
