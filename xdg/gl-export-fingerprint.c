@@ -47,6 +47,8 @@ typedef struct {
   guint n_exported;
   guint n_files;
   GStrv extra;        /* icon files read outside the listed places */
+  GHashTable *dirs;   /* the directories of its exported files -> their stat record
+                       * (gint64[8]) as that run left them, or NULL */
 } CacheEntry;
 
 struct _GlExportCache {
@@ -56,6 +58,8 @@ struct _GlExportCache {
   gint64 since;         /* the clock when the current run started */
   guint hits;           /* runs that found nothing to do */
   GHashTable *stats;    /* path -> struct stat the fingerprint took, for this run's plan; or NULL */
+  gboolean trust_dirs;  /* this run may take an export directory left as it was for its files */
+  GHashTable *settled;  /* this run's answers: "id\tdir" -> "1" (as left) or "0" */
 };
 
 static void
@@ -63,6 +67,7 @@ cache_entry_free (CacheEntry *e)
 {
   g_free (e->id);
   g_strfreev (e->extra);
+  g_clear_pointer (&e->dirs, g_hash_table_unref);
   g_free (e);
 }
 
@@ -75,6 +80,7 @@ gl_export_cache_new (void)
                                           (GDestroyNotify) cache_entry_free);
   cache->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) gl_app_memos_free);
+  cache->settled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return cache;
 }
 
@@ -87,6 +93,7 @@ gl_export_cache_free (GlExportCache *cache)
   g_hash_table_unref (cache->entries);
   g_hash_table_unref (cache->apps);
   g_clear_pointer (&cache->stats, g_hash_table_unref);
+  g_hash_table_unref (cache->settled);
   g_free (cache);
 }
 
@@ -349,6 +356,7 @@ gl_export_cache_begin (GlExportCache *cache, const char *manifest_path)
   /* another run (glimpse export) changed the exports: nothing is known */
   if (g_strcmp0 (now, cache->manifest_key) != 0)
     g_hash_table_remove_all (cache->entries);
+  g_hash_table_remove_all (cache->settled);
 }
 
 void
@@ -514,7 +522,7 @@ gl_export_cache_matches (GlExportCache *cache, GlExportSource *source, GlFingerp
 
 void
 gl_export_cache_record (GlExportCache *cache, GlExportSource *source, GlFingerprint *f,
-                        const char * const *extra, guint n_files)
+                        const char * const *extra, guint n_files, GHashTable *dirs)
 {
   CacheEntry *e = g_new0 (CacheEntry, 1);
   gboolean same_extra = g_strv_equal ((const char * const *) (f->extra != NULL ? f->extra : (GStrv) (char *[]) { NULL }),
@@ -528,7 +536,70 @@ gl_export_cache_record (GlExportCache *cache, GlExportSource *source, GlFingerpr
   e->n_exported = source->n_exported;
   e->n_files = n_files;
   e->extra = extra != NULL && extra[0] != NULL ? g_strdupv ((GStrv) extra) : NULL;
+  e->dirs = dirs != NULL ? g_hash_table_ref (dirs) : NULL;
   g_hash_table_replace (cache->entries, e->id, e);
+}
+
+GHashTable *
+gl_export_cache_dir_stats (GPtrArray *paths)
+{
+  GHashTable *dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = paths->pdata[i];
+      const char *slash = strrchr (path, '/');
+      g_autofree char *dir = slash != NULL && slash != path ? g_strndup (path, slash - path) : NULL;
+      struct stat st;
+
+      if (dir == NULL || g_hash_table_contains (dirs, dir))
+        continue;
+      if (lstat (dir, &st) == 0 && S_ISDIR (st.st_mode))
+        {
+          gint64 *rec = g_new (gint64, 8);
+
+          stat_record (&st, rec);
+          g_hash_table_insert (dirs, g_steal_pointer (&dir), rec);
+        }
+    }
+  return dirs;
+}
+
+void
+gl_export_cache_trust_dirs (GlExportCache *cache, gboolean trust)
+{
+  if (cache != NULL)
+    cache->trust_dirs = trust;
+}
+
+gboolean
+gl_export_cache_dir_as_left (GlExportCache *cache, const char *id, const char *path)
+{
+  CacheEntry *e;
+  const char *slash = strrchr (path, '/');
+  g_autofree char *key = NULL;
+  const char *known;
+  const gint64 *rec;
+  gboolean as_left = FALSE;
+  struct stat st;
+
+  if (cache == NULL || !cache->trust_dirs || slash == NULL || slash == path ||
+      (e = g_hash_table_lookup (cache->entries, id)) == NULL || e->dirs == NULL)
+    return FALSE;
+  key = g_strdup_printf ("%s\t%.*s", id, (int) (slash - path), path);
+  known = g_hash_table_lookup (cache->settled, key);
+  if (known != NULL)
+    return *known == '1';
+  rec = g_hash_table_lookup (e->dirs, strchr (key, '\t') + 1);
+  if (rec != NULL && lstat (strchr (key, '\t') + 1, &st) == 0)
+    {
+      gint64 now[8];
+
+      stat_record (&st, now);
+      as_left = memcmp (now, rec, sizeof now) == 0;
+    }
+  g_hash_table_insert (cache->settled, g_steal_pointer (&key), as_left ? "1" : "0");
+  return as_left;
 }
 
 /* The plan of a run over one sandbox (an app changed) lstats again what

@@ -119,21 +119,33 @@ gl_plan_add_bytes (GHashTable *plan, const char *path, const char *sandbox, GByt
   return gl_plan_add_file (plan, f);
 }
 
-const char *
-gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source, guint *mode)
+/* TRUE if @mf (an exported file of sandbox @id, with a recorded stat key)
+ * is as Glimpse left it: its directory as the last run over @id left it,
+ * or else its own stat key unchanged */
+static gboolean
+dest_as_recorded (GlExportCache *cache, const char *id, GlManifestFile *mf)
 {
-  GlManifestFile *mf = m != NULL ? g_hash_table_lookup (m->files, path) : NULL;
   g_autofree char *now = NULL;
 
+  if (gl_export_cache_dir_as_left (cache, id, mf->path))
+    return TRUE;
+  now = gl_manifest_stat_key (mf->path);
+  return now != NULL && strcmp (now, mf->stat) == 0;
+}
+
+const char *
+gl_plan_copy_unchanged (GlExportContext *ctx, GlManifest *m, const char *id, const char *path,
+                        const char *source, guint *mode)
+{
+  GlManifestFile *mf = m != NULL ? g_hash_table_lookup (m->files, path) : NULL;
+
   if (mf == NULL || source == NULL || mf->source == NULL || mf->stat == NULL ||
-      g_strv_length (mf->checksums) != 1 || strcmp (mf->source, source) != 0)
-    return NULL;
-  now = gl_manifest_stat_key (path);
-  if (now == NULL || strcmp (now, mf->stat) != 0)
+      g_strv_length (mf->checksums) != 1 || strcmp (mf->source, source) != 0 ||
+      !dest_as_recorded (ctx->cache, id, mf))
     return NULL;
   /* the key ends with the mode */
   if (mode != NULL)
-    *mode = (guint) g_ascii_strtoull (strrchr (now, ':') + 1, NULL, 8) & 07777;
+    *mode = (guint) g_ascii_strtoull (strrchr (mf->stat, ':') + 1, NULL, 8) & 07777;
   return mf->checksums[0];
 }
 
@@ -259,7 +271,7 @@ read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIn
       g_autofree char *key = gl_export_cache_lstat (ctx->cache, f->path, &sst) ? gl_manifest_stat_key_of (&sst) : NULL;
       g_autofree char *src = key != NULL ? g_strconcat (f->path, "\t", key, NULL) : NULL;
       guint mode = 0;
-      const char *keep = gl_plan_copy_unchanged (m, dest, src, &mode);
+      const char *keep = gl_plan_copy_unchanged (ctx, m, source->id, dest, src, &mode);
       g_autoptr(GBytes) bytes = NULL;
       GlPlanFile *c = g_new0 (GlPlanFile, 1);
 
@@ -318,19 +330,16 @@ export_key (GlExportContext *ctx, GlExportSource *source, GlApp *app, const char
 /* The checksum @dest keeps if it is the export @memo made with @key and
  * nobody changed it since, else NULL */
 static const char *
-memo_unchanged (GlManifest *m, const char *dest, GlAppMemo *memo, const guint8 key[32])
+memo_unchanged (GlExportContext *ctx, GlManifest *m, const char *id, const char *dest,
+                GlAppMemo *memo, const guint8 key[32])
 {
   GlManifestFile *mf;
-  g_autofree char *now = NULL;
 
   if (memo == NULL || memo->out_sum[0] == '\0' || memcmp (memo->out_key, key, 32) != 0 || m == NULL)
     return NULL;
   mf = g_hash_table_lookup (m->files, dest);
   if (mf == NULL || mf->stat == NULL || g_strv_length (mf->checksums) != 1 ||
-      strcmp (mf->checksums[0], memo->out_sum) != 0)
-    return NULL;
-  now = gl_manifest_stat_key (dest);
-  if (now == NULL || strcmp (now, mf->stat) != 0)
+      strcmp (mf->checksums[0], memo->out_sum) != 0 || !dest_as_recorded (ctx->cache, id, mf))
     return NULL;
   return memo->out_sum;
 }
@@ -396,7 +405,7 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m, GlExport
       if (memo != NULL)
         {
           export_key (ctx, source, app, icon_name, key);
-          kept = memo_unchanged (m, dest, memo, key);
+          kept = memo_unchanged (ctx, m, source->id, dest, memo, key);
         }
       if (kept != NULL)
         {

@@ -46,11 +46,12 @@ const char *gl_plan_file_checksum (GlPlanFile *file);
  * the start of the run). */
 GBytes     *gl_plan_file_bytes (GlPlanFile *file, gint64 since_us, GError **error);
 void        gl_plan_file_free (GlPlanFile *file);
-/* The checksum @path keeps if it is Glimpse's copy of the source with key
- * @source and nobody changed it since (its stat key as recorded), else
- * NULL; *@mode (if non-NULL) gets its permission bits. */
-const char *gl_plan_copy_unchanged (GlManifest *m, const char *path, const char *source,
-                                    guint *mode);
+/* The checksum @path keeps if it is sandbox @id's copy of the source with
+ * key @source and nobody changed it since (its stat key as recorded, or
+ * its directory as the last run left it: gl_export_cache_dir_as_left),
+ * else NULL; *@mode (if non-NULL) gets its permission bits. */
+const char *gl_plan_copy_unchanged (GlExportContext *ctx, GlManifest *m, const char *id,
+                                    const char *path, const char *source, guint *mode);
 
 /* A sandbox as the shared files (menu, Thunar, app folders) see it. */
 typedef struct {
@@ -172,9 +173,22 @@ guint          gl_export_cache_n_hits (GlExportCache *cache);
 gboolean       gl_export_cache_matches (GlExportCache *cache, GlExportSource *source,
                                         GlFingerprint *f, guint *n_files);
 /* @source was exported from the inputs @f describes, reading the icon
- * files @extra outside its icon directories, in @n_files files */
+ * files @extra outside its icon directories, in @n_files files, which are
+ * in the directories @dirs (gl_export_cache_dir_stats, or NULL) as the run
+ * left them */
 void           gl_export_cache_record (GlExportCache *cache, GlExportSource *source,
                                        GlFingerprint *f, const char * const *extra,
-                                       guint n_files);
+                                       guint n_files, GHashTable *dirs);
+/* The directories of @paths -> their stat records, for _record */
+GHashTable    *gl_export_cache_dir_stats (GPtrArray *paths);
+/* Whether this run may trust the exported files of a directory as the last
+ * run over their sandbox left it (not a complete sync) */
+void           gl_export_cache_trust_dirs (GlExportCache *cache, gboolean trust);
+/* TRUE if the directory of @path (an exported file of sandbox @id) is as
+ * the last run over @id left it (@cache may be NULL): no name in it came,
+ * went or was replaced since, so @path is the file that run recorded.  A
+ * write into the file itself is not seen: the next complete sync (start-up,
+ * "glimpse export") checks every file again. */
+gboolean       gl_export_cache_dir_as_left (GlExportCache *cache, const char *id, const char *path);
 
 G_END_DECLS

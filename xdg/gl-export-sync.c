@@ -782,6 +782,8 @@ sync_unchanged (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   gl_export_cache_begin (ctx->cache, manifest_path);
   gl_export_cache_set_since (ctx->cache, since);
   gl_export_cache_keep_stats (ctx->cache, sources->len == 1);
+  /* a complete sync checks every exported file itself */
+  gl_export_cache_trust_dirs (ctx->cache, !complete);
   for (guint i = 0; i < sources->len; i++)
     {
       GlExportSource *source = sources->pdata[i];
@@ -820,7 +822,8 @@ sync_remember (SyncRun *run, GPtrArray *sources, GPtrArray *prints)
       GlPlanSandbox *r = run->planned->pdata[i];
       GHashTableIter iter;
       gpointer value;
-      guint n_files = 0;
+      g_autoptr(GPtrArray) files = g_ptr_array_new ();
+      g_autoptr(GHashTable) dirs = NULL;
 
       /* a run with problems (a conflict, a failed write, an entry skipped)
        * is made again next time, with its warnings */
@@ -832,10 +835,13 @@ sync_remember (SyncRun *run, GPtrArray *sources, GPtrArray *prints)
       g_hash_table_iter_init (&iter, run->plan);
       while (g_hash_table_iter_next (&iter, NULL, &value))
         if (strcmp (((GlPlanFile *) value)->sandbox, source->id) == 0)
-          n_files++;
+          g_ptr_array_add (files, ((GlPlanFile *) value)->path);
+      /* every file of the sandbox is as recorded now, in directories as
+       * they are now */
+      dirs = gl_export_cache_dir_stats (files);
       g_ptr_array_add (r->extra, NULL);
       gl_export_cache_record (cache, source, prints->pdata[i],
-                              (const char * const *) r->extra->pdata, n_files);
+                              (const char * const *) r->extra->pdata, files->len, dirs);
       g_ptr_array_remove_index (r->extra, r->extra->len - 1);
     }
 }
