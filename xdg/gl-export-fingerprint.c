@@ -22,6 +22,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -159,11 +160,12 @@ add_stat_buf (Fingerprint *fp, const struct stat *st)
     fp->racy = TRUE;
 }
 
-/* lstat of @path; FALSE (and the error counted) if there is none */
+/* lstat of @name in the directory @dfd (AT_FDCWD: @name is @path), kept
+ * for the plan under @path; FALSE (and the error counted) if there is none */
 static gboolean
-add_lstat (Fingerprint *fp, const char *path, struct stat *st)
+add_lstat_at (Fingerprint *fp, int dfd, const char *name, const char *path, struct stat *st)
 {
-  if (lstat (path, st) != 0)
+  if (fstatat (dfd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
     {
       char e[16];
 
@@ -175,6 +177,12 @@ add_lstat (Fingerprint *fp, const char *path, struct stat *st)
   if (fp->stats != NULL)
     g_hash_table_insert (fp->stats, g_strdup (path), g_memdup2 (st, sizeof *st));
   return TRUE;
+}
+
+static gboolean
+add_lstat (Fingerprint *fp, const char *path, struct stat *st)
+{
+  return add_lstat_at (fp, AT_FDCWD, path, path, st);
 }
 
 static gint
@@ -200,18 +208,21 @@ add_tree (Fingerprint *fp, const char *root, const char *dir, const char *rel, i
   while ((de = readdir (d)) != NULL)
     if (strcmp (de->d_name, ".") != 0 && strcmp (de->d_name, "..") != 0)
       g_ptr_array_add (names, g_strdup (de->d_name));
-  closedir (d);
   g_ptr_array_sort (names, compare_names);
 
+  /* each name looked up in the open directory, not along its whole path
+   * again (a path walk of ten components per icon file) */
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = names->pdata[i];
       g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_autofree char *sub_rel = rel != NULL ? g_build_filename (rel, name, NULL) : NULL;
+      g_autofree char *sub_rel = NULL;
 
       add_str (fp, name);
-      if (!add_lstat (fp, path, &st))
+      if (!add_lstat_at (fp, dirfd (d), name, path, &st))
         continue;
+      if (rel != NULL && (S_ISLNK (st.st_mode) || S_ISDIR (st.st_mode)))
+        sub_rel = g_build_filename (rel, name, NULL);
       if (S_ISLNK (st.st_mode))
         {
           /* where it leads inside the tree (or, outside one, on the host) */
@@ -231,6 +242,7 @@ add_tree (Fingerprint *fp, const char *root, const char *dir, const char *rel, i
       if (S_ISDIR (st.st_mode) && depth > 0)
         add_tree (fp, root, path, sub_rel, depth - 1);
     }
+  closedir (d);
 }
 
 /* The root @path lies in and @path inside it, or NULL */
