@@ -172,8 +172,10 @@ gl_manifest_add_file (GlManifest *manifest, const char *path,
       f = g_new0 (GlManifestFile, 1);
       f->path = g_strdup (path);
       f->sandbox = g_strdup (sandbox);
-      f->checksums = g_new0 (char *, 1);
+      f->checksums = g_new0 (char *, 2);
+      f->checksums[0] = g_strdup (checksum);
       g_hash_table_insert (manifest->files, f->path, f);
+      return;
     }
   if (!g_strv_contains ((const char * const *) f->checksums, checksum))
     {
@@ -217,34 +219,30 @@ manifest_new (const char *path)
   return m;
 }
 
-/* One field of a line: escaped with g_strescape when written, so only a
- * field with a backslash needs undoing. */
-static char *
-field_dup (const char *start, gsize len)
-{
-  g_autofree char *raw = g_strndup (start, len);
-
-  if (memchr (raw, '\\', len) == NULL)
-    return g_steal_pointer (&raw);
-  return g_strcompress (raw);
-}
-
 #define MAX_FIELDS 5
 
+/* One line of the text, split in place (the text is the loaded file's own
+ * copy): the fields are pointers into it, each undone with g_strcompress
+ * only when it has a backslash (written escaped with g_strescape). */
 static void
-parse_line (GlManifest *m, const char *line, gsize len, gsize lineno)
+parse_line (GlManifest *m, char *line, gsize len, gsize lineno)
 {
   char *f[MAX_FIELDS + 1] = { NULL, };
+  char *unescaped[MAX_FIELDS + 1] = { NULL, };
   guint n = 0;
-  const char *p = line;
-  const char *end = line + len;
+  char *p = line;
+  char *end = line + len;
 
+  *end = '\0';
   while (n <= MAX_FIELDS)
     {
-      const char *tab = memchr (p, '\t', end - p);
-      const char *stop = tab != NULL ? tab : end;
+      char *tab = memchr (p, '\t', end - p);
 
-      f[n++] = field_dup (p, stop - p);
+      if (tab != NULL)
+        *tab = '\0';
+      if (strchr (p, '\\') != NULL)
+        p = unescaped[n] = g_strcompress (p);
+      f[n++] = p;
       if (tab == NULL)
         break;
       p = tab + 1;
@@ -268,19 +266,18 @@ parse_line (GlManifest *m, const char *line, gsize len, gsize lineno)
     }
   else if (strcmp (f[0], "file") == 0 && n == 4)
     {
-      const char *q = f[3];
+      char *q = f[3];
 
       /* SHA256[,SHA256]: most lines have one */
-      while (*q != '\0')
+      while (q != NULL)
         {
-          const char *comma = strchr (q, ',');
-          g_autofree char *sum = comma != NULL ? g_strndup (q, comma - q) : g_strdup (q);
+          char *comma = strchr (q, ',');
 
-          if (*sum != '\0')
-            gl_manifest_add_file (m, f[1], f[2], sum);
-          if (comma == NULL)
-            break;
-          q = comma + 1;
+          if (comma != NULL)
+            *comma = '\0';
+          if (*q != '\0')
+            gl_manifest_add_file (m, f[1], f[2], q);
+          q = comma != NULL ? comma + 1 : NULL;
         }
     }
   else if (strcmp (f[0], "cache") == 0 && n == 4)
@@ -304,7 +301,7 @@ parse_line (GlManifest *m, const char *line, gsize len, gsize lineno)
   else
     g_debug ("%s:%zu: ignoring unknown manifest line", m->path, lineno);
   for (guint i = 0; i < n; i++)
-    g_free (f[i]);
+    g_free (unescaped[i]);
 }
 
 char *
@@ -349,13 +346,13 @@ load_file (GlManifest *m, const char *file, GError **error)
 
   while (p != NULL && p < end)
     {
-      const char *line = p + 1;
+      char *line = (char *) p + 1;
       const char *nl = memchr (line, '\n', end - line);
       gsize n = (nl != NULL ? nl : end) - line;
 
       lineno++;
       if (n > 0)
-        parse_line (m, line, n, lineno);
+        parse_line (m, line, n, lineno);   /* ends the line with a NUL */
       p = nl;
     }
   return TRUE;
