@@ -1461,7 +1461,7 @@ run_view_init (int view_lock, int sigfd)
  * left to nobody (PID 1 is not dumpable: no process of the caller can
  * have opened it), and the kernel ends it.  The launcher writes the new
  * user namespace's id maps (the same ids, groups included; see
- * start_nested_maps) when told through MAPS_FD, and answers on SYNC_FD. */
+ * write_nested_maps) when told through MAPS_FD, and answers on SYNC_FD. */
 static void
 lock_view (int sync_fd, int maps_fd)
 {
@@ -2041,8 +2041,8 @@ app_child (void *a)
 }
 
 /* True unless fs.suid_dumpable is 1 ("debug"), where a process that
- * changes its ids becomes dumpable (traceable by you) for a moment:
- * the app's process must not share the launcher's memory then. */
+ * changes its ids becomes dumpable (traceable by you) for a moment: a
+ * child must not share the launcher's memory then. */
 static bool
 may_share_memory (void)
 {
@@ -2052,7 +2052,44 @@ may_share_memory (void)
          && (b[1] == '\n' || b[1] == '\0');
 }
 
-#define GL_APP_STACK (128 * 1024)
+#define GL_CHILD_STACK (128 * 1024)
+
+/* Runs FN (ARG) in a child of ours that only sets up and execs or ends,
+ * started as vfork() would (CLONE_VM | CLONE_VFORK, on a stack of its
+ * own): copying the launcher's page tables for it was most of the cost of
+ * starting it.  We wait meanwhile; FN writes nothing of our memory but
+ * the die() globals, set back here, and allocates nothing.  The memory
+ * stays not dumpable all along (see may_share_memory; the user, mount
+ * and IPC namespaces are entered with setns, which a process sharing
+ * memory may do).  Where it may not, FN runs in a forked child.  Its pid,
+ * or -1 (errno set). */
+static pid_t
+start_child (int (*fn) (void *), void *arg)
+{
+  void (*hook) (const char *) = gl_die_hook;
+  int error_fd = gl_error_fd, errsv;
+  char *stack;
+  pid_t pid;
+
+  if (!may_share_memory ())
+    {
+      pid = fork ();
+      if (pid == 0)
+        _exit (fn (arg));
+      return pid;
+    }
+  stack = mmap (NULL, GL_CHILD_STACK, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED)
+    return -1;
+  pid = clone (fn, stack + GL_CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+  errsv = errno;
+  gl_die_hook = hook;
+  gl_error_fd = error_fd;
+  (void) munmap (stack, GL_CHILD_STACK);
+  errno = errsv;
+  return pid;
+}
 
 /* Starts COMMAND in the view NS as a child of ours, its errors on the
  * error pipe ERR_P (whose write end it closes); returns its pid, or dies.
@@ -2066,13 +2103,8 @@ may_share_memory (void)
  * first of all (it is not dumpable either: nothing in the view can
  * trace it or open its /proc entries while it is still in the host's
  * mount namespace), then enters the view's other namespaces as you.
- * It is started as vfork() would (CLONE_VM | CLONE_VFORK, on a stack of
- * its own): copying the launcher's page tables for a child that only
- * execs was most of a join's cost.  The launcher waits meanwhile; the
- * child writes nothing of its memory but the die() globals, set back
- * here; the memory is not dumpable all along (see may_share_memory; the
- * user, mount and IPC namespaces are entered with setns, which a process
- * sharing memory may do).  Where it may not, it is forked.
+ * It is started by start_child: the app's environment and the places its
+ * command is looked for are made here, before.
  * Without privilege the launcher cannot set its PID namespace back: a
  * helper enters the view and starts the app as our child (CLONE_PARENT),
  * and tells us its pid. */
@@ -2088,29 +2120,9 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
   if (L.privileged)
     {
       cleanup_fd int host_pid = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-      void (*hook) (const char *) = gl_die_hook;
-      char *stack = MAP_FAILED;
-      if (may_share_memory ())
-        {
-          stack = mmap (NULL, GL_APP_STACK, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-          if (stack == MAP_FAILED)
-            die_with_error ("cannot start the command in the sandbox");
-        }
       if (host_pid < 0 || setns (ns->pid, CLONE_NEWPID) != 0)
         die_with_error ("cannot enter the sandbox's PID namespace");
-      if (stack != MAP_FAILED)
-        {
-          app = clone (app_child, stack + GL_APP_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
-          gl_die_hook = hook;
-          gl_error_fd = -1;
-        }
-      else
-        {
-          app = fork ();
-          if (app == 0)
-            app_child (&a);
-        }
+      app = start_child (app_child, &a);
       if (setns (host_pid, CLONE_NEWPID) != 0)
         {
           /* Never start anything else in the view. */
@@ -2122,8 +2134,6 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
       drop_privs_for_good ();
       if (app < 0)
         die_with_error ("cannot start the command in the sandbox");
-      if (stack != MAP_FAILED)
-        (void) munmap (stack, GL_APP_STACK);
       close (err_p[1]);
       return app;
     }
@@ -2310,15 +2320,16 @@ write_proc_file (pid_t pid, const char *name, const char *content)
     die_with_error ("cannot write %s of the sandbox's user namespace", name);
 }
 
-static void
-write_id_maps (pid_t pid)
+/* The id maps of the view's user namespaces: your uid and gid (setuid,
+ * your groups too) as themselves.  UMAP: 64 bytes; returns the gid map. */
+static char *
+id_maps (char *umap)
 {
   size_t cap = 64 + 32 * ((size_t) L.n_groups + 1), off = 0;
-  cleanup_free char *gmap = xmalloc (cap);
-  char umap[64];
+  char *gmap = xmalloc (cap);
   int lines = 1;
 
-  snprintf (umap, sizeof umap, "%u %u 1\n", (unsigned) L.uid, (unsigned) L.uid);
+  snprintf (umap, 64, "%u %u 1\n", (unsigned) L.uid, (unsigned) L.uid);
   off += (size_t) snprintf (gmap, cap, "%u %u 1\n", (unsigned) L.gid, (unsigned) L.gid);
   if (L.privileged)
     {
@@ -2337,45 +2348,75 @@ write_id_maps (pid_t pid)
                                     (unsigned) L.groups[i], (unsigned) L.groups[i]);
         }
     }
-  else
+  return gmap;
+}
+
+/* Writes the id maps UMAP and GMAP of PID's user namespace (without
+ * privilege: its setgroups "deny" first).  Allocates nothing. */
+static void
+write_maps (pid_t pid, const char *umap, const char *gmap)
+{
+  if (!L.privileged)
     write_proc_file (pid, "setgroups", "deny");
   write_proc_file (pid, "uid_map", umap);
   write_proc_file (pid, "gid_map", gmap);
 }
 
-/* The id maps of the user namespace the view's PID 1 (PID) moves into
- * (lock_view), nested in the one the launcher created: written by a
- * helper in that one (as root may enter it), for only a process in the
- * parent user namespace may write them with groups: OUTER, opened while
- * PID 1 was still waiting to start.  The same ids as the first
- * namespace's.  The helper is started while PID 1 builds the view
- * (the fork and the entering are then not in the way) and waits for
- * PID 1's word on MAPS_R ("u": moved); it answers on SYNC_W ("m"), and its
- * errors go to the error pipe ERR_W, which the launcher reads to its end
- * (so it also waits for the helper).  If PID 1 goes away first, the
- * helper just ends; if the helper fails, PID 1 gets no answer and ends. */
-static pid_t
-start_nested_maps (pid_t pid, int outer, int maps_r, int sync_w, int err_w)
+static void
+write_id_maps (pid_t pid)
 {
-  pid_t h = fork ();
+  char umap[64];
+  cleanup_free char *gmap = id_maps (umap);
+  write_maps (pid, umap, gmap);
+}
+
+/* What the process writing the nested id maps needs. */
+typedef struct {
+  pid_t pid;
+  int outer, err_fd;
+  const char *umap, *gmap;
+} NestedMaps;
+
+static int
+nested_maps_child (void *p)
+{
+  const NestedMaps *m = p;
+  gl_die_hook = NULL;
+  gl_error_fd = m->err_fd;
+  if (setns (m->outer, CLONE_NEWUSER) != 0)
+    die_with_error ("cannot enter the sandbox's user namespace to write its nested one's "
+                    "id maps");
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die_with_error ("cannot make the launcher not dumpable");
+  write_maps (m->pid, m->umap, m->gmap);
+  _exit (0);
+}
+
+/* The id maps of the user namespace the view's PID 1 (PID) has moved into
+ * (lock_view), nested in the one the launcher created: only a process in
+ * the parent user namespace may write them with groups, so they are
+ * written by a child of ours that enters it (as root may): OUTER, opened
+ * while PID 1 was still waiting to start.  The same ids as the first
+ * namespace's.  PID 1 asks for them when it has moved ("u" on the maps
+ * pipe, which the launcher watches while the view is built); the child
+ * is started then, by start_child (its errors go to the error pipe
+ * ERR_W), instead of a forked helper waiting all along: one copy of the
+ * launcher's page tables less for a first launch.  True when written. */
+static bool
+write_nested_maps (pid_t pid, int outer, int err_w)
+{
+  char umap[64];
+  cleanup_free char *gmap = id_maps (umap);
+  NestedMaps m = { pid, outer, err_w, umap, gmap };
+  pid_t h = start_child (nested_maps_child, &m);
+  int st = 0;
+
   if (h < 0)
     die_with_error ("cannot write the id maps of the sandbox's nested user namespace");
-  if (h == 0)
-    {
-      char b = 0;
-      gl_die_hook = NULL;
-      gl_error_fd = err_w;
-      if (setns (outer, CLONE_NEWUSER) != 0)
-        die_with_error ("cannot enter the sandbox's user namespace to write its nested one's "
-                        "id maps");
-      if (read (maps_r, &b, 1) != 1 || b != 'u')
-        _exit (0);
-      write_id_maps (pid);
-      if (gl_write_all (sync_w, "m", 1) != 0)
-        die_with_error ("cannot lock the view's mounts");
-      _exit (0);
-    }
-  return h;
+  while (waitpid (h, &st, 0) < 0)
+    if (errno != EINTR)
+      return false;
+  return WIFEXITED (st) && WEXITSTATUS (st) == 0;
 }
 
 static void
@@ -2502,7 +2543,7 @@ main (int argc, char **argv)
   struct clone_args ca;
   sigset_t set;
   int sigfd, child_status = 0, view_lock;
-  pid_t maps_helper = -1;
+  int outer = -1;         /* the view's first user namespace, for its nested one's maps */
   uint64_t perm = 0;
   ViewNs ns = { -1, -1, -1, -1, -1 };
   pid_t pid;
@@ -2649,18 +2690,22 @@ main (int argc, char **argv)
     {
       /* (PID 1 waits for the word below: still in the namespace we made) */
       char path[64];
-      cleanup_fd int outer = -1;
       snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
       outer = open (path, O_RDONLY | O_CLOEXEC);
       if (outer < 0)
         die_with_error ("cannot open the sandbox's user namespace");
-      maps_helper = start_nested_maps (pid, outer, maps_p[0], sync_p[1], err_p[1]);
     }
   if (gl_write_all (sync_p[1], "x", 1) != 0)
     die_with_error ("cannot start the sandbox");
-  close (err_p[1]);
-  close (maps_p[0]);
-  close (sync_p[1]);
+  /* Setuid, the maps pipe stays watched until PID 1 asks for its nested
+   * id maps (write_nested_maps, which writes its errors on our end of
+   * the error pipe: that end stays open until then). */
+  if (outer < 0)
+    {
+      close (err_p[1]);
+      close (maps_p[0]);
+      close (sync_p[1]);
+    }
 
   /* Wait until the view is built (the error pipe closes) or has failed. */
   sigfd = signalfd (-1, &set, SFD_CLOEXEC);
@@ -2668,12 +2713,26 @@ main (int argc, char **argv)
     die_with_error ("cannot watch signals");
   for (bool err_open = true; err_open;)
     {
-      struct pollfd pfd[2] = { { sigfd, POLLIN, 0 }, { err_p[0], POLLIN, 0 } };
-      if (poll (pfd, 2, -1) < 0)
+      struct pollfd pfd[3] = { { sigfd, POLLIN, 0 }, { err_p[0], POLLIN, 0 },
+                               { outer >= 0 ? maps_p[0] : -1, POLLIN, 0 } };
+      if (poll (pfd, 3, -1) < 0)
         {
           if (errno == EINTR)
             continue;
           die_with_error ("cannot wait for the sandbox");
+        }
+      if (pfd[2].revents)
+        {
+          /* PID 1 has moved ("u"), or is gone (the pipe's end): no word
+           * back to it on failure, it then ends. */
+          char b = 0;
+          if (read (maps_p[0], &b, 1) == 1 && b == 'u' && write_nested_maps (pid, outer, err_p[1]))
+            (void) gl_write_all (sync_p[1], "m", 1);
+          close (outer);
+          outer = -1;
+          close (err_p[1]);
+          close (maps_p[0]);
+          close (sync_p[1]);
         }
       if (pfd[1].revents)
         {
@@ -2688,17 +2747,11 @@ main (int argc, char **argv)
               /* Interrupted while building: nothing half-way stays. */
               kill (pid, SIGKILL);
               waitpid (pid, NULL, 0);
-              if (maps_helper > 0)
-                waitpid (maps_helper, NULL, 0);
               return 128 + (int) si.ssi_signo;
             }
         }
     }
   close (sigfd);
-  /* (the error pipe's end: the helper has ended too) */
-  if (maps_helper > 0)
-    while (waitpid (maps_helper, NULL, 0) < 0 && errno == EINTR)
-      ;
   if (errlen > 0 || waitpid (pid, &child_status, WNOHANG) == pid)
     {
       kill (pid, SIGKILL);
