@@ -18,6 +18,7 @@
 #include "gl-base-image.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
+#include "gl-pkg-limits.h"
 #include "gl-spawn.h"
 #include "gl-unpack.h"
 
@@ -481,6 +482,12 @@ ensure_resolv_conf (const char *rootfs, GError **error)
  * carry the tree's own ids (root's files root's), as the store wants.
  * Its scratch (the tarball, mmdebstrap's temporary tree) lies beside
  * @rootfs, inside the directory the caller removes on failure. */
+static void
+cancel_too (GCancellable *cancellable, gpointer other)
+{
+  g_cancellable_cancel (other);
+}
+
 static gboolean
 bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *options,
                     GCancellable *cancellable, GError **error)
@@ -494,6 +501,13 @@ bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *
   g_autofree gid_t *groups = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GError) cleanup_error = NULL;
+  g_autoptr(GPtrArray) limit_args = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GlPkgLimits) limits = NULL;
+  g_autoptr(GCancellable) stop = g_cancellable_new ();
+  g_autofree char *warning = NULL;
+  GlPkgLimitsWatch *watch;
+  const char *reached;
+  gulong forward = 0;
   const char *envp[] = { "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                          "LANG=C.UTF-8", home, tmpdir, NULL };
   GlSpawnOptions spawn = {
@@ -558,7 +572,29 @@ bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *
         g_free (argv->pdata[i]);
         argv->pdata[i] = g_strdup (tarball);
       }
-  ok = gl_spawn_run ((const char * const *) argv->pdata, &spawn, NULL, cancellable, &local_error);
+  /* the limits of a package operation (gl-pkg-limits.h): its maintainer
+   * scripts are the packages' as much as an install's */
+  limits = gl_pkg_limits_prepare (limit_args, &warning, error);
+  if (limits == NULL)
+    return FALSE;
+  if (warning != NULL)
+    output_line (warning, (gpointer) options);
+  spawn.cgroups = gl_pkg_limits_get_cgroups (limits);
+  if (cancellable != NULL)
+    forward = g_cancellable_connect (cancellable, G_CALLBACK (cancel_too), stop, NULL);
+  watch = gl_pkg_limits_watch_start (limits, parent, stop);
+  ok = gl_spawn_run ((const char * const *) argv->pdata, &spawn, NULL, stop, &local_error);
+  reached = gl_pkg_limits_watch_end (watch);
+  if (forward != 0)
+    g_cancellable_disconnect (cancellable, forward);
+  if (reached != NULL)
+    {
+      g_autofree char *why = gl_pkg_limits_describe (limits, reached);
+      g_clear_error (&local_error);
+      g_set_error (&local_error, GL_PKG_ERROR, GL_PKG_ERROR_LIMIT, "%s was stopped: %s",
+                   (const char *) argv->pdata[0], why);
+      ok = FALSE;
+    }
   /* the parent's own owner and mode again */
   if (chown (parent, parent_st.st_uid, parent_st.st_gid) != 0
       || chmod (parent, parent_st.st_mode & 07777) != 0)

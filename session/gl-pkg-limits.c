@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <gio/gio.h>
 
@@ -18,6 +19,7 @@ struct _GlPkgLimits {
   char *conf;
   GPtrArray *dirs;      /* the run's cgroups */
   GPtrArray *parents;   /* their glimpse/ directories */
+  char **cgroups;       /* gl_pkg_limits_get_cgroups */
 };
 
 static const struct {
@@ -367,6 +369,125 @@ gl_pkg_limits_describe (GlPkgLimits *l, const char *which)
   return g_strdup_printf ("it reached a limit (%s) %s %s", which, where, l->conf);
 }
 
+const char * const *
+gl_pkg_limits_get_cgroups (GlPkgLimits *l)
+{
+  if (l->cgroups == NULL)
+    {
+      l->cgroups = g_new0 (char *, l->dirs->len + 1);
+      for (guint i = 0; i < l->dirs->len; i++)
+        l->cgroups[i] = g_strdup (l->dirs->pdata[i]);
+    }
+  return (const char * const *) l->cgroups;
+}
+
+/* ------------------------------------------------------------ watching */
+
+/* N of the line "KEY N" of DIR/FILE (0 without one) */
+static guint64
+event_count (const char *dir, const char *file, const char *key)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize klen = strlen (key);
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l; l++)
+    if (strncmp (*l, key, klen) == 0 && (*l)[klen] == ' ')
+      return g_ascii_strtoull (*l + klen + 1, NULL, 10);
+  return 0;
+}
+
+struct _GlPkgLimitsWatch {
+  GlPkgLimits *limits;    /* borrowed */
+  char *path;
+  GCancellable *cancellable;
+  gint64 started;
+  const char *reached;
+  gboolean ending;
+  GMutex mutex;
+  GCond cond;
+  GThread *thread;
+};
+
+/* What glimpse-pkgns's limit_reached checks, for a run outside it */
+static const char *
+watch_check (GlPkgLimitsWatch *w)
+{
+  const GlPkgLimitValues *v = &w->limits->values;
+  struct statvfs sv;
+
+  for (guint i = 0; i < w->limits->dirs->len; i++)
+    {
+      const char *dir = w->limits->dirs->pdata[i];
+      if (event_count (dir, "pids.events", "max") > 0)
+        return "tasks";
+      if (event_count (dir, "memory.events", "oom_kill") > 0 || event_count (dir, "memory.oom_control", "oom_kill") > 0)
+        return "memory";
+    }
+  if (v->max_seconds > 0 && !w->ending
+      && (guint64) (g_get_monotonic_time () - w->started) >= v->max_seconds * G_USEC_PER_SEC)
+    return "time";
+  if (v->min_free_mib > 0 && statvfs (w->path, &sv) == 0
+      && (guint64) sv.f_bavail * sv.f_frsize < v->min_free_mib << 20)
+    return "disk";
+  return NULL;
+}
+
+static gpointer
+watch_thread (gpointer data)
+{
+  GlPkgLimitsWatch *w = data;
+
+  g_mutex_lock (&w->mutex);
+  while (!w->ending && w->reached == NULL)
+    {
+      g_cond_wait_until (&w->cond, &w->mutex, g_get_monotonic_time () + 250 * G_TIME_SPAN_MILLISECOND);
+      if (!w->ending && (w->reached = watch_check (w)) != NULL)
+        g_cancellable_cancel (w->cancellable);
+    }
+  g_mutex_unlock (&w->mutex);
+  return NULL;
+}
+
+GlPkgLimitsWatch *
+gl_pkg_limits_watch_start (GlPkgLimits *limits, const char *path, GCancellable *cancellable)
+{
+  GlPkgLimitsWatch *w = g_new0 (GlPkgLimitsWatch, 1);
+
+  w->limits = limits;
+  w->path = g_strdup (path);
+  w->cancellable = g_object_ref (cancellable);
+  w->started = g_get_monotonic_time ();
+  g_mutex_init (&w->mutex);
+  g_cond_init (&w->cond);
+  w->thread = g_thread_new ("gl-limits", watch_thread, w);
+  return w;
+}
+
+const char *
+gl_pkg_limits_watch_end (GlPkgLimitsWatch *w)
+{
+  const char *reached;
+
+  g_mutex_lock (&w->mutex);
+  w->ending = TRUE;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->mutex);
+  g_thread_join (w->thread);
+  /* what it reached at its very end (an OOM kill that made it fail) */
+  reached = w->reached != NULL ? w->reached : watch_check (w);
+  g_object_unref (w->cancellable);
+  g_mutex_clear (&w->mutex);
+  g_cond_clear (&w->cond);
+  g_free (w->path);
+  g_free (w);
+  return reached;
+}
+
 void
 gl_pkg_limits_free (GlPkgLimits *l)
 {
@@ -387,6 +508,7 @@ gl_pkg_limits_free (GlPkgLimits *l)
     rmdir (l->parents->pdata[i]);
   g_clear_pointer (&l->dirs, g_ptr_array_unref);
   g_clear_pointer (&l->parents, g_ptr_array_unref);
+  g_strfreev (l->cgroups);
   g_free (l->conf);
   g_free (l);
 }

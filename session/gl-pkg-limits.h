@@ -27,7 +27,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -54,6 +54,22 @@ GlPkgLimits *gl_pkg_limits_prepare (GPtrArray *argv, char **warning, GError **er
  * "disk"), as a message: the limit, its value and the setting that
  * raises it. */
 char *gl_pkg_limits_describe (GlPkgLimits *limits, const char *which);
+
+/* A run that glimpse-pkgns does not supervise (mmdebstrap's bootstrap,
+ * which makes namespaces of its own) is held by the same limits: its
+ * child joins these cgroup directories (GlSpawnOptions.cgroups;
+ * NULL-terminated, owned by @limits), and a watch stops it at a limit. */
+const char * const *gl_pkg_limits_get_cgroups (GlPkgLimits *limits);
+
+typedef struct _GlPkgLimitsWatch GlPkgLimitsWatch;
+/* Watches the run from now on, in a thread: the cgroups' task and memory
+ * events, its time (MaxSeconds=), the free space of @path's file system
+ * (MinFreeMiB=); cancels @cancellable when one is reached. */
+GlPkgLimitsWatch *gl_pkg_limits_watch_start (GlPkgLimits *limits, const char *path,
+                                             GCancellable *cancellable);
+/* Ends the watch (the run has ended): the limit it reached, as
+ * gl_pkg_limits_describe names them ("tasks", …), or NULL. */
+const char *gl_pkg_limits_watch_end (GlPkgLimitsWatch *watch);
 
 /* Removes the cgroups (the run has ended). */
 void  gl_pkg_limits_free (GlPkgLimits *limits);

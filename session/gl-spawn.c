@@ -34,6 +34,7 @@ typedef struct {
   gid_t gid;
   const gid_t *groups;
   gsize n_groups;
+  char **cgroup_procs;   /* <cgroup>/cgroup.procs of GlSpawnOptions.cgroups */
 } ChildSetup;
 
 static void
@@ -48,6 +49,13 @@ child_setup (gpointer user_data)
   signal (SIGPIPE, SIG_DFL);
   if (setpgid (0, 0) != 0)
     _exit (127);
+  for (gsize i = 0; c->cgroup_procs != NULL && c->cgroup_procs[i] != NULL; i++)
+    {
+      int fd = open (c->cgroup_procs[i], O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0 || write (fd, "0\n", 2) != 2)
+        _exit (127);
+      close (fd);
+    }
   if (c->as_user &&
       (setgroups (c->n_groups, c->groups) != 0 || setgid (c->gid) != 0 || setuid (c->uid) != 0))
     _exit (127);
@@ -327,6 +335,7 @@ gl_spawn_run (const char * const    *argv,
   g_autoptr(GSource) sigterm = NULL;
   g_autofree char *shown = NULL;
   g_autofree char *status = NULL;
+  g_auto(GStrv) cgroup_procs = NULL;
   GSpawnFlags flags = G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CLOEXEC_PIPES | G_SPAWN_STDIN_FROM_DEV_NULL;
   ChildSetup setup = { 0 };
   Run run = { 0 };
@@ -353,6 +362,14 @@ gl_spawn_run (const char * const    *argv,
   setup.gid = options->gid;
   setup.groups = options->groups;
   setup.n_groups = options->n_groups;
+  if (options->cgroups != NULL)
+    {
+      guint n = g_strv_length ((char **) options->cgroups);
+      cgroup_procs = g_new0 (char *, n + 1);
+      for (guint i = 0; i < n; i++)
+        cgroup_procs[i] = g_build_filename (options->cgroups[i], "cgroup.procs", NULL);
+      setup.cgroup_procs = cgroup_procs;
+    }
 
   if (options->output == GL_SPAWN_OUTPUT_LINES && !g_unix_open_pipe (merged, FD_CLOEXEC, error))
     return FALSE;

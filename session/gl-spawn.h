@@ -58,6 +58,10 @@ typedef struct {
    * not keep the run waiting: what it holds when the child ends is read
    * then.  The caller closes it. */
   int extra_lines_fd;
+  /* cgroup directories the child joins (cgroup.procs) before anything
+   * else, as the caller (root) may: all it forks is counted there (NULL:
+   * none; the child does not run when it cannot join) */
+  const char * const *cgroups;
 } GlSpawnOptions;
 
 typedef struct {

@@ -5,7 +5,7 @@
 # space floor — each with a small limit in a test glimpse.conf: the
 # operation fails with a message naming the limit, its value and the
 # setting; the sandbox keeps its generation; no process of it is left; its
-# cgroups are gone.  Needs root.
+# cgroups are gone.  A bootstrap of `glimpse create` too.  Needs root.
 source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
@@ -108,5 +108,34 @@ check "[KILL] nothing of the operation keeps running" wait_for '! left_running'
 check_sh "[KILL] its cgroups are left ($(op_cgroups "$pid" | wc -l))" '[ -n "$(op_cgroups "$pid")" ]'
 check "[KILL] the next operation works" "$GLIMPSE" uninstall "$id" glimpse-hello
 check_sh "[KILL] … and removed them" '[ -z "$(op_cgroups "$pid")" ]'
+
+# A bootstrap (mmdebstrap, which makes namespaces of its own and so runs
+# outside glimpse-pkgns) is held by the same limits: a fake mmdebstrap,
+# first on PATH, shows its cgroups and never ends.  (It runs as the user
+# glimpse: its directory is not in $WORK, which only root may enter.)
+if command -v newuidmap >/dev/null; then
+  fakebin=$(mktemp -d /tmp/gl-fake-bootstrap.XXXXXX); chmod 755 "$fakebin"
+  GL_CLEANUPS+=("rm -rf '$fakebin'")
+  printf '#!/bin/sh\nsed "s/^/fake-mmdebstrap cgroup: /" /proc/self/cgroup\nexec sleep 600 # glimpse-fake-bootstrap\n' \
+    > "$fakebin/mmdebstrap"
+  chmod 755 "$fakebin/mmdebstrap"
+  mkdir -p "$WORK/profiles"
+  printf '[Profile]\nName=Bootstrap limits test\nFamily=apt\n\n[Base]\nType=bootstrap\nSuite=stable\nMirror=http://127.0.0.1:1/debian\n\n[Packages]\nRefresh=apt-get update\nUpgrade=apt-get -y dist-upgrade\nInstall=apt-get install -y\n' \
+    > "$WORK/profiles/boot-limits.profile"
+  printf '[Packages]\nMaxSeconds=5\nMaxTasks=300\n' > "$GLIMPSE_CONF"
+  GL_SANDBOXES+=("$id-boot")
+  GLIMPSE_PROFILES_PATH=$WORK/profiles:$GLIMPSE_PROFILES_PATH PATH=$fakebin:$PATH \
+    run_glimpse create boot-limits --name "$id-boot"; rc=$?
+  check_sh "[bootstrap] create stops the bootstrap at its limit, naming it" \
+    '[ $rc -ne 0 ] && grep -q "was stopped: it ran for its limit of 5 seconds; raise MaxSeconds= in the \[Packages\] group of $GLIMPSE_CONF" "$WORK/out"'
+  grep -q "was stopped" "$WORK/out" || tail -n 5 "$WORK/out" | sed 's/^/#   /'
+  check_sh "[bootstrap] it ran in the operation's cgroups" 'grep -q "^fake-mmdebstrap cgroup: .*/glimpse/op-$last-" "$WORK/out"'
+  check "[bootstrap] nothing of it keeps running" wait_for '! pgrep -f glimpse-fake-bootstrap >/dev/null'
+  check_sh "[bootstrap] its cgroups are removed, and no sandbox or scratch is left" \
+    '[ -z "$(op_cgroups "$last")" ] && [ ! -e "$GL_STORE/$id-boot" ] && ! ls -A "$GL_STORE" | grep_quiet "^\.creating-"'
+else
+  echo "SKIP - a bootstrap's limits: newuidmap is not installed (apt install uidmap)"
+fi
+
 check "remove" "$GLIMPSE" remove "$id"
 finish
