@@ -1919,8 +1919,11 @@ view_record (pid_t pid, const unsigned long long id[8])
                   id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
   len += view_overlay_ids (pid, buf + len, sizeof buf - (size_t) len);
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
+  /* Emptied first: a launcher killed between the two steps (its caller
+   * may SIGKILL it) leaves an empty record, never the new record's start
+   * followed by the end of a longer old one. */
   fd = open_view_record (name);
-  if (fd < 0 || gl_write_all (fd, buf, (size_t) len) != 0 || ftruncate (fd, len) != 0)
+  if (fd < 0 || ftruncate (fd, 0) != 0 || gl_write_all (fd, buf, (size_t) len) != 0)
     {
       if (errno == ENOSPC || errno == EDQUOT)
         die_with_error ("cannot start sandbox \"%s\": the file system that holds it (and your "
