@@ -311,9 +311,9 @@ gl_manifest_intent_path (const char *manifest_path)
 }
 
 /* The lines of @file (the manifest or its journal) into @m; a missing file
- * adds nothing. */
+ * adds nothing (*@found, if non-NULL, says which). */
 static gboolean
-load_file (GlManifest *m, const char *file, GError **error)
+load_file (GlManifest *m, const char *file, gboolean *found, GError **error)
 {
   g_autofree char *data = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -323,6 +323,8 @@ load_file (GlManifest *m, const char *file, GError **error)
 
   if (!g_file_get_contents (file, &data, &len, &local_error))
     {
+      if (found != NULL)
+        *found = FALSE;
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         return TRUE;
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
@@ -330,6 +332,8 @@ load_file (GlManifest *m, const char *file, GError **error)
       return FALSE;
     }
 
+  if (found != NULL)
+    *found = TRUE;
   /* a NUL ends the text, as it always did */
   len = strlen (data);
   end = data + len;
@@ -366,9 +370,9 @@ gl_manifest_load (const char *path, GError **error)
 
   /* a run killed between its journal and its manifest: what it meant to
    * write is ours too */
-  if (!load_file (m, path, error) || !load_file (m, intent, error))
+  if (!load_file (m, path, NULL, error) || !load_file (m, intent, &m->had_intent, error))
     return NULL;
-  m->had_intent = g_file_test (intent, G_FILE_TEST_EXISTS);
+  m->intent_on_disk = m->had_intent;
   return g_steal_pointer (&m);
 }
 
@@ -461,14 +465,36 @@ text_is_saved (const char *path, GString *text)
          (text->len == 0 || memcmp (g_mapped_file_get_contents (mf), text->str, text->len) == 0);
 }
 
+/* the journal, if one is there: not an unlink() per save for nothing */
 static void
 remove_intent (GlManifest *manifest)
 {
-  g_autofree char *intent = gl_manifest_intent_path (manifest->path);
+  g_autofree char *intent = NULL;
 
   manifest->had_intent = FALSE;
+  if (!manifest->intent_on_disk)
+    return;
+  intent = gl_manifest_intent_path (manifest->path);
   if (unlink (intent) != 0 && errno != ENOENT)
     g_debug ("Cannot remove %s: %s", intent, g_strerror (errno));
+  else
+    manifest->intent_on_disk = FALSE;
+}
+
+/* the directory the manifest and its journal go in */
+static gboolean
+ensure_manifest_dir (GlManifest *manifest, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (manifest->path);
+
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot create %s for the export manifest: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
 }
 
 gboolean
@@ -485,7 +511,6 @@ gl_manifest_save (GlManifest *manifest, GError **error)
     { manifest->files, file_line },
   };
   g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");
-  g_autofree char *dir = g_path_get_dirname (manifest->path);
 
   /* each kind sorted by key, so the file is stable */
   for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
@@ -505,13 +530,8 @@ gl_manifest_save (GlManifest *manifest, GError **error)
       remove_intent (manifest);
       return TRUE;
     }
-  if (g_mkdir_with_parents (dir, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s for the export manifest: %s", dir, g_strerror (saved));
-      return FALSE;
-    }
+  if (!ensure_manifest_dir (manifest, error))
+    return FALSE;
   if (!g_file_set_contents_full (manifest->path, out->str, out->len,
                                  G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
     {
@@ -527,19 +547,13 @@ gl_manifest_save_intent (GlManifest *manifest, GHashTable *paths, GError **error
 {
   g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");
   g_autofree char *intent = gl_manifest_intent_path (manifest->path);
-  g_autofree char *dir = g_path_get_dirname (manifest->path);
   GHashTableIter iter;
   gpointer key;
 
   /* a journal left by a killed run holds intents the manifest does not:
    * all of it saved, as a manifest (which removes that journal) */
   if (manifest->had_intent)
-    {
-      if (!gl_manifest_save (manifest, error))
-        return FALSE;
-      manifest->had_intent = FALSE;
-      return TRUE;
-    }
+    return gl_manifest_save (manifest, error);
   g_hash_table_iter_init (&iter, paths);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     {
@@ -548,13 +562,10 @@ gl_manifest_save_intent (GlManifest *manifest, GHashTable *paths, GError **error
       if (f != NULL)
         file_line (out, key, f);
     }
-  if (g_mkdir_with_parents (dir, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s for the export manifest: %s", dir, g_strerror (saved));
-      return FALSE;
-    }
+  if (!ensure_manifest_dir (manifest, error))
+    return FALSE;
+  /* on disk from the moment its temporary file may be renamed over */
+  manifest->intent_on_disk = TRUE;
   if (!g_file_set_contents_full (intent, out->str, out->len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
     {
       g_prefix_error (error, "Cannot write the export manifest's journal: ");

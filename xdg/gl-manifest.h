@@ -30,6 +30,7 @@ typedef struct {
   GHashTable *merged;         /* merged files (uca.xml) -> "1" if Glimpse created it, else "0" */
   GHashTable *defaults;       /* MIME type -> the host's app Glimpse set as its default */
   gboolean had_intent;        /* loaded with a journal a killed run left */
+  gboolean intent_on_disk;    /* a journal is there (loaded, or written by this run) */
 } GlManifest;
 
 void        gl_manifest_free (GlManifest *manifest);
