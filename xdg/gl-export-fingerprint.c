@@ -625,6 +625,8 @@ gl_export_cache_dir_as_left (GlExportCache *cache, const char *id, const char *p
 void
 gl_export_cache_keep_stats (GlExportCache *cache, gboolean keep)
 {
+  if (cache == NULL)
+    return;
   g_clear_pointer (&cache->stats, g_hash_table_unref);
   if (keep)
     cache->stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);

@@ -135,7 +135,7 @@ void        gl_export_cache_set_apps (GlExportCache *cache, const char *id, GlAp
 void        gl_export_cache_set_since (GlExportCache *cache, gint64 since_ns);
 /* The fingerprints' lstats kept for this run's plan (keep), or dropped;
  * gl_export_cache_lstat hands out a kept one, else lstat()s (@cache may be
- * NULL).  TRUE if @path has a stat. */
+ * NULL for both).  TRUE if @path has a stat. */
 void        gl_export_cache_keep_stats (GlExportCache *cache, gboolean keep);
 gboolean    gl_export_cache_lstat (GlExportCache *cache, const char *path, struct stat *st);
 

@@ -726,21 +726,18 @@ sync_remove_temporaries (SyncRun *run, gint64 started)
         }
     }
   {
+    /* the manifest and its journal are written the same way */
     g_autofree char *mdir = g_path_get_dirname (run->m->path);
-    GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
     g_autofree char *intent = gl_manifest_intent_path (run->m->path);
+    GHashTable *names = g_hash_table_lookup (dirs, mdir);
 
+    if (names == NULL)
+      {
+        names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+        g_hash_table_insert (dirs, g_steal_pointer (&mdir), names);
+      }
     g_hash_table_add (names, g_path_get_basename (run->m->path));
     g_hash_table_add (names, g_path_get_basename (intent));
-    if (!g_hash_table_contains (dirs, mdir))
-      g_hash_table_insert (dirs, g_steal_pointer (&mdir), names);
-    else
-      {
-        g_hash_table_add (g_hash_table_lookup (dirs, mdir), g_path_get_basename (run->m->path));
-        g_hash_table_add (g_hash_table_lookup (dirs, mdir), g_path_get_basename (intent));
-        g_hash_table_unref (names);
-      }
   }
 
   g_hash_table_iter_init (&iter, dirs);
@@ -877,8 +874,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.m = lock_fd >= 0 ? gl_manifest_load (manifest_path, error) : NULL;
   if (run.m == NULL)
     {
-      if (ctx->cache != NULL)
-        gl_export_cache_keep_stats (ctx->cache, FALSE);
+      gl_export_cache_keep_stats (ctx->cache, FALSE);
       return FALSE;
     }
   run.ctx = ctx;
@@ -896,8 +892,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.started = started;
 
   sync_plan (&run, sources);
-  if (ctx->cache != NULL)
-    gl_export_cache_keep_stats (ctx->cache, FALSE);   /* the plan was their only reader */
+  gl_export_cache_keep_stats (ctx->cache, FALSE);   /* the plan was their only reader */
   if (complete)
     sync_remove_temporaries (&run, started);
   if (!sync_classify (&run, write_set, error))
