@@ -34,9 +34,12 @@ static guint signals[N_SIGNALS];
 /* The connection, its subscriptions, and the notifications shown (id →
  * GlNotification, not referenced: a notification leaves on finalize). */
 static GDBusConnection *bus;
-static guint action_sub, closed_sub;
+static guint action_sub, closed_sub, owner_sub;
 static GHashTable *shown;
 static char *app_name;
+/* The server's capabilities, asked once per server: forgotten when the
+ * name changes owner (another server started, or the same restarted) */
+static GStrv capabilities;
 
 static void
 action_free (Action *a)
@@ -91,6 +94,13 @@ on_signal (GDBusConnection *connection, const char *sender, const char *path, co
   g_signal_emit (n, signals[SIGNAL_CLOSED], 0);
 }
 
+static void
+on_owner_changed (GDBusConnection *connection, const char *sender, const char *path, const char *iface,
+                  const char *signal, GVariant *params, gpointer data)
+{
+  g_clear_pointer (&capabilities, g_strfreev);
+}
+
 static GDBusConnection *
 get_bus (GError **error)
 {
@@ -105,6 +115,9 @@ get_bus (GError **error)
   closed_sub = g_dbus_connection_signal_subscribe (bus, NOTIFY_NAME, NOTIFY_IFACE, "NotificationClosed",
                                                    NOTIFY_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE, on_signal, NULL,
                                                    NULL);
+  owner_sub = g_dbus_connection_signal_subscribe (bus, "org.freedesktop.DBus", "org.freedesktop.DBus",
+                                                  "NameOwnerChanged", "/org/freedesktop/DBus", NOTIFY_NAME,
+                                                  G_DBUS_SIGNAL_FLAGS_NONE, on_owner_changed, NULL, NULL);
   return bus;
 }
 
@@ -122,6 +135,8 @@ gl_notification_shutdown (void)
     return;
   g_dbus_connection_signal_unsubscribe (bus, action_sub);
   g_dbus_connection_signal_unsubscribe (bus, closed_sub);
+  g_dbus_connection_signal_unsubscribe (bus, owner_sub);
+  g_clear_pointer (&capabilities, g_strfreev);
   g_clear_pointer (&shown, g_hash_table_unref);
   g_clear_object (&bus);
 }
@@ -129,17 +144,20 @@ gl_notification_shutdown (void)
 gboolean
 gl_notification_server_has (const char *capability)
 {
-  g_autoptr(GVariant) r = NULL;
-  g_autofree const char **caps = NULL;
-
   if (get_bus (NULL) == NULL)
     return FALSE;
-  r = g_dbus_connection_call_sync (bus, NOTIFY_NAME, NOTIFY_PATH, NOTIFY_IFACE, "GetCapabilities", NULL,
-                                   G_VARIANT_TYPE ("(as)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
-  if (r == NULL)
-    return FALSE;
-  g_variant_get (r, "(^a&s)", &caps);
-  return g_strv_contains (caps, capability);
+  /* a blocking round trip per notification only the first time */
+  if (capabilities == NULL)
+    {
+      g_autoptr(GVariant) r = g_dbus_connection_call_sync (bus, NOTIFY_NAME, NOTIFY_PATH, NOTIFY_IFACE,
+                                                           "GetCapabilities", NULL, G_VARIANT_TYPE ("(as)"),
+                                                           G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+
+      if (r == NULL)
+        return FALSE;   /* no server (yet): asked again next time */
+      g_variant_get (r, "(^as)", &capabilities);
+    }
+  return g_strv_contains ((const char * const *) capabilities, capability);
 }
 
 static void

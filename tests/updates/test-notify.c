@@ -36,6 +36,10 @@ set_capabilities (const char *python_list)
 
   g_variant_unref (mock_call ("AddMethod", g_variant_new ("(sssss)", "org.freedesktop.Notifications",
                                                          "GetCapabilities", "", "as", code)));
+  /* the mock stays the owner of the name: what a new server would tell
+   * (NameOwnerChanged), the capabilities gl-notification keeps are
+   * forgotten */
+  gl_notification_shutdown ();
 }
 
 /* The Notify calls recorded so far: an array of (app, replaces, icon,
