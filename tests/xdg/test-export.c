@@ -686,6 +686,26 @@ test_fingerprint (void)
   g_assert_cmpuint (before_len, ==, after_len);
   g_assert_true (memcmp (before, after, after_len) != 0);
 
+  /* an exported icon and entry removed by someone: the next run over the
+   * sandbox (after another change) sees their directories changed, looks
+   * at their files and writes them again */
+  g_assert_cmpint (unlink (icon_out), ==, 0);
+  {
+    g_autofree char *file = gl_export_desktop_file_name ("fp", "alpha.desktop");
+    g_autofree char *path = g_build_filename (fp.ctx->data_home, "applications", file, NULL);
+
+    g_assert_cmpint (unlink (path), ==, 0);
+  }
+  tu_write (fp.rootfs, "usr/share/applications/beta.desktop",
+            "[Desktop Entry]\nType=Application\nName=Beta\nExec=beta\n");
+  fp_sync (&fp, b);
+  g_assert_true (g_file_test (icon_out, G_FILE_TEST_IS_REGULAR));
+  text = fp_exported (&fp, "alpha.desktop");
+  g_assert_nonnull (text);
+  g_clear_pointer (&text, g_free);
+  g_assert_cmpint (unlink (b), ==, 0);
+  fp_sync (&fp, apps_dir);
+
   /* sandbox.conf names its launchers: the hidden app is exported */
   tu_write (fp.sandbox, "sandbox.conf",
             "[Sandbox]\nProfile=x\nName=FP\nBase=rootfs\nFamily=apt\nLaunchers=alpha.desktop;hidden.desktop;\n");
