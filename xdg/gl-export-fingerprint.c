@@ -50,6 +50,7 @@ typedef struct {
   GStrv extra;        /* icon files read outside the listed places */
   GHashTable *dirs;   /* the directories of its exported files -> their stat record
                        * (gint64[8]) as that run left them, or NULL */
+  GHashTable *settled; /* this run's answers: directory -> "1" (as left) or "0" */
 } CacheEntry;
 
 struct _GlExportCache {
@@ -60,7 +61,6 @@ struct _GlExportCache {
   guint hits;           /* runs that found nothing to do */
   GHashTable *stats;    /* path -> struct stat the fingerprint took, for this run's plan; or NULL */
   gboolean trust_dirs;  /* this run may take an export directory left as it was for its files */
-  GHashTable *settled;  /* this run's answers: "id\tdir" -> "1" (as left) or "0" */
 };
 
 static void
@@ -69,6 +69,7 @@ cache_entry_free (CacheEntry *e)
   g_free (e->id);
   g_strfreev (e->extra);
   g_clear_pointer (&e->dirs, g_hash_table_unref);
+  g_clear_pointer (&e->settled, g_hash_table_unref);
   g_free (e);
 }
 
@@ -81,7 +82,6 @@ gl_export_cache_new (void)
                                           (GDestroyNotify) cache_entry_free);
   cache->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) gl_app_memos_free);
-  cache->settled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return cache;
 }
 
@@ -94,7 +94,6 @@ gl_export_cache_free (GlExportCache *cache)
   g_hash_table_unref (cache->entries);
   g_hash_table_unref (cache->apps);
   g_clear_pointer (&cache->stats, g_hash_table_unref);
-  g_hash_table_unref (cache->settled);
   g_free (cache);
 }
 
@@ -368,7 +367,15 @@ gl_export_cache_begin (GlExportCache *cache, const char *manifest_path)
   /* another run (glimpse export) changed the exports: nothing is known */
   if (g_strcmp0 (now, cache->manifest_key) != 0)
     g_hash_table_remove_all (cache->entries);
-  g_hash_table_remove_all (cache->settled);
+  else
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, cache->entries);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        g_clear_pointer (&((CacheEntry *) value)->settled, g_hash_table_unref);
+    }
 }
 
 void
@@ -589,28 +596,32 @@ gl_export_cache_dir_as_left (GlExportCache *cache, const char *id, const char *p
 {
   CacheEntry *e;
   const char *slash = strrchr (path, '/');
-  g_autofree char *key = NULL;
+  char dir[4096];
   const char *known;
   const gint64 *rec;
   gboolean as_left = FALSE;
   struct stat st;
 
   if (cache == NULL || !cache->trust_dirs || slash == NULL || slash == path ||
+      (gsize) (slash - path) >= sizeof dir ||
       (e = g_hash_table_lookup (cache->entries, id)) == NULL || e->dirs == NULL)
     return FALSE;
-  key = g_strdup_printf ("%s\t%.*s", id, (int) (slash - path), path);
-  known = g_hash_table_lookup (cache->settled, key);
-  if (known != NULL)
+  /* looked up without a copy on the heap: asked once per exported file */
+  memcpy (dir, path, slash - path);
+  dir[slash - path] = '\0';
+  if (e->settled == NULL)
+    e->settled = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  else if ((known = g_hash_table_lookup (e->settled, dir)) != NULL)
     return *known == '1';
-  rec = g_hash_table_lookup (e->dirs, strchr (key, '\t') + 1);
-  if (rec != NULL && lstat (strchr (key, '\t') + 1, &st) == 0)
+  rec = g_hash_table_lookup (e->dirs, dir);
+  if (rec != NULL && lstat (dir, &st) == 0)
     {
       gint64 now[8];
 
       stat_record (&st, now);
       as_left = memcmp (now, rec, sizeof now) == 0;
     }
-  g_hash_table_insert (cache->settled, g_steal_pointer (&key), as_left ? "1" : "0");
+  g_hash_table_insert (e->settled, g_strdup (dir), as_left ? "1" : "0");
   return as_left;
 }
 
