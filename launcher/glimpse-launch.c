@@ -1943,6 +1943,7 @@ typedef struct {
   char *const *command;
   char **env;           /* its whole environment */
   char **cands;         /* where command[0] is looked for */
+  int pid_fd;           /* the helper tells the launcher the app's pid here */
 } AppStart;
 
 /* The app, in the view (start_app entered the view's namespaces): drop
@@ -2003,24 +2004,19 @@ app_main (const AppStart *a)
 
 /* Enters the view NS's namespaces: its user namespace, nested in the one
  * the launcher made (F4, lock_view: the PID namespace belongs to the outer
- * one), then its mount and IPC namespaces; with WITH_PID, on the way, its
- * PID namespace for the children to come.  Yours: no privilege needed. */
+ * one), on the way its PID namespace for the children to come, then its
+ * mount and IPC namespaces.  Yours: no privilege needed. */
 static void
-view_enter (const ViewNs *ns, bool with_pid)
+view_enter (const ViewNs *ns)
 {
-  /* (Entering a user namespace makes a process dumpable again where
-   * fs.suid_dumpable is 1; the setuid launcher's child is in the view's
-   * PID namespace already, so it stays not dumpable until it is in the
-   * view's mount namespace too: no app can trace it or open its
-   * /proc/PID/root, the host's.) */
-  if (with_pid)
-    {
-      if (setns (ns->outer >= 0 ? ns->outer : ns->user, CLONE_NEWUSER) != 0)
-        die_with_error ("cannot enter the sandbox's user namespace");
-      if (setns (ns->pid, CLONE_NEWPID) != 0)
-        die_with_error ("cannot enter the sandbox's PID namespace");
-    }
-  if ((!with_pid || ns->outer >= 0) && setns (ns->user, CLONE_NEWUSER) != 0)
+  /* (The app is started from here in the view's PID namespace, and holds
+   * descriptors root opened until app_main closes them: it is not
+   * dumpable, so that no app can trace it or open its /proc entries.) */
+  if (setns (ns->outer >= 0 ? ns->outer : ns->user, CLONE_NEWUSER) != 0)
+    die_with_error ("cannot enter the sandbox's user namespace");
+  if (setns (ns->pid, CLONE_NEWPID) != 0)
+    die_with_error ("cannot enter the sandbox's PID namespace");
+  if (ns->outer >= 0 && setns (ns->user, CLONE_NEWUSER) != 0)
     die_with_error ("cannot enter the sandbox's user namespace");
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
     die_with_error ("cannot make the launcher not dumpable");
@@ -2030,16 +2026,11 @@ view_enter (const ViewNs *ns, bool with_pid)
     die_with_error ("cannot enter the sandbox's IPC namespace");
 }
 
-/* The app's process, setuid (A: what it needs). */
+/* The app's process (A: what it needs), started by app_helper in the
+ * view. */
 static int
 app_child (void *a)
 {
-  gl_die_hook = NULL;
-  gl_error_fd = ((const AppStart *) a)->err_fd;
-  become_user (false);
-  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-    die_with_error ("cannot make the launcher not dumpable");
-  view_enter (((const AppStart *) a)->ns, false);
   app_main (a);
 }
 
@@ -2064,10 +2055,11 @@ may_share_memory (void)
  * the die() globals, set back here, and allocates nothing.  The memory
  * stays not dumpable all along (see may_share_memory; the user, mount
  * and IPC namespaces are entered with setns, which a process sharing
- * memory may do).  Where it may not, FN runs in a forked child.  Its pid,
- * or -1 (errno set). */
+ * memory may do).  Where it may not, FN runs in a forked child.  FLAGS:
+ * 0, or CLONE_PARENT (the child is our parent's).  Its pid, or -1 (errno
+ * set). */
 static pid_t
-start_child (int (*fn) (void *), void *arg)
+start_child (int (*fn) (void *), void *arg, int flags)
 {
   void (*hook) (const char *) = gl_die_hook;
   int error_fd = gl_error_fd, errsv;
@@ -2076,7 +2068,11 @@ start_child (int (*fn) (void *), void *arg)
 
   if (!may_share_memory ())
     {
-      pid = fork ();
+      struct clone_args ca;
+      memset (&ca, 0, sizeof ca);
+      ca.flags = (unsigned) flags;
+      ca.exit_signal = flags & CLONE_PARENT ? 0 : SIGCHLD;
+      pid = flags ? (pid_t) syscall (SYS_clone3, &ca, sizeof ca) : fork ();
       if (pid == 0)
         _exit (fn (arg));
       return pid;
@@ -2085,7 +2081,7 @@ start_child (int (*fn) (void *), void *arg)
                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED)
     return -1;
-  pid = clone (fn, stack + GL_CHILD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, arg);
+  pid = clone (fn, stack + GL_CHILD_STACK, CLONE_VM | CLONE_VFORK | flags | SIGCHLD, arg);
   errsv = errno;
   gl_die_hook = hook;
   gl_error_fd = error_fd;
@@ -2094,75 +2090,51 @@ start_child (int (*fn) (void *), void *arg)
   return pid;
 }
 
+/* The helper (P: the AppStart): enters the view and starts the app in it
+ * as the launcher's child (CLONE_PARENT); tells the launcher its pid. */
+static int
+app_helper (void *p)
+{
+  AppStart *a = p;
+  pid_t app;
+  gl_die_hook = NULL;
+  gl_error_fd = a->err_fd;
+  view_enter (a->ns);
+  app = start_child (app_child, a, CLONE_PARENT);
+  if (app < 0)
+    die_with_error ("cannot start the command in the sandbox");
+  return gl_write_all (a->pid_fd, &app, sizeof app) == 0 ? 0 : GL_EXIT_LAUNCHER;
+}
+
 /* Starts COMMAND in the view NS as a child of ours, its errors on the
  * error pipe ERR_P (whose write end it closes); returns its pid, or dies.
  *
- * Setuid, the launcher starts the app itself: root (CAP_SYS_ADMIN in
- * every user namespace) sets the view's PID namespace for the child to
- * come, starts it, and sets our own back at once, so that nothing else we
- * start (a notification) is ever in the view, where the app could reach
- * its host root through /proc; then it drops root for good, staying in
- * the host's namespaces, not dumpable.  The child drops root for good
- * first of all (it is not dumpable either: nothing in the view can
- * trace it or open its /proc entries while it is still in the host's
- * mount namespace), then enters the view's other namespaces as you.
- * It is started by start_child: the app's environment and the places its
- * command is looked for are made here, before.
- * Without privilege the launcher cannot set its PID namespace back: a
- * helper enters the view and starts the app as our child (CLONE_PARENT),
- * and tells us its pid. */
+ * The launcher drops every privilege first; then a helper, in the host's
+ * PID namespace where nothing in the view sees it, enters the view's
+ * namespaces as you and starts the app in them as our child
+ * (CLONE_PARENT), and tells us its pid; both by start_child.  So nothing
+ * of the launcher is in the view before it is yours and in the view's
+ * mount namespace: an app already there cannot signal, trace or open the
+ * /proc entries of a launch that is still root or still sees the host.
+ * (A child that root started straight in the view's PID namespace, its
+ * real uid yours, could be stopped by the app there, in the host's mount
+ * namespace.) */
 static pid_t
 start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
 {
   int pid_p[2];
   pid_t app = -1, helper;
-  AppStart a = { ns, err_p[1], tty, command, NULL, NULL };
+  AppStart a = { ns, err_p[1], tty, command, NULL, NULL, -1 };
 
   a.env = gl_launch_build_env (L.app_env, L.home, L.user, L.shell, L.id);
   a.cands = exec_candidates (command, a.env);
-  if (L.privileged)
-    {
-      cleanup_fd int host_pid = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-      if (host_pid < 0 || setns (ns->pid, CLONE_NEWPID) != 0)
-        die_with_error ("cannot enter the sandbox's PID namespace");
-      app = start_child (app_child, &a);
-      if (setns (host_pid, CLONE_NEWPID) != 0)
-        {
-          /* Never start anything else in the view. */
-          gl_die_hook = NULL;
-          if (app > 0)
-            kill (app, SIGKILL);
-          die_with_error ("cannot leave the sandbox's PID namespace");
-        }
-      drop_privs_for_good ();
-      if (app < 0)
-        die_with_error ("cannot start the command in the sandbox");
-      close (err_p[1]);
-      return app;
-    }
-
   drop_privs_for_good ();
   if (pipe2 (pid_p, O_CLOEXEC) != 0)
     die_with_error ("cannot set up starting the command");
-  helper = fork ();
+  a.pid_fd = pid_p[1];
+  helper = start_child (app_helper, &a, 0);
   if (helper < 0)
     die_with_error ("cannot start the command in the sandbox");
-  if (helper == 0)
-    {
-      struct clone_args ca;
-      gl_die_hook = NULL;
-      gl_error_fd = err_p[1];
-      view_enter (ns, true);
-      memset (&ca, 0, sizeof ca);
-      ca.flags = CLONE_PARENT;
-      ca.exit_signal = 0;
-      app = (pid_t) syscall (SYS_clone3, &ca, sizeof ca);
-      if (app < 0)
-        die_with_error ("cannot start the command in the sandbox");
-      if (app == 0)
-        app_main (&a);
-      _exit (gl_write_all (pid_p[1], &app, sizeof app) == 0 ? 0 : GL_EXIT_LAUNCHER);
-    }
   close (err_p[1]);
   close (pid_p[1]);
   if (read (pid_p[0], &app, sizeof app) != (ssize_t) sizeof app)
@@ -2193,8 +2165,8 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
  * its own (the overlays' unmounts each sync the upper file system), and
  * what needs your layer meanwhile (glimpse purge, the next view) waits
  * for that.  Privileges are dropped for
- * good in start_app, as the app is forked; the user namespace is the
- * caller's own, so entering it needs none. */
+ * good in start_app, before the app is started; the user namespace is
+ * the caller's own, so entering it needs none. */
 static int
 run_in_view (ViewNs *ns, int view_lock, char *const *command)
 {
@@ -2411,7 +2383,7 @@ write_nested_maps (pid_t pid, int outer, int err_w)
   char umap[64];
   cleanup_free char *gmap = id_maps (umap);
   NestedMaps m = { pid, outer, err_w, umap, gmap };
-  pid_t h = start_child (nested_maps_child, &m);
+  pid_t h = start_child (nested_maps_child, &m, 0);
   int st = 0;
 
   if (h < 0)
