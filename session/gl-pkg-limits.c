@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <gio/gio.h>
 
+#include "gl-config.h"
 #include "gl-paths.h"
 
 struct _GlPkgLimits {
@@ -22,40 +23,17 @@ struct _GlPkgLimits {
   char **cgroups;       /* gl_pkg_limits_get_cgroups */
 };
 
-static const struct {
-  const char *key;
-  gsize offset;
-  guint64 fallback;
-} settings[] = {
-  { "MaxTasks", G_STRUCT_OFFSET (GlPkgLimitValues, max_tasks), 2048 },
-  { "MaxMemoryMiB", G_STRUCT_OFFSET (GlPkgLimitValues, max_memory_mib), 4096 },
-  { "MaxSeconds", G_STRUCT_OFFSET (GlPkgLimitValues, max_seconds), 14400 },
-  { "MinFreeMiB", G_STRUCT_OFFSET (GlPkgLimitValues, min_free_mib), 256 },
-};
-
 gboolean
 gl_pkg_limits_load (const char *conf, GlPkgLimitValues *values, GError **error)
 {
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-  gboolean loaded = g_key_file_load_from_file (kf, conf, G_KEY_FILE_NONE, NULL);
+  g_autoptr(GlConfig) c = gl_config_load (conf, error);
 
-  for (gsize i = 0; i < G_N_ELEMENTS (settings); i++)
-    {
-      guint64 *v = G_STRUCT_MEMBER_P (values, settings[i].offset);
-      g_autofree char *text = loaded ? g_key_file_get_string (kf, "Packages", settings[i].key, NULL) : NULL;
-
-      *v = settings[i].fallback;
-      if (text == NULL)
-        continue;
-      g_strstrip (text);
-      if (!g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT32, v, NULL))
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                       "%s= in the [Packages] group of %s is “%s”, not a number (0 turns the "
-                       "limit off)", settings[i].key, conf, text);
-          return FALSE;
-        }
-    }
+  if (c == NULL)
+    return FALSE;
+  values->max_tasks = c->max_tasks;
+  values->max_memory_mib = c->max_memory_mib;
+  values->max_seconds = c->max_seconds;
+  values->min_free_mib = c->min_free_mib;
   return TRUE;
 }
 

@@ -21,6 +21,7 @@
 #include "gl-apt-sources.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
+#include "gl-config.h"
 #include "gl-pkg-limits.h"
 #include "gl-pkg-proxy.h"
 #include "gl-profile.h"
@@ -1270,8 +1271,8 @@ gl_pkg_repository_uris (GlSandbox *sandbox, const char *base, GStrv *unknown)
 {
   g_autoptr(GPtrArray) uris = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GStrvBuilder) missing = g_strv_builder_new ();
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-  g_auto(GStrv) mirrors = NULL;
+  g_autoptr(GlConfig) conf = NULL;
+  g_autoptr(GError) conf_error = NULL;
 
   /* the base's own configuration: the host's, or the tree glimpse made
    * at creation (or rebase); package operations never write it */
@@ -1314,11 +1315,13 @@ gl_pkg_repository_uris (GlSandbox *sandbox, const char *base, GStrv *unknown)
       if (!found)
         g_strv_builder_add (missing, *r);
     }
-  /* the administrator's mirrors */
-  if (g_key_file_load_from_file (kf, gl_paths_config_file (), G_KEY_FILE_NONE, NULL)
-      && (mirrors = g_key_file_get_string_list (kf, "Packages", "Mirrors", NULL, NULL)) != NULL)
-    for (char **m = mirrors; *m; m++)
-      g_ptr_array_add (uris, g_strdup (g_strstrip (*m)));
+  /* the administrator's mirrors (a glimpse.conf with a bad limit: the
+   * operation fails at its limits, gl_pkg_limits_prepare) */
+  conf = gl_config_load_default (&conf_error);
+  if (conf == NULL)
+    g_debug ("%s", conf_error->message);
+  for (char **m = conf ? conf->mirrors : NULL; m && *m; m++)
+    g_ptr_array_add (uris, g_strdup (*m));
   if (unknown)
     *unknown = g_strv_builder_end (missing);
   g_ptr_array_add (uris, NULL);

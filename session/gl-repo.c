@@ -14,8 +14,8 @@
 
 #include "gl-apt-sources.h"
 #include "gl-download.h"
+#include "gl-config.h"
 #include "gl-fsutil.h"
-#include "gl-paths.h"
 #include "gl-spawn.h"
 
 #define KEY_MAX (1024 * 1024)
@@ -342,35 +342,49 @@ gl_repo_key_is_armored (GBytes *key)
 
 /* ------------------------------------------------------------ ppa: */
 
-/* $ENV when set, else [Packages] KEY= of /etc/glimpse/glimpse.conf, else
- * @fallback: Launchpad's own public addresses (tests and mirrors of
- * Launchpad set the others). */
+/* $ENV when set, else the [Packages] setting of /etc/glimpse/glimpse.conf
+ * (gl-config.h) @field picks, else @fallback: Launchpad's own public
+ * addresses (tests and mirrors of Launchpad set the others). */
 static char *
-setting (const char *env, const char *key, const char *fallback)
+setting (const char *env, char *(*field) (GlConfig *c), const char *fallback)
 {
   const char *v = g_getenv (env);
-  g_autoptr(GKeyFile) kf = g_key_file_new ();
-  char *conf;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlConfig) conf = NULL;
 
   if (v && *v)
     return g_strdup (v);
-  if (g_key_file_load_from_file (kf, gl_paths_config_file (), G_KEY_FILE_NONE, NULL)
-      && (conf = g_key_file_get_string (kf, "Packages", key, NULL)) != NULL)
-    return conf;
+  conf = gl_config_load_default (&error);
+  if (conf == NULL)
+    g_debug ("%s", error->message);
+  else if (field (conf) != NULL)
+    return g_strdup (field (conf));
   return g_strdup (fallback);
+}
+
+static char *
+launchpad_api (GlConfig *c)
+{
+  return c->launchpad_api;
+}
+
+static char *
+ppa_archive (GlConfig *c)
+{
+  return c->ppa_archive;
 }
 
 char *
 gl_repo_launchpad_api (void)
 {
-  return setting ("GLIMPSE_LAUNCHPAD_API", "LaunchpadAPI", "https://api.launchpad.net/devel");
+  return setting ("GLIMPSE_LAUNCHPAD_API", launchpad_api, "https://api.launchpad.net/devel");
 }
 
 /* Where PPAs' archives are: GLIMPSE_PPA_ARCHIVE, PPAArchive= */
 static char *
 ppa_archive_base (void)
 {
-  return setting ("GLIMPSE_PPA_ARCHIVE", "PPAArchive", "https://ppa.launchpadcontent.net");
+  return setting ("GLIMPSE_PPA_ARCHIVE", ppa_archive, "https://ppa.launchpadcontent.net");
 }
 
 /* The value of a top-level JSON string field, unescaped (the answers are

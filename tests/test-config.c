@@ -1,0 +1,93 @@
+/* test-config.c: glimpse.conf, read in one place (gl-config.h)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib/gstdio.h>
+
+#include "gl-config.h"
+#include "gl-pkg-limits.h"
+
+static char *
+write_conf (const char *text)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gl-config-XXXXXX", NULL);
+  char *path = g_build_filename (dir, "glimpse.conf", NULL);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  return path;
+}
+
+/* No file: the defaults */
+static void
+test_defaults (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlConfig) c = gl_config_load ("/nonexistent/glimpse.conf", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (c->max_tasks, ==, 2048);
+  g_assert_cmpuint (c->max_memory_mib, ==, 4096);
+  g_assert_cmpuint (c->max_seconds, ==, 14400);
+  g_assert_cmpuint (c->min_free_mib, ==, 256);
+  g_assert_nonnull (c->mirrors);
+  g_assert_null (c->mirrors[0]);
+  g_assert_null (c->launchpad_api);
+  g_assert_null (c->ppa_archive);
+}
+
+/* Every [Packages] key from the one parser; the limits' loader agrees */
+static void
+test_packages (void)
+{
+  g_autofree char *path = write_conf ("[Packages]\nMaxTasks= 64 \nMaxSeconds=0\n"
+                                      "Mirrors=http://a.invalid/ ; http://b.invalid/\n"
+                                      "LaunchpadAPI=http://127.0.0.1:1/devel\nPPAArchive=http://127.0.0.1:1/ppa\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlConfig) c = gl_config_load (path, &error);
+  GlPkgLimitValues v = { 0 };
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (c->max_tasks, ==, 64);
+  g_assert_cmpuint (c->max_seconds, ==, 0);
+  g_assert_cmpuint (c->max_memory_mib, ==, 4096);
+  g_assert_cmpuint (g_strv_length (c->mirrors), ==, 2);
+  g_assert_cmpstr (c->mirrors[0], ==, "http://a.invalid/");
+  g_assert_cmpstr (c->mirrors[1], ==, "http://b.invalid/");
+  g_assert_cmpstr (c->launchpad_api, ==, "http://127.0.0.1:1/devel");
+  g_assert_cmpstr (c->ppa_archive, ==, "http://127.0.0.1:1/ppa");
+  g_assert_true (gl_pkg_limits_load (path, &v, &error));
+  g_assert_cmpuint (v.max_tasks, ==, 64);
+  g_assert_cmpuint (v.max_seconds, ==, 0);
+  g_assert_cmpuint (v.min_free_mib, ==, 256);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A limit that is not a number is named, with the file */
+static void
+test_bad_limit (void)
+{
+  g_autofree char *path = write_conf ("[Packages]\nMaxMemoryMiB=lots\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlConfig) c = gl_config_load (path, &error);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_null (c);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "MaxMemoryMiB= in the [Packages] group of"));
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, "“lots”, not a number"));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/config/defaults", test_defaults);
+  g_test_add_func ("/config/packages", test_packages);
+  g_test_add_func ("/config/bad-limit", test_bad_limit);
+  return g_test_run ();
+}
