@@ -89,7 +89,7 @@ echo "turned before: \$(cat $turned 2>&1)"
 echo "closed before: \$(cat $closed/file 2>&1)"
 echo ready > \$r/ready
 i=0
-until ls $sync | grep_quiet -x go; do
+until ls $sync | grep -x go >/dev/null; do
   i=\$((i + 1)); [ \$i -lt 1200 ] || { echo "no go within 120 s"; exit 0; }
   sleep 0.1
 done
