@@ -92,21 +92,25 @@
  *   host base, the host's root keeps creating files and changing modes
  *   while the command runs):
  *   - the base is the lower layer of an overlay of its own (the "base
- *     overlay", below the mask), and this program's parent, the host's
- *     root outside every namespace of the operation, holds a fanotify group
- *     (FAN_CLASS_CONTENT) with an FAN_OPEN_PERM|FAN_ONDIR mark on that
- *     overlay's superblock.  Every open of a file or directory of the base
- *     through the view -- the command's own, exec's, and overlayfs's own
- *     for a copy-up or a directory listing -- waits for the parent's
- *     answer: allowed only when the file is world-readable (a directory
- *     world-readable and world-searchable) and every directory above it in
- *     the base world-searchable at that moment; anything it cannot check is
- *     refused (EPERM).  The mask and the system generations are other
- *     layers and are not checked (the shadow copies are the mask's).
- *     A mark on the base's own mount would not do: overlayfs opens its
- *     layers through private clones of their mounts, which a mount mark
- *     never sees; a mark on the host's / file system would hold up every
- *     open on the host.  The view is built only after the mark is set.
+ *     overlay", below the mask), mounted by a user of the namespace that
+ *     owns no file of the base and has no capability over files (see "the
+ *     check at open"): overlayfs does every access to a layer -- lookup,
+ *     open, listing, permission check, reading a user.* attribute -- with
+ *     its mounter's credentials as well as the caller's.  So the kernel
+ *     itself allows the command's opens of the base (its own, exec's, and
+ *     the view's overlay's for a copy-up or a listing) only when the file
+ *     is world-readable (a directory world-readable, and every directory
+ *     above it world-searchable) at that moment, and refuses the rest
+ *     (EACCES).  The mask and the system generations are other layers and
+ *     are not checked (the shadow copies are the mask's).
+ *     (The host's root used to check every open of the base overlay
+ *     through a fanotify permission mark: the same rule, a round trip to
+ *     this program's parent per open -- some 2000 of them, 0.3 s and more
+ *     on a loaded machine, for installing one small package on a host
+ *     base, whose dpkg reads every package's file list.  The mounter's
+ *     credentials are checked by the kernel at every access, with nothing
+ *     to wait for, nothing open between the check and the open, and no
+ *     "parent died, waiting opens allowed" case.)
  *   - the masking is all in layers: whiteouts and opaque directories of
  *     mask/, and tmpfs mounts on the view's own (overlay) directories.  No
  *     mount sits on a dentry of the host's file system, so the host renaming
@@ -116,13 +120,12 @@
  *   (and its attributes) in listings, though it cannot be opened; a file
  *   opened before its mode changed stays readable through that descriptor
  *   (as for any user of the host); symbolic links are read without a check.
- *   If the parent dies, the kernel allows the opens that are waiting before
- *   the operation is killed with it.  The system generations above the
- *   mask are the sandbox's own (written inside this namespace before) and
- *   are not walked.  The walk costs one stat per file of the base (per
- *   directory, for a base that did not change since the last operation:
- *   see "The walk's cache" for what that gives up), and a check costs the
- *   open of a base file a round trip to the parent.
+ *   The system generations above the mask are the sandbox's own (written
+ *   inside this namespace before) and are not walked.  The walk costs one
+ *   stat per file of the base (per directory, for a base that did not
+ *   change since the last operation: see "The walk's cache" for what that
+ *   gives up); the check at open costs one more permission check of the
+ *   layer, which overlayfs makes anyway.
  * THE RULE for the network: nothing of the sandbox ever runs in the host's
  *   network namespace -- not the maintainer scripts, and not the package
  *   manager that downloads either: its configuration, hooks
@@ -159,6 +162,7 @@
 #include <glob.h>
 #include <grp.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/mount.h>
 #include <linux/seccomp.h>
@@ -175,7 +179,6 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
-#include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -1194,163 +1197,25 @@ build_mask (int opfd)
 
 /* THE RULE at open (see the top).  The view's lowest layer is an overlay
  * of its own over the idmapped base ("the base overlay": every file of its
- * superblock is the base's, nothing of the mask or the generations), and
- * this group, held by this process as the host's root, has a permission
- * mark on that superblock: every open of a base file or directory through
- * the view (also overlayfs's own, for a copy-up or a directory listing)
- * waits for check_open's answer. */
-static int fan_fd = -1;
-/* The view's PID 1 hands the base overlay to the parent over this socket */
-static int view_sock = -1;
-
-/* Whether the base's directory REL (base_fd-relative, "" for its root) may
- * be passed through by every user of the host. */
-static bool
-base_dir_searchable (const char *rel)
-{
-  struct stat st;
-  if (fstatat (base_fd, rel, &st, AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) != 0)
-    return false;
-  return S_ISDIR (st.st_mode) && (st.st_mode & S_IXOTH);
-}
-
-/* FD: the file an open of the base overlay is about to open.  Allowed when
- * every user of the host could open it now: the file is world-readable (a
- * directory world-readable and world-searchable) and every directory above
- * it is world-searchable.  Anything that cannot be checked is refused. */
-static bool
-check_open (int fd)
-{
-  struct stat st;
-  char link[64], path[PATH_MAX + 16];
-  ssize_t n;
-  mode_t need;
-
-  if (fd < 0 || fstat (fd, &st) != 0)
-    return false;
-  need = S_ISDIR (st.st_mode) ? S_IROTH | S_IXOTH : S_IROTH;
-  if ((st.st_mode & need) != need)
-    return false;
-  /* Its path in the base overlay (the private clone overlayfs opens it
-   * through has the overlay's root as its own): the directories above it */
-  snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
-  n = readlink (link, path, sizeof path - 1);
-  if (n <= 0 || n >= (ssize_t) sizeof path - 1 || path[0] != '/')
-    return false;
-  path[n] = '\0';
-  if (!base_dir_searchable (""))
-    return false;
-  for (char *slash = strchr (path + 1, '/'); slash; slash = strchr (slash + 1, '/'))
-    {
-      bool ok;
-      *slash = '\0';
-      ok = base_dir_searchable (path + 1);
-      *slash = '/';
-      if (!ok)
-        return false;
-    }
-  return true;
-}
-
-static void
-answer_opens (void)
-{
-  char buf[4096] __attribute__ ((aligned (__alignof__ (struct fanotify_event_metadata))));
-  for (;;)
-    {
-      ssize_t n = read (fan_fd, buf, sizeof buf);
-      struct fanotify_event_metadata *m;
-      if (n < 0 && errno == EINTR)
-        continue;
-      /* EAGAIN: nothing more.  Another error: the kernel could not give us
-       * the file of one event, and has refused that open itself. */
-      if (n <= 0)
-        return;
-      for (m = (struct fanotify_event_metadata *) buf; FAN_EVENT_OK (m, n);
-           m = FAN_EVENT_NEXT (m, n))
-        {
-          struct fanotify_response r = { .fd = m->fd, .response = FAN_DENY };
-          if (m->vers != FANOTIFY_METADATA_VERSION)
-            die ("fanotify: unexpected metadata version %u", m->vers);
-          if (m->mask & FAN_OPEN_PERM)
-            r.response = check_open (m->fd) ? FAN_ALLOW : FAN_DENY;
-          if (m->fd >= 0)
-            {
-              if (write (fan_fd, &r, sizeof r) != (ssize_t) sizeof r)
-                die_errno ("fanotify: cannot answer");
-              close (m->fd);
-            }
-        }
-    }
-}
-
-/* What the view's PID 1 tells the parent on the socket, once, before
- * anything of the sandbox runs: the base overlay to watch (with the mount
- * descriptor, acknowledged with 'k' once marked), or that its view has no
- * base of the host's (--tree: the new tree is /).  An end of the socket
- * without either: the set-up ended before building a view. */
-#define VIEW_BASE_OVERLAY 'm'
-#define VIEW_NO_BASE 'n'
-
-/* Receives the view's word from its PID 1 on SOCK: marks the base
- * overlay's superblock and acknowledges, or takes "no base to watch". */
-static void
-mark_base_overlay (int sock)
-{
-  char c;
-  struct iovec iov = { &c, 1 };
-  union { char buf[CMSG_SPACE (sizeof (int))]; struct cmsghdr align; } u;
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                        .msg_controllen = sizeof u.buf };
-  struct cmsghdr *cm;
-  int mnt;
-
-  ssize_t n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC);
-
-  if (n == 0)
-    return;     /* the view's set-up ended before building the view: nothing to watch */
-  if (n == 1 && c == VIEW_NO_BASE && CMSG_FIRSTHDR (&msg) == NULL && !(msg.msg_flags & MSG_CTRUNC))
-    return;     /* a view without a base of the host's */
-  if (n != 1 || c != VIEW_BASE_OVERLAY || (msg.msg_flags & MSG_CTRUNC)
-      || (cm = CMSG_FIRSTHDR (&msg)) == NULL || cm->cmsg_level != SOL_SOCKET
-      || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN (sizeof (int)))
-    die ("the view's set-up sent no base overlay");
-  memcpy (&mnt, CMSG_DATA (cm), sizeof mnt);
-  if (fanotify_mark (fan_fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, FAN_OPEN_PERM | FAN_ONDIR,
-                     mnt, ".") != 0)
-    die_errno ("cannot watch the opens of the base (fanotify permission events)");
-  close (mnt);
-  if (write (sock, "k", 1) != 1)
-    die_errno ("cannot acknowledge the base overlay");
-}
-
-/* The view's word to the parent: the base overlay @fd, or (-1) no base */
-static void
-send_view_base (int sock, int fd)
-{
-  char c = fd >= 0 ? VIEW_BASE_OVERLAY : VIEW_NO_BASE;
-  struct iovec iov = { &c, 1 };
-  union { char buf[CMSG_SPACE (sizeof (int))]; struct cmsghdr align; } u;
-  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-                        .msg_controllen = sizeof u.buf };
-  struct cmsghdr *cm = CMSG_FIRSTHDR (&msg);
-
-  if (fd < 0)
-    {
-      msg.msg_control = NULL;
-      msg.msg_controllen = 0;
-    }
-  else
-    {
-      memset (u.buf, 0, sizeof u.buf);
-      cm->cmsg_level = SOL_SOCKET;
-      cm->cmsg_type = SCM_RIGHTS;
-      cm->cmsg_len = CMSG_LEN (sizeof (int));
-      memcpy (CMSG_DATA (cm), &fd, sizeof fd);
-    }
-  if (sendmsg (sock, &msg, MSG_NOSIGNAL) != 1)
-    die_errno ("cannot hand the base overlay over");
-}
+ * superblock is the base's, nothing of the mask or the generations).
+ * Overlayfs does every access to its layers -- a lookup, an open, a
+ * directory listing, a permission check, reading a user.* attribute --
+ * with the credentials of whoever mounted it, on top of the caller's.  So
+ * the base overlay is mounted by a process of the namespace that is not
+ * its root: uid and gid BASE_READER_ID, no supplementary group, and no
+ * capability but CAP_SYS_ADMIN (to mount), in particular none of
+ * CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH and CAP_FOWNER.  For that user a
+ * file of the base is readable only through its "other" bits (it owns
+ * none: below), and the kernel checks them, and the search bits of every
+ * directory above, at every access, whoever asks: the command's own,
+ * exec's, and the view's overlay's for a copy-up or a listing.  A check
+ * that fails is EACCES.
+ * BASE_READER_ID, 65535, is (uid_t) -1 of 16-bit ids, which no system
+ * gives to a user or a group (Debian policy, and useradd never picks it);
+ * a file of the base with that owner or group that is not world-readable
+ * at the walk is masked as any other, so what it would change is a file
+ * the host's root made owned by 65535 and private during an operation. */
+#define BASE_READER_ID 65535
 
 /* ---------------------------------------------------------- limits */
 
@@ -1467,14 +1332,12 @@ stop_operation (pid_t child, const char *why)
 }
 
 /* The parent's loop, as the host's root, while the operation runs:
- * answers every open of the base, marks the base overlay when it comes,
  * stops the operation at a limit, and returns the wait status of CHILD
  * when it ends. */
 static int
-supervise (pid_t child, int sock)
+supervise (pid_t child)
 {
   int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
-  bool marked = false;   /* until the view says what to watch (mark_base_overlay) */
   bool limited = A.n_cgroups > 0 || A.max_seconds > 0 || A.min_free_mib > 0;
   int st;
 
@@ -1482,32 +1345,17 @@ supervise (pid_t child, int sock)
     die_errno ("pidfd_open");
   for (;;)
     {
-      struct pollfd p[3] = { { fan_fd, POLLIN, 0 }, { pidfd, POLLIN, 0 }, { sock, POLLIN, 0 } };
+      struct pollfd p = { pidfd, POLLIN, 0 };
       const char *why;
-      if (poll (p, marked ? 2 : 3, limited ? 250 : -1) < 0)
+      if (poll (&p, 1, limited ? 250 : -1) < 0)
         {
           if (errno == EINTR)
             continue;
           die_errno ("poll");
         }
       if (limited && stopped_by == NULL && (why = limit_reached (true)) != NULL)
-        {
-          stop_operation (child, why);
-          marked = true;   /* (a view being built is not marked: it ends) */
-        }
-      if (p[0].revents & POLLIN)
-        answer_opens ();
-      if (!marked && (p[2].revents & (POLLIN | POLLHUP)))
-        {
-          if (!(p[2].revents & POLLIN))
-            marked = true;        /* the child ended before the view was built */
-          else
-            {
-              mark_base_overlay (sock);
-              marked = true;
-            }
-        }
-      if (p[1].revents & POLLIN)
+        stop_operation (child, why);
+      if (p.revents & POLLIN)
         break;
     }
   if (waitpid (child, &st, 0) < 0)
@@ -2092,6 +1940,45 @@ run_stage (const char *stage, bool proxied)
     }
 }
 
+/* Mounts the base overlay of "base" (the idmapped clone) on "host", both
+ * in the working directory, as BASE_READER_ID (above): in a child of its
+ * own, whose credentials the overlay keeps. */
+static void
+mount_base_overlay (void)
+{
+  pid_t pid = fork ();
+  int st;
+
+  if (pid < 0)
+    die_errno ("fork");
+  if (pid == 0)
+    {
+      struct __user_cap_header_struct head = { _LINUX_CAPABILITY_VERSION_3, 0 };
+      struct __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3];
+      int fs;
+
+      memset (caps, 0, sizeof caps);
+      caps[CAP_TO_INDEX (CAP_SYS_ADMIN)].permitted = CAP_TO_MASK (CAP_SYS_ADMIN);
+      caps[CAP_TO_INDEX (CAP_SYS_ADMIN)].effective = CAP_TO_MASK (CAP_SYS_ADMIN);
+      if (prctl (PR_SET_KEEPCAPS, 1) != 0 || setgroups (0, NULL) != 0
+          || setresgid (BASE_READER_ID, BASE_READER_ID, BASE_READER_ID) != 0
+          || setresuid (BASE_READER_ID, BASE_READER_ID, BASE_READER_ID) != 0
+          || syscall (SYS_capset, &head, caps) != 0)
+        die_errno ("cannot take the base's reader's credentials");
+      /* (relative: the directories above the scratch need not be
+       * searchable by this user) */
+      fs = fs_fd ("overlay");
+      set_string (fs, "lowerdir", "base:empty", "cannot wrap the base in an overlay");
+      if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0)
+        die_fs (fs, "cannot wrap the base in an overlay");
+      attach_at (make_mount (fs, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV,
+                             "cannot wrap the base in an overlay"), "host");
+      _exit (0);
+    }
+  if (waitpid (pid, &st, 0) < 0 || !WIFEXITED (st) || WEXITSTATUS (st) != 0)
+    die ("the base's overlay could not be mounted: refusing to build the view");
+}
+
 /* At root/ of the stage (the working directory): the overlay of the
  * operation's upper over the system generations, the mask and the base. */
 static void
@@ -2099,32 +1986,16 @@ mount_overlay_view (int base_mnt)
 {
   char lowerdir[8192] = "";
   size_t off = 0;
-  int fs, root_mnt, host_mnt;
+  int fs, root_mnt;
 
-  /* The base is wrapped in an overlay of its own, the base overlay: the
-   * superblock the parent watches (see "the check at open"); for the
-   * host's / also because overlayfs refuses a layer (the store's
+  /* The base is wrapped in an overlay of its own, the base overlay, which
+   * reads it as every user of the host would (see "the check at open");
+   * for the host's / also because overlayfs refuses a layer (the store's
    * directories) inside another layer (/). */
-  {
-    char *lw = xasprintf ("%s/stage/base:%s/stage/empty", A.op, A.op);
-    char c;
-    if (mkdir ("base", 0755) != 0)
-      die_errno ("cannot prepare %s/stage", A.op);
-    attach_at (base_mnt, "base");
-    fs = fs_fd ("overlay");
-    set_string (fs, "lowerdir", lw, "cannot wrap the base in an overlay");
-    if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) != 0)
-      die_fs (fs, "cannot wrap the base in an overlay");
-    host_mnt = make_mount (fs, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, "cannot wrap the base in an overlay");
-    free (lw);
-    /* Nothing of the base is opened through the view before the parent
-     * watches it */
-    send_view_base (view_sock, host_mnt);
-    if (read (view_sock, &c, 1) != 1 || c != 'k')
-      die ("the opens of the base are not watched: refusing to build the view");
-    close (view_sock);
-    attach_at (host_mnt, "host");
-  }
+  if (mkdir ("base", 0755) != 0)
+    die_errno ("cannot prepare %s/stage", A.op);
+  attach_at (base_mnt, "base");
+  mount_base_overlay ();
 
   for (int i = 0; i < A.n_lowers; i++)
     off += (size_t) snprintf (lowerdir + off, sizeof lowerdir - off, "%s:", A.lowers[i]);
@@ -2163,9 +2034,7 @@ run_init (int base_mnt, int input_mnt)
 
   if (A.tree)
     {
-      /* --tree: the tree itself is /, no base of the host's to watch */
-      send_view_base (view_sock, -1);
-      close (view_sock);
+      /* --tree: the tree itself is /, no base of the host's */
       attach_at (base_mnt, "root");
     }
   else
@@ -2248,7 +2117,7 @@ input_clone (void)
 int
 main (int argc, char **argv)
 {
-  int userns, base_mnt, opfd, input_mnt, socks[2];
+  int userns, base_mnt, opfd, input_mnt;
   pid_t pid;
   int st;
 
@@ -2291,18 +2160,11 @@ main (int argc, char **argv)
       if (base_fd < 0)
         die_errno ("cannot clone %s", A.base);
       build_mask (opfd);
+      close (base_fd);
     }
   userns = make_userns ();
   base_mnt = idmapped_clone (A.base, userns);
   input_mnt = input_clone ();
-  /* base_fd stays open: check_open looks at the base through it */
-  fan_fd = fanotify_init (FAN_CLASS_CONTENT | FAN_CLOEXEC | FAN_NONBLOCK,
-                          O_RDONLY | O_NONBLOCK | O_LARGEFILE | O_CLOEXEC);
-  if (fan_fd < 0)
-    die_errno ("cannot watch the opens of the base (fanotify_init; the kernel needs "
-               "CONFIG_FANOTIFY_ACCESS_PERMISSIONS)");
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, socks) != 0)
-    die_errno ("socketpair");
 
   pid = fork ();
   if (pid < 0)
@@ -2311,10 +2173,6 @@ main (int argc, char **argv)
     {
       prctl (PR_SET_PDEATHSIG, SIGKILL);
       set_oom_score_adj ("0");
-      close (fan_fd);
-      close (base_fd);
-      close (socks[0]);
-      view_sock = socks[1];
       if (syscall (SYS_setns, userns, CLONE_NEWUSER) != 0)
         die_errno ("cannot enter the package namespace");
       close (userns);
@@ -2337,7 +2195,6 @@ main (int argc, char **argv)
       close (base_mnt);
       if (A.proxy_fd >= 0)
         close (A.proxy_fd);
-      close (view_sock);
       if (waitpid (pid, &st, 0) < 0)
         _exit (EXIT_SETUP);
       _exit (status_code (st));
@@ -2348,6 +2205,5 @@ main (int argc, char **argv)
     close (A.proxy_fd);
   if (input_mnt >= 0)
     close (input_mnt);
-  close (socks[1]);
-  return status_code (supervise (pid, socks[0]));
+  return status_code (supervise (pid));
 }

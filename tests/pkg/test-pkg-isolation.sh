@@ -155,12 +155,12 @@ check_sh "it read the two public files before the changes (the checks below can 
   'grep -qx "turned before: $turned_value" "$rep" && grep -qx "closed before: $closed_value" "$rep"'
 check_sh "… and went on after them" 'grep -qx done "$rep"'
 check_sh "a root-only file the host's root created during the operation is not readable" \
-  '! grep -q "$late_value" "$rep" && grep -q "^late: .*not permitted" "$rep"'
+  '! grep -q "$late_value" "$rep" && grep -q "^late: .*Permission denied" "$rep"'
 check_sh "… nor a file the host's root made root-only during it" \
-  '! grep -q "^turned: $turned_value" "$rep" && grep -q "^turned: .*not permitted" "$rep"'
+  '! grep -q "^turned: $turned_value" "$rep" && grep -q "^turned: .*Permission denied" "$rep"'
 check_sh "… nor a file in a directory made root-only during it, nor its listing" \
-  '! grep -q "^closed: $closed_value" "$rep" && grep -q "^closed: .*not permitted" "$rep" \
-   && grep -q "^closed listing: .*not permitted" "$rep"'
+  '! grep -q "^closed: $closed_value" "$rep" && grep -q "^closed: .*Permission denied" "$rep" \
+   && grep -q "^closed listing: .*Permission denied" "$rep"'
 check_sh "… nor the new file anywhere in the new generation" '! grep -rqs -e "$late_value" "$tree"'
 
 # --- a postinst that adds system users
