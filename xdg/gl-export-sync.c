@@ -72,23 +72,46 @@ ensure_dir (GlManifest *m, const char *dir, GError **error)
   return TRUE;
 }
 
+/* The process's umask (from /proc: umask() would change it, and the agent
+ * has threads), or -1 if unknown */
+static int
+current_umask (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
+      (line = strstr (status, "\nUmask:")) == NULL)
+    return -1;
+  return (int) g_ascii_strtoull (line + strlen ("\nUmask:"), NULL, 8);
+}
+
+/* @path written with @contents and @mode; @known_dirs (or NULL) holds the
+ * directories this run has seen to exist, @umask the process's (or -1) */
 static gboolean
-write_file (GlManifest *m, const char *path, GBytes *contents, int mode, GError **error)
+write_file (GlManifest *m, const char *path, GBytes *contents, int mode,
+            GHashTable *known_dirs, int umask_bits, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   gsize len;
   const char *data = g_bytes_get_data (contents, &len);
 
-  if (!ensure_dir (m, dir, error))
-    return FALSE;
+  /* a directory is looked at once per run, not once per file in it */
+  if (known_dirs == NULL || !g_hash_table_contains (known_dirs, dir))
+    {
+      if (!ensure_dir (m, dir, error))
+        return FALSE;
+      if (known_dirs != NULL)
+        g_hash_table_add (known_dirs, g_steal_pointer (&dir));
+    }
   /* atomic (a temporary file renamed over), but a new file is not synced
    * one by one: sync_write syncs the file system once for all of them */
   if (!g_file_set_contents_full (path, data, len,
                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING,
                                  mode, error))
     return FALSE;
-  /* the umask may have masked the mode */
-  if (chmod (path, mode) != 0)
+  /* the umask may have masked the mode (not the usual 022 of 0644) */
+  if ((umask_bits < 0 || (mode & umask_bits) != 0) && chmod (path, mode) != 0)
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
@@ -161,7 +184,7 @@ sync_thunar (GlExportContext *ctx, GlManifest *m, const GlExportedSandbox *sandb
     {
       g_autoptr(GBytes) bytes = g_bytes_new (merged, strlen (merged));
 
-      if (!write_file (m, path, bytes, 0644, &error))
+      if (!write_file (m, path, bytes, 0644, NULL, -1, &error))
         {
           gl_export_add_warning (warnings, stats, error);
           return;
@@ -398,6 +421,8 @@ sync_write (SyncRun *run, GHashTable *write_set)
   GHashTableIter iter;
   gpointer key;
   g_autoptr(GPtrArray) created = g_ptr_array_new ();
+  g_autoptr(GHashTable) known_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  int umask_bits = current_umask ();
 
   g_hash_table_iter_init (&iter, write_set);
   while (g_hash_table_iter_next (&iter, &key, NULL))
@@ -410,7 +435,7 @@ sync_write (SyncRun *run, GHashTable *write_set)
 
       if (bytes != NULL && !run->claims_changed && claims_differ (run, f->path, bytes))
         run->claims_changed = TRUE;
-      if (bytes == NULL || !write_file (run->m, f->path, bytes, f->mode, &werr))
+      if (bytes == NULL || !write_file (run->m, f->path, bytes, f->mode, known_dirs, umask_bits, &werr))
         {
           gl_export_add_warning (run->warnings, &run->stats, werr);
           g_hash_table_add (run->failed, f->path);
