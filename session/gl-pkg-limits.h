@@ -21,7 +21,9 @@
  * ones a killed glimpse left are removed by the next operation.
  *
  * glimpse-pkgns moves itself into the cgroups and stops the operation (its
- * whole PID namespace) when a limit is reached; see glimpse-pkgns.c.
+ * whole PID namespace) when a limit is reached; see glimpse-pkgns.c.  A
+ * bootstrap (mmdebstrap) joins them through gl_spawn and is watched by
+ * gl_pkg_limits_watch_start.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
