@@ -187,8 +187,10 @@ void           gl_export_cache_trust_dirs (GlExportCache *cache, gboolean trust)
 /* TRUE if the directory of @path (an exported file of sandbox @id) is as
  * the last run over @id left it (@cache may be NULL): no name in it came,
  * went or was replaced since, so @path is the file that run recorded.  A
- * write into the file itself is not seen: the next complete sync (start-up,
- * "glimpse export") checks every file again. */
+ * write into the file itself is not seen, nor a name changed within the
+ * same tick of the file system's clock as that run's last change of the
+ * directory (the race a file's own stat key has too): the next complete
+ * sync (start-up, "glimpse export") checks every file again. */
 gboolean       gl_export_cache_dir_as_left (GlExportCache *cache, const char *id, const char *path);
 
 G_END_DECLS
