@@ -271,8 +271,18 @@ become_user (bool bounding)
         die_with_error ("cannot set supplementary groups");
       if (setresgid (L.gid, L.gid, L.gid) != 0)
         die_with_error ("cannot set group id %u", (unsigned) L.gid);
-      if (setresuid (L.uid, L.uid, L.uid) != 0)
+      /* A change of the effective uid makes the process dumpable where
+       * fs.suid_dumpable is 1 ("debug"), and then any process of yours
+       * could trace it or open its /proc entries (what root opened, the
+       * memory a vfork-style child shares).  The saved uid stays root's
+       * until it is not dumpable again, so no process of yours can reach
+       * it in between; giving up the saved uid makes nothing dumpable. */
+      if (setresuid (L.uid, L.uid, (uid_t) -1) != 0)
         die_with_error ("cannot set user id %u", (unsigned) L.uid);
+      if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || setresuid ((uid_t) -1, (uid_t) -1, L.uid) != 0)
+        die_with_error ("cannot set user id %u", (unsigned) L.uid);
+      if (prctl (PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
+        die ("dumpable after dropping root; refusing to continue");
     }
   if (L.uid != 0)
     {
@@ -1503,6 +1513,11 @@ child_main (int sync_fd, int err_fd, int maps_fd)
   (void) prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0);
   if (gl_capset (keep, keep) != 0)
     die_with_error ("cannot raise capabilities in the new user namespace");
+  /* (None of that may have made us dumpable: you own this user
+   * namespace, so any process of yours could trace us - and what root
+   * opened and copied for the view - while we are.  See main.) */
+  if (L.privileged && prctl (PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die ("the sandbox's first process became dumpable; refusing to continue");
   if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
     die_with_error ("cannot set the parent-death signal");
   {
@@ -2358,11 +2373,21 @@ nested_maps_child (void *p)
   const NestedMaps *m = p;
   gl_die_hook = NULL;
   gl_error_fd = m->err_fd;
+  /* Root entering your user namespace would become dumpable where
+   * fs.suid_dumpable is 1, and you own that namespace: any process of
+   * yours could then trace this one.  With your effective uid (the saved
+   * uid stays root's: nothing of yours reaches it meanwhile) entering it
+   * changes nothing; root's filesystem uid still opens PID 1's map files. */
+  if (setresuid ((uid_t) -1, L.uid, (uid_t) -1) != 0)
+    die_with_error ("cannot switch to your user id to write the id maps");
+  (void) setfsuid (0);
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die_with_error ("cannot make the launcher not dumpable");
   if (setns (m->outer, CLONE_NEWUSER) != 0)
     die_with_error ("cannot enter the sandbox's user namespace to write its nested one's "
                     "id maps");
-  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-    die_with_error ("cannot make the launcher not dumpable");
+  if (prctl (PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die ("dumpable in the sandbox's user namespace; refusing to write its id maps");
   write_maps (m->pid, m->umap, m->gmap);
   _exit (0);
 }
@@ -2625,6 +2650,13 @@ main (int argc, char **argv)
           errno = errsv;
           die_with_error ("cannot switch to your user id for creating the namespaces");
         }
+      /* PID 1 starts with our dumpable flag, which that change of ids set
+       * to fs.suid_dumpable, in a user namespace you own: not dumpable,
+       * and with your filesystem group already, so that becoming you
+       * there (child_main) changes nothing that makes it dumpable again. */
+      (void) setfsgid (L.gid);
+      if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+        die_with_error ("cannot make the launcher not dumpable");
     }
   memset (&ca, 0, sizeof ca);
   ca.flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC;
@@ -2656,6 +2688,8 @@ main (int argc, char **argv)
     }
   if (L.privileged && (setresuid ((uid_t) -1, 0, (uid_t) -1) != 0 || gl_capset (perm, perm) != 0))
     die_with_error ("cannot switch back to root");
+  if (L.privileged)
+    (void) setfsgid (0);
   close (L.pid1_lock);
 
   close (sync_p[0]);

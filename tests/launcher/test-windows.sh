@@ -19,7 +19,8 @@ install -m 0755 "$GL_WINDOW_PROBE" "$PROBE_HOST"
 VIEWS=$GL_STORE/t-win/users/.views
 A () { as_user $GL_USER_A "$LAUNCH" t-win -- "$@"; }
 view_up () { [ -s "$VIEWS/$UID_A" ]; }
-view_gone () { ! pgrep -u "$UID_A" >/dev/null; }
+# (no launcher process of A's left: the view's PID 1 keeps that name)
+view_gone () { ! pgrep -u "$UID_A" -x "$(printf %.15s "${LAUNCH##*/}")" >/dev/null; }
 
 A true || { fail "first launch"; finish; exit 1; }
 
@@ -60,6 +61,35 @@ wait "$probe"
 check_sh "joining launches succeed while an app probes them ($res failed)" '[ "${res%% *}" = 0 ]'
 probe_results "an app cannot signal, trace or open the /proc entries of a joining launch \
 before it is the user's in the view" "$WORK/probe-view"
+gl_wait 30 view_gone
+
+# --- fs.suid_dumpable=1 ("debug"): a change of ids makes a process
+# dumpable.  No launcher process may be dumpable while it holds anything
+# root opened or made (mount copies, root's locks) or is not yet in the
+# view: neither an app in the view nor the user's processes outside can
+# reach one.  (A first launch each time, then joining ones.) ---
+old_dumpable=$(cat /proc/sys/fs/suid_dumpable)
+GL_CLEANUPS+=("echo $old_dumpable > /proc/sys/fs/suid_dumpable")
+echo 1 > /proc/sys/fs/suid_dumpable
+as_user $GL_USER_A "$PROBE_HOST" 6000 "${LAUNCH##*/}" > "$WORK/probe-host" 2>&1 & hprobe=$!
+n=0 bad=0
+while [ $n -lt 30 ] && kill -0 $hprobe 2>/dev/null; do
+  A true || bad=$((bad + 1))
+  n=$((n + 1))
+  gl_wait 10 view_gone
+done
+A /bin/window-probe --signals 4000 "${LAUNCH##*/}" > "$WORK/probe-view1" 2>&1 & probe=$!
+gl_wait 30 view_up
+res=$(joining_launches "$probe")
+wait "$probe"
+wait "$hprobe"
+echo "$old_dumpable" > /proc/sys/fs/suid_dumpable
+check_sh "fs.suid_dumpable=1: first and joining launches succeed ($bad of $n first, $res joining failed)" \
+  '[ $bad = 0 ] && [ "${res%% *}" = 0 ]'
+probe_results "fs.suid_dumpable=1: the user's processes outside cannot trace or open the /proc \
+entries of a launcher process" "$WORK/probe-host"
+probe_results "fs.suid_dumpable=1: an app cannot signal, trace or open the /proc entries of a \
+joining launch before it is the user's in the view" "$WORK/probe-view1"
 gl_wait 30 view_gone
 
 finish
