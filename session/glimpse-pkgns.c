@@ -1731,6 +1731,18 @@ place_resolv (int copy)
     }
 }
 
+/* open_tree_attr (Linux 6.15) is open_tree and mount_setattr in one call:
+ * the namespace's root owns the operation's mount namespace, so with it a
+ * script would clone the view's / without the tmpfs mounts that cover its
+ * /tmp, /run… (the host's, below), or clear read-only, nosuid and noexec on
+ * a clone of /sys.  Its number is the same on every architecture; libc's
+ * headers may not know it yet. */
+#ifdef SYS_open_tree_attr
+# define NR_open_tree_attr SYS_open_tree_attr
+#else
+# define NR_open_tree_attr 467
+#endif
+
 /* System calls a package manager never needs and that widen the kernel's
  * surface; EPERM for the native ABI, ENOSYS for any other. */
 static void
@@ -1749,7 +1761,7 @@ install_seccomp (void)
     SYS_process_vm_writev, SYS_swapon, SYS_swapoff, SYS_reboot, SYS_acct, SYS_quotactl,
     SYS_setns, SYS_unshare, SYS_fsopen, SYS_fsmount, SYS_fspick, SYS_open_tree,
     SYS_move_mount, SYS_mount_setattr, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
-    SYS_syslog, SYS_lookup_dcookie, SYS_io_uring_setup,
+    SYS_syslog, SYS_lookup_dcookie, SYS_io_uring_setup, NR_open_tree_attr,
 #ifdef SYS_iopl
     SYS_iopl, SYS_ioperm,
 #endif
