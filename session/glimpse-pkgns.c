@@ -119,7 +119,14 @@
  *   or made private, on a host base while the command runs shows its name
  *   (and its attributes) in listings, though it cannot be opened; a file
  *   opened before its mode changed stays readable through that descriptor
- *   (as for any user of the host); symbolic links are read without a check.
+ *   (as for any user of the host); so does a world-readable file the
+ *   command reached before its directory was made private: through an
+ *   O_PATH descriptor reopened at /proc/self/fd (as for any user of the
+ *   host), and by its path while the name stays in the view's dentry cache
+ *   under a directory the operation wrote into (the view searches its own
+ *   copy of such a directory; the base overlay checks only the file's mode
+ *   at open) -- which reaches nothing the descriptor would not;
+ *   symbolic links are read without a check.
  *   The system generations above the mask are the sandbox's own (written
  *   inside this namespace before) and are not walked.  The walk costs one
  *   stat per file of the base (per directory, for a base that did not
