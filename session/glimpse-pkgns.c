@@ -172,6 +172,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/mount.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -655,10 +656,11 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  *     the times as they were).  Adding, removing or renaming an entry
  *     changes the directory's mtime and ctime; changing its mode, its
  *     ctime.  Then its kept directories are looked at again (each one the
- *     same test, through a descriptor opened from its parent's), and every
- *     entry it masked is checked again as the walk would (it may have
- *     become a world-readable directory, or gone); nothing masked is
- *     trusted from the cache;
+ *     same test: an fstatat of its path from the nearest directory the walk
+ *     has open, no open of its own while it is unchanged; see
+ *     walk_dir_kept), and every entry it masked is checked again as the
+ *     walk would (it may have become a world-readable directory, or gone);
+ *     nothing masked is trusted from the cache;
  *   - a directory that changed is read as the walk always did; its
  *     subdirectories may still come from the cache;
  *   - a cache that is not root's regular file, not written by this format,
@@ -851,30 +853,92 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
   return KEEP_NONE;
 }
 
-/* The kept directory E of the base's directory PFD (at REL, LEN), in
- * which the cache kept nothing to look at (no directory walked, nothing
- * masked), when it is unchanged and still one every user may read and
- * search: what to keep of it, from its attributes alone (one fstatat from
- * its parent's descriptor, not an open).  NULL: look at it as walk_entry
- * does. */
+/* The base's directory at REL (LEN characters of a PATH_MAX buffer),
+ * unchanged since the walk that kept OLD (ST: its attributes now), seen
+ * from ANCHOR, the descriptor of the directory at the first AOFF - 1
+ * characters of REL (AOFF 0: the base's root), or of itself when
+ * AOFF == (LEN ? LEN + 1 : 0).  Its kept entries are looked at again:
+ * each kept directory by one fstatat through ANCHOR, not an open of
+ * its own (and through it, its own kept directories), as long as it is
+ * unchanged and still one every user may read and search; an entry that
+ * changed, and every entry the cache masked or skipped, as walk_entry
+ * does, from this directory's descriptor, opened then without following
+ * any link (openat2, RESOLVE_NO_SYMLINKS) and checked to be the
+ * directory ST describes.  (A path through ANCHOR follows a link that
+ * replaced one of its directories since its fstatat: what it finds is then
+ * another file, which does not pass walk_dir_same, or the same one.)
+ * NULL: this directory is no longer the one ST describes (it was replaced
+ * while the walk ran); its parent looks at it again as walk_entry does. */
 static WalkDir *
-walk_leaf (int pfd, const WalkEntry *e, char *rel, size_t len)
+walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *rel, size_t len,
+               WalkDir *old)
 {
-  struct stat st;
-  size_t n = strlen (e->name);
-  bool skipped;
+  WalkDir *d = walk_dir_new (st);
+  size_t cap = 0;
+  bool own = aoff != (len ? len + 1 : 0);
+  int dfd = own ? -1 : anchor;
 
-  /* (a directory too deep for walk_entry to enter is its business) */
-  if (len + 1 + n + 1 + NAME_MAX >= PATH_MAX)
-    return NULL;
-  snprintf (rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", e->name);
-  skipped = is_skipped (rel);
-  rel[len] = '\0';
-  if (skipped || fstatat (pfd, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode)
-      || (st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH) || !walk_dir_same (e->sub, &st))
-    return NULL;
   walk_reused++;
-  return walk_dir_new (&st);
+  for (uint32_t i = 0; i < old->n; i++)
+    {
+      WalkEntry *e = &old->e[i];
+      WalkDir *sub = NULL;
+      int kind;
+
+      if (e->kind == KEEP_WALKED)
+        {
+          size_t n = strlen (e->name), sublen = len + (len ? 1 : 0) + n;
+          struct stat sst;
+          /* (a directory too deep for walk_entry to enter is its business) */
+          if (sublen + 1 + NAME_MAX < PATH_MAX)
+            {
+              snprintf (rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", e->name);
+              if (!is_skipped (rel) && fstatat (anchor, rel + aoff, &sst, AT_SYMLINK_NOFOLLOW) == 0
+                  && S_ISDIR (sst.st_mode)
+                  && (sst.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
+                  && walk_dir_same (e->sub, &sst))
+                {
+                  if (e->sub->n == 0)
+                    {
+                      walk_reused++;
+                      sub = walk_dir_new (&sst);
+                    }
+                  else
+                    sub = walk_dir_kept (mask, anchor, aoff, &sst, rel, sublen, e->sub);
+                }
+              rel[len] = '\0';
+              if (sub != NULL)
+                {
+                  walk_add (d, &cap, KEEP_WALKED, e->name, sub);
+                  continue;
+                }
+            }
+        }
+      if (dfd < 0)
+        {
+          struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                                  .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+                                             | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
+          struct stat now;
+          dfd = (int) syscall (SYS_openat2, anchor, rel + aoff, &how, sizeof how);
+          if (dfd < 0 || fstat (dfd, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+            {
+              if (dfd >= 0)
+                close (dfd);
+              walk_dir_free (d);
+              return NULL;
+            }
+        }
+      kind = walk_entry (mask, dfd, e->name, e->kind == KEEP_MASKED ? DT_UNKNOWN : DT_DIR,
+                         rel, len, e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
+      if (kind != e->kind)
+        walk_changed = true;
+      if (kind != KEEP_NONE)
+        walk_add (d, &cap, (unsigned char) kind, e->name, sub);
+    }
+  if (own && dfd >= 0)
+    close (dfd);
+  return d;
 }
 
 /* THE RULE (see the top) for the base's directory PFD (an O_PATH
@@ -884,62 +948,42 @@ walk_leaf (int pfd, const WalkEntry *e, char *rel, size_t len)
 static WalkDir *
 walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkDir *old)
 {
-  WalkDir *d = walk_dir_new (st);
+  WalkDir *d;
   size_t cap = 0;
+  int fd;
+  DIR *dir;
+  struct dirent *de;
 
+  /* Unchanged: its entries are the kept ones; the directories looked at
+   * again, what it masked checked again */
   if (walk_dir_same (old, st))
+    return walk_dir_kept (mask, pfd, len ? len + 1 : 0, st, rel, len, old);
+  d = walk_dir_new (st);
+  fd = openat (pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  dir = fd >= 0 ? fdopendir (fd) : NULL;
+  walk_read++;
+  walk_changed = true;
+  if (dir == NULL)
+    die_errno ("cannot read /%s of the base", rel);
+  for (;;)
     {
-      /* Unchanged: its entries are the kept ones; the directories looked
-       * at again, what it masked checked again */
-      walk_reused++;
-      for (uint32_t i = 0; i < old->n; i++)
-        {
-          WalkEntry *e = &old->e[i];
-          WalkDir *sub = e->kind == KEEP_WALKED && e->sub->n == 0 ? walk_leaf (pfd, e, rel, len) : NULL;
-          int kind;
-          if (sub != NULL)
-            {
-              walk_add (d, &cap, KEEP_WALKED, e->name, sub);
-              continue;
-            }
-          kind = walk_entry (mask, pfd, e->name, e->kind == KEEP_MASKED ? DT_UNKNOWN : DT_DIR,
-                             rel, len, e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
-          if (kind != e->kind)
-            walk_changed = true;
-          if (kind != KEEP_NONE)
-            walk_add (d, &cap, (unsigned char) kind, e->name, sub);
-        }
+      WalkEntry *e;
+      WalkDir *sub = NULL;
+      int kind;
+      errno = 0;
+      if ((de = readdir (dir)) == NULL)
+        break;
+      e = walk_find (old, de->d_name);
+      kind = walk_entry (mask, dirfd (dir), de->d_name, de->d_type, rel, len,
+                         e && e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
+      if (kind != KEEP_NONE)
+        walk_add (d, &cap, (unsigned char) kind, de->d_name, sub);
     }
-  else
-    {
-      int fd = openat (pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
-      struct dirent *de;
-
-      walk_read++;
-      walk_changed = true;
-      if (dir == NULL)
-        die_errno ("cannot read /%s of the base", rel);
-      for (;;)
-        {
-          WalkEntry *e;
-          WalkDir *sub = NULL;
-          int kind;
-          errno = 0;
-          if ((de = readdir (dir)) == NULL)
-            break;
-          e = walk_find (old, de->d_name);
-          kind = walk_entry (mask, dirfd (dir), de->d_name, de->d_type, rel, len,
-                             e && e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
-          if (kind != KEEP_NONE)
-            walk_add (d, &cap, (unsigned char) kind, de->d_name, sub);
-        }
-      if (errno != 0)
-        die_errno ("cannot read /%s of the base", rel);
-      closedir (dir);
-      if (d->n > 1)
-        qsort (d->e, d->n, sizeof *d->e, walk_entry_cmp);
-    }
+  if (errno != 0)
+    die_errno ("cannot read /%s of the base", rel);
+  closedir (dir);
+  if (d->n > 1)
+    qsort (d->e, d->n, sizeof *d->e, walk_entry_cmp);
   return d;
 }
 
