@@ -82,7 +82,17 @@ out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- cat "$HOME_A/cli-test/edit-me
 check_sh "after purge the sandbox shows the host's files again" '[ "$out" = "original
 doomed" ]'
 
+# The same for remove (an admin operation: it locks every user's layer):
+# with the locks free, a process of a user of the sandbox still exiting is
+# waited for.
+as_user "$GL_USER_A" sh -c 'sleep 0 & exec sleep 3' & holder=$!
+check "(a zombie of the user is there: the check below can fail)" gl_wait 10 has_zombie
+t0=$(date +%s%N)
 check "remove" "$GLIMPSE" remove "$id"
+waited_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check_sh "… after waiting for the exiting process of a user of it (${waited_ms} ms)" \
+  '[ "$waited_ms" -ge 1500 ] && ! has_zombie'
+wait "$holder"
 check_sh "remove leaves nothing" '[ ! -e "$GL_STORE/$id" ]'
 rm -rf "$HOME_A/cli-test"
 finish
