@@ -1359,10 +1359,40 @@ typedef struct {
   GPtrArray *tail;   /* the error lines, for the message */
 } RunState;
 
+/* LINE of the sandbox's output as it may be shown on the host's root's
+ * terminal: a hostile maintainer script prints what it likes, and an
+ * escape sequence would drive that terminal (retitle or clear it, write
+ * its clipboard, make it type a report back as input).  Every control
+ * character but a tab, C0 or C1 (U+0080…U+009F), and every byte that is
+ * not UTF-8, is shown as "?". */
+static char *
+printable_line (const char *line)
+{
+  GString *s = g_string_sized_new (strlen (line));
+
+  for (const char *p = line; *p; )
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_c (s, '?');
+          p++;
+          continue;
+        }
+      if ((c < 0x20 && c != '\t') || (c >= 0x7f && c < 0xa0))
+        g_string_append_c (s, '?');
+      else
+        g_string_append_len (s, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (s, FALSE);
+}
+
 static void
-on_line (const char *line, gpointer data)
+on_line (const char *raw, gpointer data)
 {
   RunState *rs = data;
+  g_autofree char *line = printable_line (raw);
   if (rs->progress)
     rs->progress (line, rs->user_data);
   if ((g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")

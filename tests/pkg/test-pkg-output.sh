@@ -1,0 +1,42 @@
+#!/bin/bash
+# Integration: what a package's maintainer script prints reaches the host's
+# root as lines of `glimpse install`'s output (session/gl-pkg.c, on_line):
+# it must not drive the terminal they are shown on.  A hostile postinst
+# prints escape sequences (retitle the window, clear the screen, a C1 CSI,
+# an OSC 52 clipboard write, a title report that some terminals type back
+# as input) and a byte that is not UTF-8; the output of `glimpse install`
+# holds none of those bytes, and still shows the lines.  Needs root.
+source "$(dirname "$0")/libpkgtest.sh"
+source "$(dirname "$0")/librepo.sh"
+
+gl_pkg_env
+id=pkgout-$$
+GL_SANDBOXES+=("$id")
+
+gl_key good
+cat > "$WORK/esc-postinst" <<'POSTINST'
+#!/bin/sh
+printf 'glimpse-esc-title \033]0;glimpse-pwned\007 end\n'
+printf 'glimpse-esc-clear \033[2J\033[H end\n'
+printf 'glimpse-esc-c1 \302\23331m end\n'
+printf 'glimpse-esc-clip \033]52;c;Z2xpbXBzZQ==\033\\ end\n' >&2
+printf 'glimpse-esc-report \033[21t end\n'
+printf 'glimpse-esc-raw \377\233 end\n'
+exit 0
+POSTINST
+gl_deb glimpse-esc 1.0 "$WORK/esc-postinst"
+gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+gl_serve
+gl_host_sandbox "$id"
+
+"$GLIMPSE" install "$id" glimpse-esc > "$WORK/out" 2>&1; rc=$?
+check_sh "the package installs" '[ $rc -eq 0 ]'
+grep -a 'glimpse-esc-' "$WORK/out" | cat -v | sed 's/^/# /'
+check_sh "its postinst's lines are shown" \
+  '[ "$(grep -ac "^glimpse-esc-[a-z0-9]* .* end$" "$WORK/out")" -eq 6 ]'
+check_sh "… with no escape, BEL or other C0 control but tab and newline" \
+  '! LC_ALL=C grep -aq "[[:cntrl:]]" <(tr -d "\t\n" < "$WORK/out")'
+check_sh "… no C1 control (U+0080…U+009F in UTF-8) and no byte that is not UTF-8" \
+  '! LC_ALL=C grep -aqP "\xc2[\x80-\x9f]" "$WORK/out" && iconv -f UTF-8 -t UTF-8 "$WORK/out" >/dev/null 2>&1'
+check "remove" "$GLIMPSE" remove "$id"
+finish
