@@ -428,38 +428,51 @@ gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid)
 #define GL_LOCK_GRACE_US (500 * G_TIME_SPAN_MILLISECOND)
 #define GL_LOCK_ENDING_US (15 * G_TIME_SPAN_SECOND)
 
-/* TRUE if a process of UID ((uid_t) -1: of anyone) is exiting
- * (PF_EXITING in /proc/PID/stat, which anyone may read). */
+/* TRUE if /proc/NAME (a pid) is a process of UID ((uid_t) -1: of anyone)
+ * that is exiting (PF_EXITING in /proc/PID/stat, which anyone may read). */
 static gboolean
-process_exiting (uid_t uid)
+pid_exiting (const char *name, uid_t uid)
 {
-  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  g_autofree char *stat_path = g_build_filename ("/proc", name, "stat", NULL);
+  g_autofree char *stat = NULL, *status_path = NULL, *status = NULL;
+  const char *p, *uid_line;
+  gulong flags = 0;
+
+  if (!g_file_get_contents (stat_path, &stat, NULL, NULL) || (p = strrchr (stat, ')')) == NULL)
+    return FALSE;
+  /* after ")": the state is field 3, the flags field 9 */
+  for (int field = 2; p != NULL && field < 9; field++)
+    p = strchr (p + 1, ' ');
+  if (p == NULL || sscanf (p + 1, "%lu", &flags) != 1 || !(flags & 0x4UL /* PF_EXITING */))
+    return FALSE;
+  if (uid == (uid_t) -1)
+    return TRUE;
+  status_path = g_build_filename ("/proc", name, "status", NULL);
+  return g_file_get_contents (status_path, &status, NULL, NULL)
+         && (uid_line = strstr (status, "\nUid:\t")) != NULL
+         && strtoul (uid_line + 6, NULL, 10) == (gulong) uid;
+}
+
+/* TRUE if a process of UID ((uid_t) -1: of anyone) is exiting.  LAST
+ * (a pid, "" at first) names the one found by the previous call: while it
+ * is still exiting, /proc is not read through again (a waiting loop asks
+ * every 10 ms). */
+static gboolean
+process_exiting (uid_t uid, char last[16])
+{
+  g_autoptr(GDir) proc = NULL;
   const char *name;
 
+  if (last[0] != '\0' && pid_exiting (last, uid))
+    return TRUE;
+  last[0] = '\0';
+  proc = g_dir_open ("/proc", 0, NULL);
   while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
-    {
-      g_autofree char *stat_path = NULL, *stat = NULL, *status_path = NULL, *status = NULL;
-      const char *p, *uid_line;
-      gulong flags = 0;
-
-      if (!g_ascii_isdigit (name[0]))
-        continue;
-      stat_path = g_build_filename ("/proc", name, "stat", NULL);
-      if (!g_file_get_contents (stat_path, &stat, NULL, NULL) || (p = strrchr (stat, ')')) == NULL)
-        continue;
-      /* after ")": the state is field 3, the flags field 9 */
-      for (int field = 2; p != NULL && field < 9; field++)
-        p = strchr (p + 1, ' ');
-      if (p == NULL || sscanf (p + 1, "%lu", &flags) != 1 || !(flags & 0x4UL /* PF_EXITING */))
-        continue;
-      if (uid == (uid_t) -1)
+    if (g_ascii_isdigit (name[0]) && strlen (name) < 16 && pid_exiting (name, uid))
+      {
+        g_strlcpy (last, name, 16);
         return TRUE;
-      status_path = g_build_filename ("/proc", name, "status", NULL);
-      if (g_file_get_contents (status_path, &status, NULL, NULL)
-          && (uid_line = strstr (status, "\nUid:\t")) != NULL
-          && strtoul (uid_line + 6, NULL, 10) == (gulong) uid)
-        return TRUE;
-    }
+      }
   return FALSE;
 }
 
@@ -475,6 +488,7 @@ try_lock (int dir, const char *name, gboolean create, int op, gboolean wait, uid
   int fd = openat (dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK
                    | (create ? O_CREAT : 0), 0600);
   gint64 start = g_get_monotonic_time ();
+  char last[16] = "";
   int saved;
 
   if (fd < 0)
@@ -494,7 +508,7 @@ try_lock (int dir, const char *name, gboolean create, int op, gboolean wait, uid
            * before the kernel has taken its overlays down (its mount
            * namespace): while a process of UID is still exiting, the
            * lock is not yet ours to use. */
-          if (!wait || uid == (uid_t) -1 || waited >= GL_LOCK_ENDING_US || !process_exiting (uid))
+          if (!wait || uid == (uid_t) -1 || waited >= GL_LOCK_ENDING_US || !process_exiting (uid, last))
             return fd;
           (void) flock (fd, LOCK_UN);
         }
@@ -503,7 +517,7 @@ try_lock (int dir, const char *name, gboolean create, int op, gboolean wait, uid
           saved = errno;
           if (saved != EWOULDBLOCK || !wait
               || (waited >= GL_LOCK_GRACE_US
-                  && (waited >= GL_LOCK_ENDING_US || !process_exiting (uid))))
+                  && (waited >= GL_LOCK_ENDING_US || !process_exiting (uid, last))))
             {
               close (fd);
               errno = saved;
