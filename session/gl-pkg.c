@@ -1359,18 +1359,22 @@ typedef struct {
   GPtrArray *tail;   /* the error lines, for the message */
 } RunState;
 
-/* LINE of the sandbox's output as it may be shown on the host's root's
- * terminal: a hostile maintainer script prints what it likes, and an
- * escape sequence would drive that terminal (retitle or clear it, write
- * its clipboard, make it type a report back as input).  Every control
- * character but a tab, C0 or C1 (U+0080…U+009F), and every byte that is
- * not UTF-8, is shown as "?". */
-static char *
-printable_line (const char *line)
+/* TEXT of the sandbox's (output of its package manager and maintainer
+ * scripts, names and values from its files) as it may be shown on the
+ * host's root's terminal: a hostile maintainer script writes what it
+ * likes, and an escape sequence would drive that terminal (retitle or
+ * clear it, write its clipboard, make it type a report back as input).
+ * Every control character but a tab, C0 or C1 (U+0080…U+009F), and every
+ * byte that is not UTF-8, is shown as "?". */
+char *
+gl_pkg_printable (const char *text)
 {
-  GString *s = g_string_sized_new (strlen (line));
+  GString *s;
 
-  for (const char *p = line; *p; )
+  if (text == NULL)
+    return g_strdup ("");
+  s = g_string_sized_new (strlen (text));
+  for (const char *p = text; *p; )
     {
       gunichar c = g_utf8_get_char_validated (p, -1);
       if (c == (gunichar) -1 || c == (gunichar) -2)
@@ -1392,7 +1396,7 @@ static void
 on_line (const char *raw, gpointer data)
 {
   RunState *rs = data;
-  g_autofree char *line = printable_line (raw);
+  g_autofree char *line = gl_pkg_printable (raw);
   if (rs->progress)
     rs->progress (line, rs->user_data);
   if ((g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")

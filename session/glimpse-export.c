@@ -20,6 +20,7 @@
 #include "gl-export-store.h"
 #include "gl-open.h"
 #include "gl-paths.h"
+#include "gl-pkg.h"
 #include "gl-store.h"
 #include "glimpse-cli.h"
 #include "glimpse-export.h"
@@ -181,9 +182,11 @@ gl_cmd_apps (int argc, char **argv)
       const char *note = !app->runnable ? " (cannot be exported)"
                        : app->on_host ? " (the host has it too)"
                        : !app->visible ? " (hidden)" : "";
+      /* (from the sandbox's desktop entries, which its packages write) */
+      g_autofree char *id = gl_pkg_printable (app->desktop_id);
+      g_autofree char *name = gl_pkg_printable (app->name != NULL ? app->name : "");
 
-      g_print ("%s %s\t%s%s\n", app->exported ? "*" : " ", app->desktop_id,
-               app->name != NULL ? app->name : "", note);
+      g_print ("%s %s\t%s%s\n", app->exported ? "*" : " ", id, name, note);
     }
   return GL_EXIT_OK;
 }

@@ -139,7 +139,10 @@ gl_cmd_repos (int argc, char **argv)
   for (guint i = 0; i < list->len; i++)
     {
       GlRepoEntry *e = list->pdata[i];
-      g_print ("%-24s %s%s\n", e->name, e->summary, e->added ? "  (added)" : "");
+      /* (both read from the sandbox's files, which its packages may write) */
+      g_autofree char *name = gl_pkg_printable (e->name);
+      g_autofree char *summary = gl_pkg_printable (e->summary);
+      g_print ("%-24s %s%s\n", name, summary, e->added ? "  (added)" : "");
     }
   return GL_EXIT_OK;
 }

@@ -5,7 +5,9 @@
 # prints escape sequences (retitle the window, clear the screen, a C1 CSI,
 # an OSC 52 clipboard write, a title report that some terminals type back
 # as input) and a byte that is not UTF-8; the output of `glimpse install`
-# holds none of those bytes, and still shows the lines.  Needs root.
+# holds none of those bytes, and still shows the lines.  Nor do
+# `glimpse apps` and `glimpse repos`, which show what the postinst wrote in
+# a desktop entry and a sources file of the sandbox.  Needs root.
 source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
@@ -22,6 +24,12 @@ printf 'glimpse-esc-c1 \302\23331m end\n'
 printf 'glimpse-esc-clip \033]52;c;Z2xpbXBzZQ==\033\\ end\n' >&2
 printf 'glimpse-esc-report \033[21t end\n'
 printf 'glimpse-esc-raw \377\233 end\n'
+# what glimpse lists of the sandbox afterwards: an application's name, a
+# repository's address
+printf '[Desktop Entry]\nType=Application\nName=glimpse-esc-app \033]0;glimpse-pwned\007 end\nExec=glimpse-esc\n' \
+  > /usr/share/applications/org.glimpse.glimpse-esc.desktop
+printf 'Types: deb\nURIs: http://glimpse.invalid/\033]0;glimpse-pwned\007/\nSuites: ./\n' \
+  > /etc/apt/sources.list.d/glimpse-esc.sources
 exit 0
 POSTINST
 gl_deb glimpse-esc 1.0 "$WORK/esc-postinst"
@@ -38,5 +46,12 @@ check_sh "… with no escape, BEL or other C0 control but tab and newline" \
   '! LC_ALL=C grep -aq "[[:cntrl:]]" <(tr -d "\t\n" < "$WORK/out")'
 check_sh "… no C1 control (U+0080…U+009F in UTF-8) and no byte that is not UTF-8" \
   '! LC_ALL=C grep -aqP "\xc2[\x80-\x9f]" "$WORK/out" && iconv -f UTF-8 -t UTF-8 "$WORK/out" >/dev/null 2>&1'
+"$GLIMPSE" apps "$id" > "$WORK/apps" 2>&1
+"$GLIMPSE" repos "$id" > "$WORK/repos" 2>&1
+grep -a -e glimpse-esc -e glimpse.invalid "$WORK/apps" "$WORK/repos" | cat -v | sed 's/^/# /'
+check_sh "glimpse apps shows the application, without its name's control characters" \
+  'grep -aq "glimpse-esc-app .* end" "$WORK/apps" && ! LC_ALL=C grep -aq "[[:cntrl:]]" <(tr -d "\t\n" < "$WORK/apps")'
+check_sh "glimpse repos shows the repository, without its address's" \
+  'grep -aq "glimpse.invalid" "$WORK/repos" && ! LC_ALL=C grep -aq "[[:cntrl:]]" <(tr -d "\t\n" < "$WORK/repos")'
 check "remove" "$GLIMPSE" remove "$id"
 finish
