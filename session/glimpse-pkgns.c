@@ -1795,7 +1795,11 @@ place_resolv (int copy)
 #endif
 
 /* System calls a package manager never needs and that widen the kernel's
- * surface; EPERM for the native ABI, ENOSYS for any other. */
+ * surface; EPERM for the native ABI, ENOSYS for any other, and ENOSYS for
+ * every call newer than this list (above NR_open_tree_attr: since 5.1
+ * the numbers are the same on every architecture): a kernel newer than
+ * this program may add a call like open_tree_attr, which the list cannot
+ * name, and ENOSYS is what libc falls back from ("not in this kernel"). */
 static void
 install_seccomp (void)
 {
@@ -1833,6 +1837,9 @@ install_seccomp (void)
   f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);
   f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
 #endif
+  /* newer than the list */
+  f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JGT | BPF_K, NR_open_tree_attr, 0, 1);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS);
   for (int i = 0; i < N; i++)
     {
       f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (unsigned) denied[i], 0, 1);
