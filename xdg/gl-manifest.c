@@ -311,9 +311,10 @@ gl_manifest_intent_path (const char *manifest_path)
 }
 
 /* The lines of @file (the manifest or its journal) into @m; a missing file
- * adds nothing (*@found, if non-NULL, says which). */
+ * adds nothing (*@found, if non-NULL, says which; *@len_out, if non-NULL,
+ * gets the text's length). */
 static gboolean
-load_file (GlManifest *m, const char *file, gboolean *found, GError **error)
+load_file (GlManifest *m, const char *file, gboolean *found, gsize *len_out, GError **error)
 {
   g_autofree char *data = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -336,6 +337,8 @@ load_file (GlManifest *m, const char *file, gboolean *found, GError **error)
     *found = TRUE;
   /* a NUL ends the text, as it always did */
   len = strlen (data);
+  if (len_out != NULL)
+    *len_out = len;
   end = data + len;
   p = memchr (data, '\n', len);
   if (p == NULL ? strcmp (data, MANIFEST_MAGIC) != 0
@@ -370,7 +373,8 @@ gl_manifest_load (const char *path, GError **error)
 
   /* a run killed between its journal and its manifest: what it meant to
    * write is ours too */
-  if (!load_file (m, path, NULL, error) || !load_file (m, intent, &m->had_intent, error))
+  if (!load_file (m, path, NULL, &m->loaded_len, error) ||
+      !load_file (m, intent, &m->had_intent, NULL, error))
     return NULL;
   m->intent_on_disk = m->had_intent;
   return g_steal_pointer (&m);
@@ -510,8 +514,12 @@ gl_manifest_save (GlManifest *manifest, GError **error)
     { manifest->defaults, default_line },
     { manifest->files, file_line },
   };
-  g_autoptr(GString) out = g_string_new (MANIFEST_MAGIC "\n");
+  /* room for the text as loaded and a little more: a run over one sandbox
+   * changes a few lines, and a text grown by doubling would copy itself
+   * (and leave its smaller copies in the heap) three or four times */
+  g_autoptr(GString) out = g_string_sized_new (manifest->loaded_len + manifest->loaded_len / 16 + 256);
 
+  g_string_append (out, MANIFEST_MAGIC "\n");
   /* each kind sorted by key, so the file is stable */
   for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
