@@ -276,7 +276,9 @@ become_user (bool bounding)
        * could trace it or open its /proc entries (what root opened, the
        * memory a vfork-style child shares).  The saved uid stays root's
        * until it is not dumpable again, so no process of yours can reach
-       * it in between; giving up the saved uid makes nothing dumpable. */
+       * it in between (the kernel lets you list its descriptor numbers
+       * then, as the owner of its /proc entries, but not follow them);
+       * giving up the saved uid makes nothing dumpable. */
       if (setresuid (L.uid, L.uid, (uid_t) -1) != 0)
         die_with_error ("cannot set user id %u", (unsigned) L.uid);
       if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || setresuid ((uid_t) -1, (uid_t) -1, L.uid) != 0)

@@ -2,7 +2,8 @@
  * try to reach every process named NAME (the launcher's program name, as
  * /proc/PID/comm shows it: a launcher, or a child of one before it has run
  * the app) that this process can see: open its
- * /proc/PID/environ and mem, list its /proc/PID/fd, ptrace-seize it.  Any
+ * /proc/PID/environ and mem, follow the links in its /proc/PID/fd,
+ * ptrace-seize it.  Any
  * of these that works is a hit.  With --signals (run inside a view) it
  * also signals them: a stop it can send is a hit when the stopped process
  * is not yet the user's in the view (an id of 0 in its status, or another
@@ -132,10 +133,22 @@ probe (int pid, bool signals)
       hit (pid, "mem");
       close (fd);
     }
+  /* (Listing /proc/PID/fd is not reaching anything: while a launcher
+   * changes its effective uid to yours, fs.suid_dumpable=1 makes its
+   * /proc entries yours for a moment, and the kernel lets the owner list
+   * the descriptor numbers.  Following one of them is checked like
+   * tracing, against all its ids.) */
   snprintf (path, sizeof path, "/proc/%d/fd", pid);
   if ((d = opendir (path)) != NULL)
     {
-      hit (pid, "fd");
+      struct dirent *e;
+      char target[256];
+      while ((e = readdir (d)) != NULL)
+        if (e->d_name[0] != '.' && readlinkat (dirfd (d), e->d_name, target, sizeof target) >= 0)
+          {
+            hit (pid, "fd");
+            break;
+          }
       closedir (d);
     }
   if (ptrace (PTRACE_SEIZE, pid, NULL, NULL) == 0)
