@@ -35,6 +35,7 @@ typedef struct {
   const gid_t *groups;
   gsize n_groups;
   char **cgroup_procs;   /* <cgroup>/cgroup.procs of GlSpawnOptions.cgroups */
+  int watch_fd;          /* the watchdog's pipe, or -1 */
 } ChildSetup;
 
 static void
@@ -49,6 +50,14 @@ child_setup (gpointer user_data)
   signal (SIGPIPE, SIG_DFL);
   if (setpgid (0, 0) != 0)
     _exit (127);
+  /* The watchdog learns our group from us, before anything runs in it:
+   * whenever the caller dies from here on, the watchdog kills the group. */
+  if (c->watch_fd >= 0)
+    {
+      pid_t self = getpid ();
+      if (write (c->watch_fd, &self, sizeof self) != (ssize_t) sizeof self)
+        _exit (127);
+    }
   for (gsize i = 0; c->cgroup_procs != NULL && c->cgroup_procs[i] != NULL; i++)
     {
       int fd = open (c->cgroup_procs[i], O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -66,11 +75,15 @@ child_setup (gpointer user_data)
 
 /* The watchdog: a process of ours that outlives us only to kill the
  * child's group when we die without saying we are done (kill -9).  It
- * holds nothing but the read end of a pipe whose write end only we hold.
- * Returns its pid and the write end, or -1 (then there is no watchdog, and
+ * holds nothing but the read end of a pipe whose write end only we hold
+ * (and the child, until it runs its program).
+ * Started before the child, so that no kill -9 of ours can come between
+ * the child's start and the watchdog's: the child tells it its group
+ * through the pipe (child_setup), before it runs anything.  Returns its
+ * pid and the write end, or -1 (then there is no watchdog, and
  * PR_SET_PDEATHSIG alone stops the child). */
 static pid_t
-start_watchdog (pid_t group, int *done_fd)
+start_watchdog (int *done_fd)
 {
   int p[2];
   pid_t pid;
@@ -81,6 +94,8 @@ start_watchdog (pid_t group, int *done_fd)
   if (pid == 0)
     {
       struct sigaction ignore = { .sa_handler = SIG_IGN };
+      pid_t group;
+      size_t got = 0;
       char c;
       ssize_t n;
 
@@ -91,10 +106,19 @@ start_watchdog (pid_t group, int *done_fd)
       if (dup2 (p[0], 0) < 0)
         _exit (1);
       close_range (1, ~0U, 0);
+      while (got < sizeof group)
+        {
+          n = read (0, (char *) &group + got, sizeof group - got);
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            _exit (0);
+          got += (size_t) n;
+        }
       do
         n = read (0, &c, 1);
       while (n < 0 && errno == EINTR);
-      if (n <= 0)
+      if (n <= 0 && group > 1)
         kill (-group, SIGKILL);
       _exit (0);
     }
@@ -108,6 +132,7 @@ start_watchdog (pid_t group, int *done_fd)
   return pid;
 }
 
+/* Lets the watchdog PID go: we are done. */
 static void
 stop_watchdog (pid_t pid, int done_fd)
 {
@@ -380,6 +405,8 @@ gl_spawn_run (const char * const    *argv,
   sigterm = forward_signal (&run, context, SIGTERM);
 
   shown = g_strjoinv (" ", (char **) argv);
+  watchdog = start_watchdog (&done_fd);
+  setup.watch_fd = watchdog >= 0 ? done_fd : -1;
   if (!g_spawn_async_with_pipes_and_fds (options->cwd, argv, (const char * const *) env, flags,
                                          child_setup, &setup,
                                          -1, merged[1], merged[1],
@@ -398,10 +425,10 @@ gl_spawn_run (const char * const    *argv,
         }
       g_source_destroy (sigint);
       g_source_destroy (sigterm);
+      stop_watchdog (watchdog, done_fd);
       g_prefix_error (error, "Cannot run %s: ", argv[0]);
       return FALSE;
     }
-  watchdog = start_watchdog (run.pid, &done_fd);
 
   run.options = options;
   run.out = out;
