@@ -15,9 +15,10 @@
 #define GL_EXIT_LAUNCHER 125  /* usage, validation or set-up error */
 #define GL_EXIT_NOEXEC   126  /* command found but not executable */
 #define GL_EXIT_NOTFOUND 127  /* command not found inside the sandbox */
-/* Internal, from the view's first process to the launcher (which exits
- * with GL_EXIT_LAUNCHER): a writable layer is still in use by an earlier
- * view of the user that something outside keeps. */
+/* From the view's first process to the launcher (which exits with
+ * GL_EXIT_LAUNCHER): a writable layer is still in use by an earlier view
+ * of the user that something outside keeps.  Also the exit status of
+ * --held when a view uses the layer. */
 #define GL_EXIT_VIEW_HELD 124
 
 /* Where die() sends its message: -1 = stderr and gl_die_hook (the top-level

@@ -49,6 +49,16 @@ gl_launch_parse_args (int argc, char *const *argv, GlLaunchArgs *out)
     return GL_LAUNCH_ACTION_HELP;
   if (argc == 2 && strcmp (argv[1], "--version") == 0)
     return GL_LAUNCH_ACTION_VERSION;
+  if (argc == 3 && strcmp (argv[1], "--held") == 0)
+    {
+      if (!gl_launch_id_is_valid (argv[2]))
+        {
+          out->error = "invalid sandbox ID after --held; see glimpse list for the IDs";
+          return GL_LAUNCH_ACTION_ERROR;
+        }
+      out->id = argv[2];
+      return GL_LAUNCH_ACTION_HELD;
+    }
   if (argc < 2)
     {
       out->error = "missing sandbox ID; usage: glimpse-launch ID -- COMMAND [ARG...]";

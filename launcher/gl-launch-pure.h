@@ -14,11 +14,12 @@ typedef enum {
   GL_LAUNCH_ACTION_HELP,
   GL_LAUNCH_ACTION_VERSION,
   GL_LAUNCH_ACTION_RUN,
+  GL_LAUNCH_ACTION_HELD,   /* --held ID: is your layer still held by an ended view? */
 } GlLaunchAction;
 
 typedef struct {
   const char *id;
-  char *const *command;   /* NULL-terminated, at least one element */
+  char *const *command;   /* NULL-terminated, at least one element (RUN only) */
   const char *error;      /* for GL_LAUNCH_ACTION_ERROR */
 } GlLaunchArgs;
 

@@ -129,6 +129,7 @@ static Launch L = {
 
 static const char usage_text[] =
   "Usage: glimpse-launch ID -- COMMAND [ARG...]\n"
+  "       glimpse-launch --held ID\n"
   "       glimpse-launch --help | --version\n"
   "\n"
   "Run COMMAND as you inside the Glimpse sandbox ID: the sandbox tree is \"/\"\n"
@@ -140,6 +141,10 @@ static const char usage_text[] =
   "was killed by signal N); 125 when glimpse-launch itself failed (bad usage,\n"
   "unknown or unusable sandbox, sandbox busy, missing kernel feature); 126 when\n"
   "COMMAND was found but could not be executed; 127 when it was not found.\n"
+  "\n"
+  "--held ID (for glimpse purge) mounts nothing: it exits 0 when no view of\n"
+  "yours uses your layer of sandbox ID, 124 (naming what holds it) when one\n"
+  "runs or an ended one is kept by a process outside it.\n"
   "\n"
   "Sandboxes are read from " GL_LAUNCH_SANDBOX_DIR ".\n"
   "See glimpse-launch(1).\n";
@@ -701,19 +706,21 @@ holds_stale_file (const char *pid)
   return found;
 }
 
-/* After the kernel refused to mount a layer still in use: names the
- * processes that keep the previous view (its mount namespace, a
- * descriptor of it, or a file of its overlays) and that you may see
- * (yours; at most 5).  Runs as you, after dropping privileges. */
-static void
-report_view_holders (void)
+/* After the kernel refused to mount a layer still in use, or for
+ * glimpse purge (--held): names the processes that keep the previous view
+ * (its mount namespace, a descriptor of it, or a file of its overlays)
+ * and that you may see (yours; at most 5), asking you to close them and
+ * then do AGAIN.  How many it named.  Runs as you, after dropping
+ * privileges. */
+static int
+report_view_holders (const char *again)
 {
   DIR *d;
   struct dirent *e;
   int found = 0;
 
   if (L.stale_mnt == 0 || (d = opendir ("/proc")) == NULL)
-    return;
+    return 0;
   while (found < 5 && (e = readdir (d)) != NULL)
     {
       char path[300], comm[64] = "";
@@ -733,10 +740,11 @@ report_view_holders (void)
         if ((unsigned char) *c < 0x20 || *c == 0x7f)
           *c = '?';
       fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
-               "process %s (%s)%s; close it, then launch again\n", L.id, e->d_name, comm,
-               by_file ? ", which has a file of it open" : "");
+               "process %s (%s)%s; close it, then %s\n", L.id, e->d_name, comm,
+               by_file ? ", which has a file of it open" : "", again);
     }
   closedir (d);
+  return found;
 }
 
 /* The writable overlay for OP (the host directory under the user's layer
@@ -2516,6 +2524,30 @@ open_view_lock (void)
   return fd;
 }
 
+/* glimpse-launch --held ID, for glimpse purge (which holds your layer's
+ * lock, so no view of yours starts meanwhile; here the view lock is held
+ * too): 0 if no view of yours uses your layer any more, GL_EXIT_VIEW_HELD
+ * (with what holds it on stderr) if a view runs, or the last one ended
+ * but a process outside keeps its overlays (the launch's own check: the
+ * record's mount namespace and overlay mount IDs).  Setuid only. */
+static int
+layer_held (ViewNs *ns)
+{
+  const char *why = NULL;
+  pid_t view_pid = view_find (ns, &why);
+  int held;
+
+  drop_privs_for_good ();
+  if (view_pid > 0)
+    {
+      fprintf (stderr, "glimpse-launch: your view of sandbox \"%s\" is running (its process "
+               "1 is %d); close its apps first\n", L.id, (int) view_pid);
+      return GL_EXIT_VIEW_HELD;
+    }
+  held = report_view_holders ("purge again");
+  return held > 0 ? GL_EXIT_VIEW_HELD : 0;
+}
+
 /* The same lock file once more, as an open file of its own (flock locks
  * belong to open files): the view's PID 1 takes it in turn with the
  * launchers.  Opened here, as root when setuid: PID 1 could not open
@@ -2599,16 +2631,22 @@ main (int argc, char **argv)
       return 0;
     case GL_LAUNCH_ACTION_ERROR:
       die ("%s", args.error);
+    case GL_LAUNCH_ACTION_HELD:
     case GL_LAUNCH_ACTION_RUN:
     default:
       break;
     }
   L.id = args.id;
+  /* Without privilege there are no records of views to check. */
+  if (action == GL_LAUNCH_ACTION_HELD && !L.privileged)
+    return 0;
 
   L.cwd = getcwd (cwdbuf, sizeof cwdbuf) ? xstrdup (cwdbuf) : NULL;
   lookup_user ();
   gl_launch_store_open (&L.sb, GL_LAUNCH_SANDBOX_DIR, L.id, L.uid, L.gid, L.privileged);
   view_lock = open_view_lock ();
+  if (action == GL_LAUNCH_ACTION_HELD)
+    return layer_held (&ns);
 
   /* A view of yours is up: join it (only the setuid launcher trusts a
    * record; without privilege every launch builds its own). */
@@ -2775,7 +2813,7 @@ main (int argc, char **argv)
         }
       if (WIFEXITED (child_status) && WEXITSTATUS (child_status) == GL_EXIT_VIEW_HELD)
         {
-          report_view_holders ();
+          report_view_holders ("launch again");
           return GL_EXIT_LAUNCHER;
         }
       if (WIFEXITED (child_status) && WEXITSTATUS (child_status) != 0)

@@ -121,6 +121,9 @@ main (void)
     char *v8[] = { "gl", "--help", "x", NULL };
     char *v9[] = { "gl", "sid", "--", "", NULL };
     char *v10[] = { NULL };
+    char *v11[] = { "gl", "--held", "sid", NULL };
+    char *v12[] = { "gl", "--held", "../x", NULL };
+    char *v13[] = { "gl", "--held", "sid", "x", NULL };
     ok (gl_launch_parse_args (2, v1, &a) == GL_LAUNCH_ACTION_HELP, "--help");
     ok (gl_launch_parse_args (2, v2, &a) == GL_LAUNCH_ACTION_VERSION, "--version");
     ok (gl_launch_parse_args (5, v3, &a) == GL_LAUNCH_ACTION_RUN && strcmp (a.id, "sid") == 0
@@ -134,6 +137,11 @@ main (void)
     ok (gl_launch_parse_args (3, v8, &a) == GL_LAUNCH_ACTION_ERROR, "--help with extra refused");
     ok (gl_launch_parse_args (4, v9, &a) == GL_LAUNCH_ACTION_ERROR, "empty command refused");
     ok (gl_launch_parse_args (0, v10, &a) == GL_LAUNCH_ACTION_ERROR, "empty argv refused");
+    ok (gl_launch_parse_args (3, v11, &a) == GL_LAUNCH_ACTION_HELD && strcmp (a.id, "sid") == 0
+        && a.command == NULL, "--held ID");
+    ok (gl_launch_parse_args (3, v12, &a) == GL_LAUNCH_ACTION_ERROR && a.error != NULL,
+        "--held with a bad id refused");
+    ok (gl_launch_parse_args (4, v13, &a) == GL_LAUNCH_ACTION_ERROR, "--held with extra refused");
   }
 
   /* Environment allow-list (SECURITY.md case 2) */
