@@ -4,13 +4,9 @@
 # profile made by `glimpse create`.  Needs root for the set-up.
 : "${GLIMPSE:?set GLIMPSE to the built glimpse}"
 source "$(dirname "$0")/launcher/libtest.sh"
-gl_install_setuid
-
-export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH
-export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+gl_cli_setup
 id=cli-$$
 GL_SANDBOXES+=("$id")
-GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH"
 
 check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
 

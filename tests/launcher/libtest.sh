@@ -162,6 +162,15 @@ gl_install_setuid () {
   fi
 }
 
+# gl_cli_setup: the glimpse command ($GLIMPSE) on the test store, through
+# this test's setuid copy of the launcher, for root and (as_user) the users.
+gl_cli_setup () {
+  gl_install_setuid
+  export GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH
+  export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
+  GL_EXTRA_ENV="GLIMPSE_SANDBOX_DIR=$GL_STORE GLIMPSE_LAUNCHER=$LAUNCH"
+}
+
 # as_user USER COMMAND...: a clean login-like environment, with USER's groups.
 as_user () {
   local u=$1; shift

@@ -1,0 +1,84 @@
+#!/bin/bash
+# Integration: glimpse purge never deletes a layer under a live overlay.
+# A view of the user's has ended (its last app exited), but a process of
+# the user's outside it opened a directory of the view through
+# /proc/APPPID/root while the app ran: that keeps the view's home overlay
+# mounted (detached, with the user's layer as its upper directory) after
+# the view's namespaces are gone.  Purge (all, or under a path; by the user
+# and by root) must refuse, name the holder, and leave the layer intact;
+# once the holder has exited, purge works.  Through the real setuid
+# launcher run by an ordinary user.  Needs root for the set-up.
+# SPDX-License-Identifier: LGPL-2.1-or-later
+: "${GLIMPSE:?set GLIMPSE to the built glimpse}"
+source "$(dirname "$0")/launcher/libtest.sh"
+gl_cli_setup
+id=held-$$
+GL_SANDBOXES+=("$id")
+holders=()
+GL_CLEANUPS+=('for p in "${holders[@]}"; do kill -KILL "$p" 2>/dev/null; done')
+
+check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
+
+# held USER HOME: USER runs an app that writes a file in the view's home and
+# a directory there; a process of USER's outside the view opens that
+# directory through /proc/APPPID/root and keeps it open; the app ends.
+# Sets $holder (the process that keeps it), $holder_bg (the job that
+# runs it) and $mark (the file).
+held () {
+  local user=$1 home=$2 secs=$((3000 + RANDOM % 1000)) hsecs=$((4000 + RANDOM % 1000)) app runner
+  mark=purge-held-$$-$user
+  as_user "$user" "$GLIMPSE" run "$id" -- sh -c \
+    "echo kept > ~/$mark && mkdir -p ~/$mark.d && exec sleep $secs" &
+  runner=$!
+  app_up () { app=$(pgrep -u "$user" -fx "sleep $secs" | head -n1); [ -n "$app" ] && [ -d "/proc/$app/root$home/$mark.d" ]; }
+  check "$user: the app runs, its directory made in the view" gl_wait 30 app_up
+  as_user "$user" sh -c 'exec 3< "$1" && exec sleep "$2"' sh "/proc/$app/root$home/$mark.d" "$hsecs" &
+  holder_bg=$!
+  # (the sleep itself, not the subshell that runs as_user: its pid is the
+  # one the launcher names, and the one whose fd 3 is the directory)
+  holder=$(gl_wait_pid "$user" "^sleep $hsecs\$")
+  holders+=("$holder")
+  # (its fd 3: a directory on an overlay, which it keeps after the view)
+  holding () { [ -d "/proc/$holder/fd/3" ] && [ "$(stat -L -f -c %T "/proc/$holder/fd/3")" = overlayfs ]; }
+  check "$user: a process outside the view holds the directory open (through /proc/$app/root)" \
+    gl_wait 10 holding
+  kill -TERM "$app"
+  wait "$runner" 2>/dev/null
+  view_gone () { ! pgrep -u "$user" -fx "sleep $secs" >/dev/null && flock -x -n "$layer/lock" true; }
+  check "$user: the app has ended, and the view with it" gl_wait 30 view_gone
+}
+
+# --- the user ---
+layer=$GL_STORE/$id/users/$UID_A
+held "$GL_USER_A" "$HOME_A"
+check "the holder still has the directory open" holding
+out=$(as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes 2>&1); rc=$?
+check_sh "purge refuses while the ended view's overlay is held (exit 5)" '[ $rc -eq 5 ]'
+check_sh "… naming the holder and what to do" \
+  'grep_quiet -E "held by process $holder \(sleep\), which has a file of it open; close it, then purge again" <<<"$out"'
+[ $rc -eq 5 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check "… and the layer is intact" [ -f "$layer/home/upper/$mark" ]
+out=$(as_user "$GL_USER_A" "$GLIMPSE" purge "$id" "$HOME_A/$mark" --yes 2>&1); rc=$?
+check_sh "purge of one path refuses too (exit 5)" '[ $rc -eq 5 ] && [ -f "$layer/home/upper/$mark" ]'
+check "the holder was not disturbed" holding
+
+kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
+check "once the holder has exited, purge works" as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes
+check_sh "… and the layer is gone" '[ ! -e "$layer/home/upper/$mark" ]'
+out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sh -c "ls ~/$mark 2>&1; echo up")
+check_sh "a launch after it builds a view on the empty layer" \
+  '[ "$(tail -n1 <<<"$out")" = up ] && ! grep_quiet -x "$HOME_A/$mark" <<<"$out"'
+
+# --- root, its own layer ---
+layer=$GL_STORE/$id/users/0
+held root /root
+out=$(as_user root "$GLIMPSE" purge "$id" --yes 2>&1); rc=$?
+check_sh "root: purge refuses too (exit 5), naming the holder" \
+  '[ $rc -eq 5 ] && grep_quiet "held by process $holder (sleep)" <<<"$out"'
+[ $rc -eq 5 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check "… and root's layer is intact" [ -f "$layer/home/upper/$mark" ]
+kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
+check "root: once the holder has exited, purge works" as_user root "$GLIMPSE" purge "$id" --yes
+check_sh "… and the layer is gone" '[ ! -e "$layer/home/upper/$mark" ]'
+rm -f "/root/$mark"   # (never written: the host is not; in case it was)
+finish
