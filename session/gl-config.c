@@ -22,8 +22,20 @@ gl_config_load (const char *path, GError **error)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(GlConfig) c = g_new0 (GlConfig, 1);
-  gboolean loaded = g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL);
+  g_autoptr(GError) load_error = NULL;
+  gboolean loaded = g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &load_error);
 
+  /* no file is the defaults; one that is there but cannot be read or
+   * parsed is the administrator's settings lost, never the defaults */
+  if (!loaded && !g_error_matches (load_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+    {
+      g_set_error (error, G_IO_ERROR,
+                   load_error->domain == G_FILE_ERROR ? g_io_error_from_file_error (load_error->code)
+                                                      : G_IO_ERROR_INVALID_DATA,
+                   "Cannot read the settings in %s: %s (correct the file, or remove it to use "
+                   "the defaults)", path, load_error->message);
+      return NULL;
+    }
   c->path = g_strdup (path);
   for (gsize i = 0; i < G_N_ELEMENTS (limits); i++)
     {

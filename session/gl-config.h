@@ -29,8 +29,9 @@ typedef struct {
   char *ppa_archive;       /* NULL: unset */
 } GlConfig;
 
-/* The settings of @path (a missing or unreadable file: the defaults).  An
- * error (G_IO_ERROR_INVALID_DATA) names a limit that is not a number. */
+/* The settings of @path (a missing file: the defaults).  An error names the
+ * file when it is there but cannot be read (its G_IO_ERROR) or parsed, or a
+ * limit in it is not a number (both G_IO_ERROR_INVALID_DATA). */
 GlConfig *gl_config_load (const char *path, GError **error);
 /* The same of gl_paths_config_file() */
 GlConfig *gl_config_load_default (GError **error);

@@ -1315,8 +1315,9 @@ gl_pkg_repository_uris (GlSandbox *sandbox, const char *base, GStrv *unknown)
       if (!found)
         g_strv_builder_add (missing, *r);
     }
-  /* the administrator's mirrors (a glimpse.conf with a bad limit: the
-   * operation fails at its limits, gl_pkg_limits_prepare) */
+  /* the administrator's mirrors (a glimpse.conf that cannot be read or
+   * has a bad limit: the operation fails at its limits,
+   * gl_pkg_limits_prepare, which reads the same file) */
   conf = gl_config_load_default (&conf_error);
   if (conf == NULL)
     g_debug ("%s", conf_error->message);

@@ -344,22 +344,20 @@ gl_repo_key_is_armored (GBytes *key)
 
 /* $ENV when set, else the [Packages] setting of /etc/glimpse/glimpse.conf
  * (gl-config.h) @field picks, else @fallback: Launchpad's own public
- * addresses (tests and mirrors of Launchpad set the others). */
+ * addresses (tests and mirrors of Launchpad set the others).  A
+ * glimpse.conf that cannot be read is an error, not the public address. */
 static char *
-setting (const char *env, char *(*field) (GlConfig *c), const char *fallback)
+setting (const char *env, char *(*field) (GlConfig *c), const char *fallback, GError **error)
 {
   const char *v = g_getenv (env);
-  g_autoptr(GError) error = NULL;
   g_autoptr(GlConfig) conf = NULL;
 
   if (v && *v)
     return g_strdup (v);
-  conf = gl_config_load_default (&error);
+  conf = gl_config_load_default (error);
   if (conf == NULL)
-    g_debug ("%s", error->message);
-  else if (field (conf) != NULL)
-    return g_strdup (field (conf));
-  return g_strdup (fallback);
+    return NULL;
+  return g_strdup (field (conf) != NULL ? field (conf) : fallback);
 }
 
 static char *
@@ -375,16 +373,16 @@ ppa_archive (GlConfig *c)
 }
 
 char *
-gl_repo_launchpad_api (void)
+gl_repo_launchpad_api (GError **error)
 {
-  return setting ("GLIMPSE_LAUNCHPAD_API", launchpad_api, "https://api.launchpad.net/devel");
+  return setting ("GLIMPSE_LAUNCHPAD_API", launchpad_api, "https://api.launchpad.net/devel", error);
 }
 
 /* Where PPAs' archives are: GLIMPSE_PPA_ARCHIVE, PPAArchive= */
 static char *
-ppa_archive_base (void)
+ppa_archive_base (GError **error)
 {
-  return setting ("GLIMPSE_PPA_ARCHIVE", ppa_archive, "https://ppa.launchpadcontent.net");
+  return setting ("GLIMPSE_PPA_ARCHIVE", ppa_archive, "https://ppa.launchpadcontent.net", error);
 }
 
 /* The value of a top-level JSON string field, unescaped (the answers are
@@ -492,8 +490,7 @@ resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **
 {
   const char *rest = spec + 4;
   g_auto(GStrv) parts = g_strsplit (rest, "/", -1);
-  g_autofree char *api = gl_repo_launchpad_api ();
-  g_autofree char *archive = ppa_archive_base ();
+  g_autofree char *api = NULL, *archive = NULL;
   g_autofree char *url = NULL, *json = NULL, *fpr = NULL, *keyjson = NULL, *armored = NULL;
   g_autofree char *osr = NULL, *id = NULL, *like = NULL, *codename = NULL;
   g_auto(GStrv) fprs = NULL;
@@ -503,6 +500,10 @@ resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **
   if (g_strv_length (parts) != 2 || !gl_repo_name_validate (parts[0], NULL)
       || !gl_repo_name_validate (parts[1], NULL))
     return gl_repo_invalid (error, "“%s” is not a PPA (“ppa:OWNER/NAME”, lower-case)", spec);
+  api = gl_repo_launchpad_api (error);
+  archive = api ? ppa_archive_base (error) : NULL;
+  if (archive == NULL)
+    return FALSE;
   url = g_strdup_printf ("%s/~%s/+archive/ubuntu/%s", api, parts[0], parts[1]);
   json = gl_download_to_string (url, NULL, cancellable, error);
   if (json == NULL)

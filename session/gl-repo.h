@@ -50,8 +50,9 @@ GStrv gl_repo_key_fingerprints (GBytes *key, GError **error);
 /* Where the Launchpad API lives (ppa:): $GLIMPSE_LAUNCHPAD_API, else
  * the [Packages] LaunchpadAPI= of /etc/glimpse/glimpse.conf (its "devel"
  * API root), else Launchpad's own.  The archives: $GLIMPSE_PPA_ARCHIVE,
- * PPAArchive=, else Launchpad's own. */
-char *gl_repo_launchpad_api (void);
+ * PPAArchive=, else Launchpad's own.  NULL and an error when glimpse.conf is
+ * there but cannot be read (gl_config_load). */
+char *gl_repo_launchpad_api (GError **error);
 
 /* glimpse add-repo.  @spec: "deb …", deb822 text, a file holding either,
  * or ppa:OWNER/NAME; @key: a file or http(s) URL (NULL only for ppa:);

@@ -82,6 +82,48 @@ test_bad_limit (void)
   g_rmdir (dir);
 }
 
+/* A file that is there but not a key file is an error naming it and what
+ * to do, never the defaults: the administrator's limits are not lost */
+static void
+test_unparsable (void)
+{
+  g_autofree char *path = write_conf ("[Packages]\nMaxTasks=64\nthis line is no setting\n");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlConfig) c = gl_config_load (path, &error);
+  GlPkgLimitValues v = { 0 };
+
+  g_assert_null (c);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, "this line is no setting"));
+  g_assert_nonnull (strstr (error->message, "correct the file, or remove it"));
+  g_clear_error (&error);
+  /* the package operations' limits read it: they refuse too */
+  g_assert_false (gl_pkg_limits_load (path, &v, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A glimpse.conf that cannot be read (here a directory) is an error too */
+static void
+test_unreadable (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gl-config-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "glimpse.conf", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlConfig) c = NULL;
+
+  g_assert_no_errno (g_mkdir (path, 0700));
+  c = gl_config_load (path, &error);
+  g_assert_null (c);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, path));
+  g_rmdir (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -89,5 +131,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/defaults", test_defaults);
   g_test_add_func ("/config/packages", test_packages);
   g_test_add_func ("/config/bad-limit", test_bad_limit);
+  g_test_add_func ("/config/unparsable", test_unparsable);
+  g_test_add_func ("/config/unreadable", test_unreadable);
   return g_test_run ();
 }
