@@ -39,19 +39,6 @@ status (const GlCreateOptions *options, const char *format, ...)
   options->status (msg, options->status_data);
 }
 
-static gboolean
-ensure_dir (const char *path, GError **error)
-{
-  if (g_mkdir_with_parents (path, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s: %s", path, g_strerror (saved));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static void
 output_line (const char *line, gpointer user_data)
 {
@@ -341,7 +328,7 @@ build_tarball (GlProfile *profile, const GlCreateOptions *options, const char *r
       /* Cached under its SHA-256: a moving name (…/current/, latest) that
        * now means another file never resumes yesterday's half download. */
       cache = g_build_filename (cache_dir, profile->name, image->sha256, NULL);
-      if (!ensure_dir (cache, error))
+      if (!gl_mkdir_with_parents (cache, 0755, error))
         return FALSE;
       archive = g_build_filename (cache, image->file_name, NULL);
       status (options, "Downloading %s", image->url);

@@ -18,6 +18,10 @@ gboolean gl_rm_rf (const char *path, GCancellable *cancellable, GError **error);
 /* mkdir with a mode, failing if it exists */
 gboolean gl_mkdir (const char *path, int mode, GError **error);
 
+/* g_mkdir_with_parents (an existing directory is fine), its errno a
+ * G_IO_ERROR naming @path */
+gboolean gl_mkdir_with_parents (const char *path, int mode, GError **error);
+
 /* Files of a tree being built (untrusted, not running), as root: @rel
  * (relative, "etc/os-release") reached without following any link (a link
  * on the way is an error) and never outside @root. */

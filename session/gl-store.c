@@ -70,14 +70,7 @@ gl_store_get_dir (GlStore *self)
 gboolean
 gl_store_ensure (GlStore *self, GError **error)
 {
-  if (g_mkdir_with_parents (self->dir, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s: %s", self->dir, g_strerror (saved));
-      return FALSE;
-    }
-  return TRUE;
+  return gl_mkdir_with_parents (self->dir, 0755, error);
 }
 
 char *
