@@ -77,19 +77,35 @@ gl_tarball_base () {
   [ -z "${2:-}" ] || head -c $(($2 * 1048576)) /dev/urandom > "$r/usr/share/glimpse-only-$1"
   mkdir -p "$REPO/base"
   tar -C "$r" -cf "$REPO/base/rootfs.tar" .
-  echo "$(sha256sum < "$REPO/base/rootfs.tar" | cut -d' ' -f1)  rootfs.tar" > "$REPO/base/SHA256SUMS"
+  gl_serve_base "$REPO/base/rootfs.tar"
 }
 
-# gl_tarball_profile NAME TITLE [KEY=VALUE...]: $WORK/profiles/NAME.profile,
-# an apt profile (with the further keys of [Profile] given) whose base is
-# the one gl_tarball_base made (after gl_serve)
+# gl_serve_base FILE [SUM]: FILE served as base/rootfs.tar, with a
+# base/SHA256SUMS that gives SUM for it (its own unless told)
+gl_serve_base () {
+  mkdir -p "$REPO/base"
+  [ "$1" -ef "$REPO/base/rootfs.tar" ] || cp "$1" "$REPO/base/rootfs.tar"
+  echo "${2:-$(sha256sum < "$1" | cut -d' ' -f1)}  rootfs.tar" > "$REPO/base/SHA256SUMS"
+}
+
+# gl_tarball_profile NAME TITLE [KEY=VALUE...] [[Hooks] KEY=VALUE...]:
+# $WORK/profiles/NAME.profile, an apt profile whose base is the one
+# gl_serve_base serves (after gl_serve), with the further keys of
+# [Profile] given, and those after a "[Hooks]" argument in its [Hooks]
 gl_tarball_profile () {
-  local name=$1 title=$2; shift 2
-  cat > "$WORK/profiles/$name.profile" <<EOF
-[Profile]
-Name=$title
-Family=apt
-$(printf '%s\n' "$@")
+  local name=$1 title=$2 a group=profile; shift 2
+  local -a profile=() hooks=()
+  for a; do
+    if [ "$a" = "[Hooks]" ]; then group=hooks
+    elif [ $group = hooks ]; then hooks+=("$a")
+    else profile+=("$a")
+    fi
+  done
+  {
+    printf '[Profile]\nName=%s\nFamily=apt\n' "$title"
+    [ ${#profile[@]} = 0 ] || printf '%s\n' "${profile[@]}"
+    cat <<EOF
+
 [Base]
 Type=tarball
 Url=$URL/base/rootfs.tar
@@ -101,6 +117,9 @@ Upgrade=apt-get -y dist-upgrade
 Install=apt-get install -y --no-install-recommends
 ListUpgradable=apt list --upgradable
 EOF
+    [ ${#hooks[@]} = 0 ] || printf '\n[Hooks]\n'
+    [ ${#hooks[@]} = 0 ] || printf '%s\n' "${hooks[@]}"
+  } > "$WORK/profiles/$name.profile"
 }
 
 # gl_host_sandbox ID: a `host` sandbox whose only repository is the one

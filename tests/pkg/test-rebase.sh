@@ -33,37 +33,14 @@ tar -C "$WORK/v2" -xpf "$WORK/v1.tar"
 echo v2 > "$WORK/v2/etc/glimpse-base"; rm "$WORK/v2/etc/glimpse-only-v1"; echo new > "$WORK/v2/etc/glimpse-only-v2"
 tar -C "$WORK/v2" -cf "$WORK/v2.tar" . && rm -rf "$WORK/v2"
 
-mkdir -p "$REPO/base"
-serve_base () { # FILE [SUM]
-  cp "$1" "$REPO/base/rootfs.tar"
-  echo "${2:-$(sha256sum < "$1" | cut -d' ' -f1)}  rootfs.tar" > "$REPO/base/SHA256SUMS"
-}
-serve_base "$WORK/v1.tar"
+gl_serve_base "$WORK/v1.tar"
 
 gl_key good
 gl_deb glimpse-hello 1.0
 gl_deb glimpse-gone 1.0
 gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_1.0_all.deb "$WORK"/debs/glimpse-gone_1.0_all.deb
 gl_serve
-cat > "$WORK/profiles/rebase-test.profile" <<EOF
-[Profile]
-Name=Rebase test
-Family=apt
-
-[Base]
-Type=tarball
-Url=$URL/base/rootfs.tar
-ChecksumUrl=$URL/base/SHA256SUMS
-
-[Packages]
-Refresh=apt-get update
-Upgrade=apt-get -y dist-upgrade
-Install=apt-get install -y --no-install-recommends
-ListUpgradable=apt list --upgradable
-
-[Hooks]
-PostCreate=$GLIMPSE_BUNDLED_PROFILES/hooks/apt-post-create.sh
-EOF
+gl_tarball_profile rebase-test "Rebase test" "[Hooks]" "PostCreate=$GLIMPSE_BUNDLED_PROFILES/hooks/apt-post-create.sh"
 
 in_sandbox () { as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- "$@" 2>&1; }
 
@@ -82,14 +59,14 @@ runner=$(pgrep -fx "sleep 3599.271" | head -n1)
 gen=$(gl_current "$id")
 
 # --- a new base that fails its checksum: nothing changes
-serve_base "$WORK/v2.tar" "$(printf '0%.0s' $(seq 64))"
+gl_serve_base "$WORK/v2.tar" "$(printf '0%.0s' $(seq 64))"
 out=$("$GLIMPSE" rebase "$id" 2>&1); rc=$?
 check_sh "a base that does not match its checksum is refused (rc $rc)" '[ $rc -ne 0 ] && grep -q "SHA-256\|does not match\|checksum" <<<"$out"'
 check_sh "… and the sandbox is unchanged, no scratch left" \
   '[ "$(gl_current "$id")" = "$gen" ] && ! ls -A "$GL_STORE/$id/system" | grep_quiet "^\.op-"'
 
 # --- v2, with glimpse-gone no longer published
-serve_base "$WORK/v2.tar"
+gl_serve_base "$WORK/v2.tar"
 gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_1.0_all.deb
 out=$("$GLIMPSE" rebase "$id" 2>&1); rc=$?
 printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
