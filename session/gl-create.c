@@ -848,8 +848,7 @@ build_tree (const char *tmp, const char *id, GlProfile *profile,
   sandbox->base = g_strdup (profile->base_type == GL_PROFILE_BASE_HOST ? GL_BASE_HOST : GL_BASE_ROOTFS);
   sandbox->family = g_strdup (profile->family);
   sandbox->release = release != NULL ? g_steal_pointer (&release) : g_strdup (profile->release);
-  if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP && g_strcmp0 (profile->suite, sandbox->release) != 0)
-    sandbox->follows = g_strdup (profile->suite);
+  sandbox->follows = gl_profile_follows (profile, sandbox->release);
   sandbox->launchers = g_strdupv (profile->launchers);
   sandbox->created = g_date_time_ref (now);
   sandbox->updated = g_date_time_ref (now);

@@ -569,6 +569,14 @@ static const struct {
   { "pacman", "x86_64", "x86_64" },
 };
 
+char *
+gl_profile_follows (const GlProfile *profile, const char *release)
+{
+  if (profile->base_type != GL_PROFILE_BASE_BOOTSTRAP || g_strcmp0 (profile->suite, release) == 0)
+    return NULL;
+  return g_strdup (profile->suite);
+}
+
 const char *
 gl_profile_family_arch (const char *family, const char *machine)
 {

@@ -102,6 +102,11 @@ char *gl_profile_expand (GlProfile *profile, const char *template_str);
 char *gl_profile_expand_full (GlProfile *profile, const char *template_str, const char *machine,
                               const char *release, const char * const *extra);
 
+/* What a sandbox made from @profile with release @release follows (its
+ * Follows=): the moving suite of a bootstrap profile ("stable") when it is
+ * not @release itself, else NULL.  Free with g_free. */
+char *gl_profile_follows (const GlProfile *profile, const char *release);
+
 /* The name package family @family (apt, dnf, pacman, apk) gives the
  * machine the kernel calls @machine, or NULL when it has none. */
 const char *gl_profile_family_arch (const char *family, const char *machine);

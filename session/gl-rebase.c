@@ -455,8 +455,7 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
    * switches base and record at once (sandbox.conf follows after) */
   if (release == NULL)
     release = g_strdup (profile->release);
-  if (profile->base_type == GL_PROFILE_BASE_BOOTSTRAP && g_strcmp0 (profile->suite, release) != 0)
-    follows = g_strdup (profile->suite);
+  follows = gl_profile_follows (profile, release);
   gl_pkg_op_set_new_base (op, base, release, follows);
   g_ptr_array_add (args, profile->cmd_install ? profile->cmd_install : "apt-get install -y");
   for (guint i = 0; kept[i]; i++)

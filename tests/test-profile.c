@@ -308,6 +308,31 @@ test_family_arch (void)
   g_assert_false (gl_profile_check_machine (p, "mips", &error));
 }
 
+/* Follows= (create and rebase): a bootstrap profile's suite when the
+ * release is another name for it, nothing for a tarball's */
+static void
+test_follows (void)
+{
+  static const char bootstrap[] =
+    "[Profile]\nName=B\nFamily=apt\n\n[Base]\nType=bootstrap\nSuite=stable\n\n"
+    "[Packages]\nRefresh=r\nUpgrade=u\nInstall=i\n";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlProfile) b = gl_profile_load_from_data ("b", "/x/b.profile", bootstrap, -1, &error);
+  g_autoptr(GlProfile) t = NULL;
+  g_autofree char *follows = NULL;
+
+  g_assert_no_error (error);
+  follows = gl_profile_follows (b, "13");
+  g_assert_cmpstr (follows, ==, "stable");
+  g_clear_pointer (&follows, g_free);
+  follows = gl_profile_follows (b, NULL);
+  g_assert_cmpstr (follows, ==, "stable");
+  g_assert_null (gl_profile_follows (b, "stable"));
+  t = gl_profile_load_from_data ("test", "/x/test.profile", good, -1, &error);
+  g_assert_no_error (error);
+  g_assert_null (gl_profile_follows (t, "1.0"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -324,5 +349,6 @@ main (int argc, char **argv)
   g_test_add_func ("/profile/list-and-override", test_list_and_override);
   g_test_add_func ("/profile/bundled", test_bundled);
   g_test_add_func ("/profile/family-arch", test_family_arch);
+  g_test_add_func ("/profile/follows", test_follows);
   return g_test_run ();
 }
