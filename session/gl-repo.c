@@ -854,6 +854,26 @@ summarize_sources (GlSandbox *sandbox, const char *inside)
   return g_strdup (s->str);
 }
 
+/* Whether @sandbox records @name as a repository glimpse added (its
+ * sandbox.conf, which the sandbox's packages cannot write) */
+static gboolean
+recorded (GlSandbox *sandbox, const char *name)
+{
+  return sandbox->repositories != NULL
+         && g_strv_contains ((const char * const *) sandbox->repositories, name);
+}
+
+/* Whether the sources file @name (without its suffix) at @file is a
+ * repository glimpse added: the glimpse-NAME.sources add-repo writes, of a
+ * NAME the sandbox records (a file of the base's or of a package's that
+ * merely starts with glimpse- is not) */
+static gboolean
+apt_added (GlSandbox *sandbox, const char *name, const char *file)
+{
+  return g_str_has_prefix (name, "glimpse-") && g_str_has_suffix (file, ".sources")
+         && recorded (sandbox, name + 8);
+}
+
 static int
 cmp_entry (gconstpointer a, gconstpointer b)
 {
@@ -876,6 +896,12 @@ gl_repo_list (GlSandbox *sandbox, GError **error)
       out = g_str_equal (sandbox->family, "dnf") ? gl_repo_dnf_list (sandbox, error)
             : g_str_equal (sandbox->family, "pacman") ? gl_repo_pacman_list (sandbox, error)
             : gl_repo_apk_list (sandbox, error);
+      for (guint i = 0; out != NULL && i < out->len; i++)
+        {
+          GlRepoEntry *e = out->pdata[i];
+          /* glimpse's file or marker, of a repository it recorded */
+          e->added = e->added && recorded (sandbox, e->name);
+        }
       if (out != NULL)
         g_ptr_array_sort (out, cmp_entry);
       return out;
@@ -891,7 +917,7 @@ gl_repo_list (GlSandbox *sandbox, GError **error)
     {
       GlRepoEntry *e = g_new0 (GlRepoEntry, 1);
       const char *name = k;
-      e->added = g_str_has_prefix (name, "glimpse-");
+      e->added = apt_added (sandbox, name, v);
       e->name = g_strdup (e->added ? name + 8 : name);
       e->file = g_strdup (v);
       e->summary = summarize_sources (sandbox, v);
@@ -923,7 +949,8 @@ gl_repo_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progress, gp
     return FALSE;
   files = list_source_files (sandbox);
   glname = g_strconcat ("glimpse-", name, NULL);
-  added = g_hash_table_contains (files, glname);
+  file = g_hash_table_lookup (files, glname);
+  added = file != NULL && apt_added (sandbox, glname, file);
   file = g_hash_table_lookup (files, added ? glname : name);
   if (file == NULL)
     {

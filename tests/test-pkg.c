@@ -650,6 +650,68 @@ test_read_sandbox_file_links (void)
   g_assert_cmpstr (text, ==, "ID=image\n");
 }
 
+static const GlRepoEntry *
+find_entry (GPtrArray *list, const char *name)
+{
+  for (guint i = 0; i < list->len; i++)
+    if (g_str_equal (((GlRepoEntry *) list->pdata[i])->name, name))
+      return list->pdata[i];
+  return NULL;
+}
+
+/* glimpse repos: "(added)" is what glimpse added and recorded, not any
+ * file whose name starts with glimpse- (the base's own, or a package's) */
+static void
+test_repo_list_added (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-repolist-XXXXXX");
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  const char *added[] = { "test", NULL };
+
+  s->repositories = g_strdupv ((char **) added);
+  write_file (tmp, "rootfs/etc/apt/sources.list", "deb http://base.invalid/ stable main\n");
+  write_file (tmp, "system/current", "1\n");
+  write_file (tmp, "system/1/tree/etc/apt/sources.list.d/glimpse-test.sources",
+              "Types: deb\nURIs: http://added.invalid/\nSuites: ./\n");
+  write_file (tmp, "system/1/tree/etc/apt/sources.list.d/glimpse-vendor.list",
+              "deb http://vendor.invalid/ stable main\n");
+  write_file (tmp, "system/1/tree/etc/apt/sources.list.d/debian.sources",
+              "Types: deb\nURIs: http://deb.invalid/\nSuites: stable\n");
+  list = gl_repo_list (s, &error);
+  g_assert_no_error (error);
+  g_assert_true (find_entry (list, "test")->added);
+  g_assert_false (find_entry (list, "debian")->added);
+  g_assert_false (find_entry (list, "sources")->added);
+  /* not added by glimpse: shown by its file's own name */
+  g_assert_nonnull (find_entry (list, "glimpse-vendor"));
+  g_assert_false (find_entry (list, "glimpse-vendor")->added);
+  g_assert_null (find_entry (list, "vendor"));
+}
+
+/* The same of dnf: a base's glimpse-NAME.repo is not one glimpse added */
+static void
+test_repo_list_added_dnf (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-repolist-XXXXXX");
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "dnf");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  const char *added[] = { "test", NULL };
+
+  s->repositories = g_strdupv ((char **) added);
+  write_file (tmp, "system/current", "1\n");
+  write_file (tmp, "system/1/tree/etc/yum.repos.d/glimpse-test.repo",
+              "[test]\nbaseurl=http://added.invalid/\n");
+  write_file (tmp, "system/1/tree/etc/yum.repos.d/glimpse-vendor.repo",
+              "[vendor]\nbaseurl=http://vendor.invalid/\n");
+  list = gl_repo_list (s, &error);
+  g_assert_no_error (error);
+  g_assert_true (find_entry (list, "test")->added);
+  g_assert_false (find_entry (list, "vendor")->added);
+}
+
 typedef struct {
   int dfd;
   gint stop;
@@ -911,6 +973,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pkg/repository-uris-links", test_repository_uris_links);
   g_test_add_func ("/pkg/defang-no-follow", test_defang_no_follow);
   g_test_add_func ("/repo/sandbox-file-links", test_read_sandbox_file_links);
+  g_test_add_func ("/repo/list-added", test_repo_list_added);
+  g_test_add_func ("/repo/list-added-dnf", test_repo_list_added_dnf);
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
