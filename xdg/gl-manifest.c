@@ -2,7 +2,8 @@
  * escaped with g_strescape, so any path or name round-trips:
  *
  *   glimpse-export-manifest 1
- *   sandbox  ID  NAME  APP;APP;
+ *   sandbox  ID  NAME  APP;APP  (in an APP, ';' and '\\' escaped as g_strescape
+ *                                would, so a name with a ';' stays one)
  *   file     PATH  SANDBOX  SHA256[,SHA256]
  *   dir      PATH
  *   merged   PATH  CREATED(0|1)
@@ -255,12 +256,17 @@ parse_line (GlManifest *m, char *line, gsize len, gsize lineno)
       g_auto(GStrv) apps = g_strsplit (f[3], ";", -1);
       gsize k = 0;
 
-      /* empty names dropped in place */
+      /* empty names dropped in place, escaped ones undone */
       for (gsize j = 0; apps[j] != NULL; j++)
-        if (*apps[j] != '\0')
-          apps[k++] = apps[j];
-        else
+        if (*apps[j] == '\0')
           g_free (apps[j]);
+        else if (strchr (apps[j], '\\') != NULL)
+          {
+            g_autofree char *escaped = apps[j];
+            apps[k++] = g_strcompress (escaped);
+          }
+        else
+          apps[k++] = apps[j];
       apps[k] = NULL;
       gl_manifest_set_sandbox (m, f[1], f[2], (const char * const *) apps);
     }
@@ -424,9 +430,21 @@ static void
 sandbox_line (GString *out, const char *key, gpointer value)
 {
   GlManifestSandbox *s = value;
-  g_autofree char *apps = g_strjoinv (";", s->apps);
+  g_autoptr(GString) apps = g_string_new (NULL);
 
-  append_fields (out, "sandbox", s->id, s->name, apps, NULL);
+  for (gsize i = 0; s->apps != NULL && s->apps[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (apps, ';');
+      for (const char *p = s->apps[i]; *p != '\0'; p++)
+        if (*p == ';')
+          g_string_append (apps, "\\073");
+        else if (*p == '\\')
+          g_string_append (apps, "\\\\");
+        else
+          g_string_append_c (apps, *p);
+    }
+  append_fields (out, "sandbox", s->id, s->name, apps->str, NULL);
 }
 
 static void
