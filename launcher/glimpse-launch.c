@@ -1275,27 +1275,37 @@ view_sockets (View *v)
     }
 }
 
-/* Builds the view and pivots into it.  Runs as the user, with CAP_SYS_ADMIN
- * in the new user namespace only. */
+/* The first steps, made while the launcher writes the new user
+ * namespace's id maps (they need no id of it): propagation cut off, the
+ * mount table read, the view planned.  Runs with your real, effective and
+ * filesystem ids already, and capabilities of the new user namespace only,
+ * which count on nothing while it maps no id; nothing is created or
+ * attached. */
 static void
-build_view (void)
+plan_view (View *v)
 {
-  View v = { { NULL, 0, 0 }, { NULL, 0 }, -1, -1, -1 };
+  if (mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) != 0)
+    die_with_error ("cannot make the mount namespace private");
+
+  v->mt = gl_launch_mount_table_read ();
+  if (!L.privileged)
+    view_unprivileged_sources (&v->mt);
+  view_plan (v);
+}
+
+/* Builds the view planned in V and pivots into it.  Runs as the user,
+ * with CAP_SYS_ADMIN in the new user namespace only. */
+static void
+build_view (View *v)
+{
   char uidname[32];
   OverlayJobs jobs;
   pthread_t helpers[N_HELPERS];
   bool helped[N_HELPERS];
 
-  if (mount (NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) != 0)
-    die_with_error ("cannot make the mount namespace private");
-
-  v.mt = gl_launch_mount_table_read ();
-  if (!L.privileged)
-    view_unprivileged_sources (&v.mt);
-  view_plan (&v);
-  view_stage (&v);
+  view_stage (v);
   snprintf (uidname, sizeof uidname, "users/%u", (unsigned) L.uid);
-  v.userdir_fd = gl_launch_mount_reopen_same (L.sandbox_copy, uidname, L.sb.userdir_fd, uidname);
+  v->userdir_fd = gl_launch_mount_reopen_same (L.sandbox_copy, uidname, L.sb.userdir_fd, uidname);
 
   /* The writable overlays are made meanwhile (a failure ends the process).
    * This is the only place with threads: they start after every credential
@@ -1303,22 +1313,22 @@ build_view (void)
    * namespace only), touch nothing but their own overlays, and are joined
    * below, before anything else happens; capset() is per thread, so no
    * capability is dropped while one runs. */
-  jobs = (OverlayJobs) { &v.ops, v.userdir_fd, 0 };
+  jobs = (OverlayJobs) { &v->ops, v->userdir_fd, 0 };
   for (int t = 0; t < N_HELPERS; t++)
     helped[t] = pthread_create (&helpers[t], NULL, overlay_thread, &jobs) == 0;
 
-  view_root (&v);
+  view_root (v);
 
   make_overlays (&jobs);
   for (int t = 0; t < N_HELPERS; t++)
     if (helped[t] && pthread_join (helpers[t], NULL) != 0)
       die ("internal error: cannot wait for the overlays");
 
-  view_attach (&v);
-  view_sockets (&v);
+  view_attach (v);
+  view_sockets (v);
 
   /* Into the view; the old root goes away entirely. */
-  if (fchdir (v.root) != 0)
+  if (fchdir (v->root) != 0)
     die_with_error ("cannot enter the sandbox root");
   if (syscall (SYS_pivot_root, ".", ".") != 0)
     die_with_error ("cannot pivot into the sandbox root");
@@ -1502,6 +1512,7 @@ child_main (int sync_fd, int err_fd, int maps_fd)
   char byte;
   sigset_t set;
   int sigfd, null;
+  View v = { { NULL, 0, 0 }, { NULL, 0 }, -1, -1, -1 };
   /* All capabilities, but of the new user namespace only: they count on
    * nothing but the user's own files (overlayfs copy-up needs them). */
   uint64_t keep = (1ULL << (CAP_LAST_CAP + 1)) - 1;
@@ -1510,6 +1521,7 @@ child_main (int sync_fd, int err_fd, int maps_fd)
   gl_die_hook = NULL;
   gl_error_fd = err_fd;
 
+  plan_view (&v);
   if (read (sync_fd, &byte, 1) != 1)
     die ("the launcher's parent went away while setting up");
 
@@ -1541,7 +1553,7 @@ child_main (int sync_fd, int err_fd, int maps_fd)
   if (L.privileged)
     (void) prctl (PR_SET_DUMPABLE, 0, 0, 0, 0);
 
-  build_view ();
+  build_view (&v);
   if (L.privileged)
     lock_view (sync_fd, maps_fd);
   else
