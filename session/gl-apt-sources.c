@@ -5,7 +5,10 @@
 #include "gl-apt-sources.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "gl-fsutil.h"
@@ -414,6 +417,168 @@ GPtrArray *
 gl_apt_sources_read_tree (const char *root, GError **error)
 {
   return sources_read (root, TRUE, error);
+}
+
+/* ------------------------------------------------ an overlay's sources */
+
+typedef enum {
+  LAYER_NONE,      /* no entry: the layer below shows */
+  LAYER_FILE,      /* a regular file */
+  LAYER_HIDDEN,    /* a whiteout: nothing */
+  LAYER_OTHER,     /* a link, a directory, a device: not read */
+} LayerEntry;
+
+/* What the directory @dfd (-1: none) has at @name, without following it */
+static LayerEntry
+layer_entry (int dfd, const char *name)
+{
+  struct stat st;
+
+  if (dfd < 0 || fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return LAYER_NONE;
+  if (S_ISREG (st.st_mode))
+    return LAYER_FILE;
+  return gl_is_whiteout (&st) ? LAYER_HIDDEN : LAYER_OTHER;
+}
+
+/* Whether the directory @dfd is an opaque one of an overlay's layer
+ * (userxattr, as glimpse's overlays are mounted) */
+static gboolean
+layer_opaque (int dfd)
+{
+  char v[4];
+  ssize_t n = dfd >= 0 ? fgetxattr (dfd, "user.overlay.opaque", v, sizeof v) : -1;
+
+  return n == 1 && v[0] == 'y';
+}
+
+/* The directory @rel of @root as a layer: -1 when it is not there */
+static int
+layer_dir (const char *root, const char *rel, gboolean tree)
+{
+  g_autofree char *path = NULL;
+
+  if (root == NULL)
+    return -1;
+  if (tree)
+    return gl_tree_open_dir (root, rel, NULL);
+  path = g_build_filename (root, rel, NULL);
+  return open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+}
+
+GPtrArray *
+gl_apt_sources_read_layers (const char *upper, const char *lower, gboolean lower_tree, GError **error)
+{
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_apt_source_free);
+  g_autoptr(GPtrArray) names = upper != NULL ? source_files (upper, TRUE)
+                                             : g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) lower_names = NULL;
+  __attribute__((cleanup (close_fd))) int apt = layer_dir (upper, "etc/apt", TRUE);
+  __attribute__((cleanup (close_fd))) int parts = layer_dir (upper, "etc/apt/sources.list.d", TRUE);
+  gboolean opaque = layer_opaque (parts);
+
+  /* (an opaque etc/apt or etc above: the lower's are read as well, which
+   * can only name more sources than apt sees) */
+  lower_names = source_files (lower, lower_tree);
+  for (guint i = 0; i < lower_names->len; i++)
+    if (!g_ptr_array_find_with_equal_func (names, lower_names->pdata[i], g_str_equal, NULL))
+      g_ptr_array_add (names, g_strdup (lower_names->pdata[i]));
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *rel = names->pdata[i];
+      gboolean part = g_str_has_prefix (rel, "etc/apt/sources.list.d/");
+      g_autofree char *base = g_path_get_basename (rel);
+      g_autoptr(GPtrArray) some = NULL;
+
+      switch (layer_entry (part ? parts : apt, base))
+        {
+        case LAYER_HIDDEN:
+          continue;
+        case LAYER_OTHER:
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+                       "%s/%s is not a regular file", upper, rel);
+          return NULL;
+        case LAYER_FILE:
+          some = read_file (upper, rel, TRUE, error);
+          break;
+        case LAYER_NONE:
+          if (part && opaque)
+            continue;
+          some = read_file (lower, rel, lower_tree, error);
+          break;
+        }
+      if (some == NULL)
+        return NULL;
+      g_ptr_array_extend_and_steal (out, g_steal_pointer (&some));
+    }
+  return g_steal_pointer (&out);
+}
+
+/* apt's QuoteString of URItoFileName: these, blanks, controls and
+ * non-ASCII bytes as %xx */
+#define APT_URI_BAD "\\|{}[]<>\"^~_=!@#$%^&*"
+
+char *
+gl_apt_source_index_name (const GlAptSource *s)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autofree char *uri = g_str_has_suffix (s->uri, "/") ? g_strdup (s->uri) : g_strconcat (s->uri, "/", NULL);
+  g_autofree char *meta = NULL;
+  const char *p = uri, *colon, *slash, *at;
+  g_autofree char *host = NULL;
+
+  /* debReleaseIndex's MetaIndexURI without the file's name */
+  if (g_str_equal (s->suite, "/"))
+    meta = g_strdup (uri);
+  else if (g_str_has_suffix (s->suite, "/"))
+    meta = g_strconcat (uri, s->suite, NULL);
+  else
+    meta = g_strconcat (uri, "dists/", s->suite, "/", NULL);
+  /* URItoFileName: the URI without its scheme, user and password (an
+   * IPv6 host without its brackets) */
+  p = meta;
+  colon = strchr (p, ':');
+  if (colon != NULL && strcspn (p, "/") > (gsize) (colon - p))
+    p = colon + 1;
+  if (g_str_has_prefix (p, "//"))
+    {
+      p += 2;
+      slash = strchr (p, '/');
+      host = slash ? g_strndup (p, slash - p) : g_strdup (p);
+      p = slash ? slash : p + strlen (p);
+      at = strrchr (host, '@');
+      g_string_append (out, at ? at + 1 : host);
+      if (out->str[0] == '[')
+        {
+          char *close = strchr (out->str, ']');
+          if (close != NULL)
+            {
+              g_string_erase (out, close - out->str, 1);
+              g_string_erase (out, 0, 1);
+            }
+        }
+    }
+  g_string_append (out, p);
+  {
+    g_autoptr(GString) quoted = g_string_sized_new (out->len);
+    for (const char *c = out->str; *c; c++)
+      {
+        guchar u = (guchar) *c;
+        if (u <= 0x20 || u >= 0x7f || strchr (APT_URI_BAD, u) != NULL)
+          g_string_append_printf (quoted, "%%%02x", u);
+        else
+          g_string_append_c (quoted, u == '/' ? '_' : (char) u);
+      }
+    return g_string_free (g_steal_pointer (&quoted), FALSE);
+  }
 }
 
 static gboolean

@@ -59,6 +59,20 @@ GPtrArray *gl_apt_sources_read (const char *root, GError **error);
  * link is not read). */
 GPtrArray *gl_apt_sources_read_tree (const char *root, GError **error);
 
+/* The sources apt sees in an overlay of @upper (a tree glimpse does not
+ * trust, read as gl_apt_sources_read_tree does; NULL: none) over @lower
+ * (read so too when @lower_tree): a file of @upper hides @lower's of that
+ * name, a whiteout hides it with nothing, an opaque sources.list.d hides
+ * every part of @lower's.  An entry of @upper that is neither a regular
+ * file nor a whiteout is an error. */
+GPtrArray *gl_apt_sources_read_layers (const char *upper, const char *lower, gboolean lower_tree,
+                                       GError **error);
+
+/* The name apt gives, in its lists directory, to the release files of
+ * @source less "InRelease" or "Release" (URItoFileName of the index's
+ * URI: "deb http://host:8080/debian sid" is "host:8080_debian_dists_sid_"). */
+char *gl_apt_source_index_name (const GlAptSource *source);
+
 /* The Debian mirror of the apt configuration under @apt_root, or NULL: the
  * URI of the first enabled "deb" source that is Debian's (a one-line URI
  * with "/debian" in it; a deb822 entry signed by debian-archive-keyring)

@@ -16,4 +16,11 @@ G_BEGIN_DECLS
  * rebase before it marks and reclaims the old base). */
 void gl_pkg_crash_point (const char *point);
 
+/* Whether an enabled source of an apt sandbox's view, the generation @tree
+ * (NULL: none yet) over the base @base (the host's / when @host, read as
+ * it is; else a tree read without following links), has neither InRelease
+ * nor Release in apt's default lists directory (as the same layers show
+ * it); TRUE too when the sources cannot be read.  No run of apt. */
+gboolean gl_pkg_apt_index_missing (const char *tree, const char *base, gboolean host);
+
 G_END_DECLS

@@ -2060,7 +2060,9 @@ pacman_sync (const char *cmd, const char *add, const char *drop)
 }
 
 #define APK_CACHE "/var/cache/glimpse-apk"
-#define APT_LISTS "/var/lib/apt/lists/"
+/* apt's default lists directory (a sandbox whose apt.conf moved it
+ * refreshes at every install: slower, still right) */
+#define APT_LISTS_REL "var/lib/apt/lists"
 /* what apt's fetch stage said, for the apply stage (the view's /tmp) */
 #define APT_FETCH_OUT "/tmp/glimpse-fetch.out"
 #define APT_FETCH_RC "/tmp/glimpse-fetch.rc"
@@ -2107,14 +2109,11 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
     }
   else
     {
-      /* fetch: an update refreshes the indexes; an install only when a
-       * source has none yet (a new sandbox of its own base, a repository
-       * added since the last refresh): apt's update --print-uris names
-       * each source's InRelease as it would store it, without network
-       * (≈ 70 ms on a loaded machine; apt's default lists directory, as
-       * asking apt-config for it costs 30 ms more: a sandbox that moved it
-       * refreshes each time).
-       * An install of an up-to-date sandbox downloads no index.
+      /* fetch: an update refreshes the indexes; an install only when
+       * given @refresh: when a source has none yet (a new sandbox of its
+       * own base, a repository added since the last refresh:
+       * gl_pkg_apt_index_missing).  An install of an up-to-date sandbox
+       * downloads no index.
        * apply: not at all when the fetch stage's apt said it has nothing
        * to do (an update with nothing to upgrade, a package installed
        * already): one run of apt less.  Its output is kept in the view's
@@ -2125,11 +2124,8 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
         first = g_strdup_printf ("%s; ", refresh);
       else if (refresh != NULL)
         first = g_strdup_printf (
-          "if apt-get update --print-uris 2>/dev/null | while read -r uri file rest; do case $file in "
-          "*_InRelease) [ -e \"" APT_LISTS "$file\" ] || [ -e \"" APT_LISTS "${file%%InRelease}Release\" ] "
-          "|| echo \"$uri\";; esac; done | grep -q .; then "
           "echo 'glimpse: some sources have no package index yet: refreshing the indexes first'; "
-          "%s || echo 'glimpse: refreshing the indexes failed (see above); installing with the ones there are'; fi; ",
+          "%s || echo 'glimpse: refreshing the indexes failed (see above); installing with the ones there are'; ",
           refresh);
       fetch = g_strdup_printf ("%s{ %s --download-only%s && echo 0 > " APT_FETCH_RC " || echo $? > "
                                APT_FETCH_RC "; } | tee " APT_FETCH_OUT "; read rc < " APT_FETCH_RC
@@ -2179,22 +2175,116 @@ prepare_input (GlPkgOp *op, const Family *fam, GError **error)
   return TRUE;
 }
 
+/* Whether the directory @rel of the layer @root hides the layers below
+ * it: it or a directory above it is opaque, or something that is not a
+ * directory stands in its way (a whiteout) */
 static gboolean
-run_simple (GlSandbox *sandbox, const char *what, const char *script,
-            const char * const *args, GlPkgNetwork network, gboolean record_update,
-            GlPkgProgress progress, gpointer user_data,
-            GCancellable *cancellable, GError **error)
+layer_hides (const char *root, const char *rel)
 {
-  g_autoptr(GlPkgOp) op = NULL;
-  const Family *fam = find_family (sandbox, error);
-  g_autofree char *full = NULL;
+  g_auto(GStrv) parts = g_strsplit (rel, "/", -1);
+  g_autoptr(GString) at = g_string_new (NULL);
 
-  if (fam == NULL)
+  for (char **p = parts; *p; p++)
+    {
+      g_autoptr(GError) error = NULL;
+      int fd;
+      gboolean opaque;
+
+      if (at->len)
+        g_string_append_c (at, '/');
+      g_string_append (at, *p);
+      fd = gl_tree_open_dir (root, at->str, &error);
+      if (fd < 0)
+        return !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+      opaque = is_opaque (fd);
+      close (fd);
+      if (opaque)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether the regular file @name is in the lists directory of the upper
+ * layer @upper (-1: none) or, where @upper has no entry of that name and
+ * does not @hide it, of the lower one @lower */
+static gboolean
+list_present (int upper, int lower, gboolean hide, const char *name)
+{
+  struct stat st;
+
+  if (upper >= 0 && fstatat (upper, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return S_ISREG (st.st_mode);
+  if (hide || lower < 0)
     return FALSE;
-  op = gl_pkg_op_begin (sandbox, progress, user_data, error);
+  return fstatat (lower, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode);
+}
+
+gboolean
+gl_pkg_apt_index_missing (const char *tree, const char *base, gboolean host)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sources = gl_apt_sources_read_layers (tree, base, !host, &error);
+  int upper = -1, lower = -1;
+  gboolean hide = FALSE, missing = FALSE;
+
+  if (sources == NULL)
+    {
+      g_debug ("The apt sources of the sandbox: %s; its indexes are refreshed", error->message);
+      return TRUE;
+    }
+  if (tree != NULL)
+    {
+      hide = layer_hides (tree, APT_LISTS_REL);
+      upper = gl_tree_open_dir (tree, APT_LISTS_REL, NULL);
+    }
+  if (host)
+    {
+      g_autofree char *path = g_build_filename (base, APT_LISTS_REL, NULL);
+      lower = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+  else
+    lower = gl_tree_open_dir (base, APT_LISTS_REL, NULL);
+  for (guint i = 0; !missing && i < sources->len; i++)
+    {
+      GlAptSource *src = sources->pdata[i];
+      g_autofree char *name = NULL, *in_release = NULL, *release = NULL;
+
+      if (!src->enabled)
+        continue;
+      name = gl_apt_source_index_name (src);
+      in_release = g_strconcat (name, "InRelease", NULL);
+      release = g_strconcat (name, "Release", NULL);
+      missing = !list_present (upper, lower, hide, in_release) && !list_present (upper, lower, hide, release);
+      if (missing)
+        g_debug ("%s (%s) has no index yet", src->uri, in_release);
+    }
+  if (upper >= 0)
+    close (upper);
+  if (lower >= 0)
+    close (lower);
+  return missing;
+}
+
+static GlPkgOp *
+begin_simple (GlSandbox *sandbox, const Family *fam, GlPkgProgress progress, gpointer user_data,
+              GError **error)
+{
+  g_autoptr(GlPkgOp) op = gl_pkg_op_begin (sandbox, progress, user_data, error);
+
   if (op == NULL || !prepare_input (op, fam, error))
-    return FALSE;
-  full = g_strconcat ("set -e; ", fam->prelude, script, "\n", gl_pkg_staged_cleanup (fam->family), NULL);
+    return NULL;
+  return g_steal_pointer (&op);
+}
+
+static gboolean
+run_begun (GlPkgOp *op, const Family *fam, const char *what, const char *script,
+           const char * const *args, GlPkgNetwork network, gboolean record_update,
+           GCancellable *cancellable, GError **error)
+{
+  GlSandbox *sandbox = op->sandbox;
+  g_autofree char *full = g_strconcat ("set -e; ", fam->prelude, script, "\n",
+                                       gl_pkg_staged_cleanup (fam->family), NULL);
+
   gl_pkg_op_set_network (op, network);
   if (!gl_pkg_op_run (op, what, full, args, cancellable, error)
       || !gl_pkg_op_commit (op, cancellable, error))
@@ -2207,6 +2297,20 @@ run_simple (GlSandbox *sandbox, const char *what, const char *script,
         return FALSE;
     }
   return TRUE;
+}
+
+static gboolean
+run_simple (GlSandbox *sandbox, const char *what, const char *script,
+            const char * const *args, GlPkgNetwork network, gboolean record_update,
+            GlPkgProgress progress, gpointer user_data,
+            GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GlPkgOp) op = NULL;
+  const Family *fam = find_family (sandbox, error);
+
+  if (fam == NULL || (op = begin_simple (sandbox, fam, progress, user_data, error)) == NULL)
+    return FALSE;
+  return run_begun (op, fam, what, script, args, network, record_update, cancellable, error);
 }
 
 static gboolean
@@ -2226,19 +2330,32 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
 {
   g_autoptr(GlProfile) profile = load_profile (sandbox);
   const Family *fam = find_family (sandbox, error);
+  g_autoptr(GlPkgOp) op = NULL;
   g_autofree char *list = NULL, *what = NULL, *script = NULL;
-  const char *install;
+  const char *install, *refresh = NULL;
 
   if (fam == NULL || !validate_names (packages, error))
+    return FALSE;
+  op = begin_simple (sandbox, fam, progress, user_data, error);
+  if (op == NULL)
     return FALSE;
   list = g_strjoinv (" ", (char **) packages);
   what = g_strdup_printf ("installing %s into “%s”", list, sandbox->id);
   install = profile && profile->cmd_install ? profile->cmd_install : fam->install;
-  script = gl_pkg_staged_script (fam->family,
-                                 profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
-                                 install, TRUE);
-  return run_simple (sandbox, what, script, packages, GL_PKG_NETWORK_FETCH_FIRST, FALSE, progress,
-                     user_data, cancellable, error);
+  /* apt: the indexes refreshed first only when a source has none (read
+   * here, under the operation's lock: no run of apt for it) */
+  if (g_str_equal (fam->family, "apt"))
+    {
+      g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
+      g_autofree char *base = rootfs != NULL ? gl_pkg_base_tree (sandbox) : g_strdup ("/");
+      g_autofree char *num = g_strdup_printf ("%u", op->current);
+      g_autofree char *tree = op->current > 0 ? g_build_filename (op->system, num, "tree", NULL) : NULL;
+
+      if (gl_pkg_apt_index_missing (tree, base, rootfs == NULL))
+        refresh = profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh;
+    }
+  script = gl_pkg_staged_script (fam->family, refresh, install, TRUE);
+  return run_begun (op, fam, what, script, packages, GL_PKG_NETWORK_FETCH_FIRST, FALSE, cancellable, error);
 }
 
 gboolean

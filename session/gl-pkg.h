@@ -214,9 +214,10 @@ gboolean gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user
  * or upgrade of @family: downloads only when $GLIMPSE_STAGE is "fetch"
  * (with the network), else applies what was downloaded, offline.  @cmd:
  * the profile's Install= or Upgrade=; @refresh: its Refresh=, run by an
- * upgrade, and by an apt install (NULL: never) when a source has no index
- * yet: a new sandbox installs without `glimpse update` first, an
- * up-to-date one downloads no index. */
+ * upgrade, and first by an apt install (NULL: not), which gl_pkg_install
+ * gives it when a source has no index yet (gl_pkg_apt_index_missing): a
+ * new sandbox installs without `glimpse update` first, an up-to-date one
+ * downloads no index. */
 char    *gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd,
                                gboolean install);
 /* What to run after the script's apply stage (apk: its cache goes), or "" */

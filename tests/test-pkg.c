@@ -19,6 +19,8 @@
 
 #include "gl-fsutil.h"
 #include "gl-pkg.h"
+#include "gl-pkg-private.h"
+#include "gl-apt-sources.h"
 #include "gl-rebase-private.h"
 #include "gl-reclaim.h"
 #include "gl-repo-private.h"
@@ -779,6 +781,67 @@ test_defang_no_follow (void)
 }
 
 static void
+test_apt_index_missing (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-pkg-XXXXXX");
+  g_autofree char *base = g_build_filename (tmp, "base", NULL);
+  g_autofree char *tree = g_build_filename (tmp, "tree", NULL);
+  g_autofree char *link = g_build_filename (tree, "etc/apt/sources.list.d/d.list", NULL);
+  struct {
+    const char *line, *name;
+  } names[] = {
+    /* as apt-get update --print-uris names them */
+    { "deb http://user:pw@Example.org:8080/deb_ian~x/ stable main", "Example.org:8080_deb%5fian%7ex_dists_stable_" },
+    { "deb http://[::1]:3142/debian sid main", "::1:3142_debian_dists_sid_" },
+    { "deb https://example.org/a/b ./", "example.org_a_b_._" },
+    { "deb http://example.org/flat sub/dir/", "example.org_flat_sub_dir_" },
+    { "deb file:/srv/repo ./", "_srv_repo_._" },
+    { "deb file:///srv/repo2 bookworm main", "_srv_repo2_dists_bookworm_" },
+    { "deb http://example.org/x /", "example.org_x_" },
+    { "deb http://example.org:80/y bookworm-updates main", "example.org:80_y_dists_bookworm-updates_" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GPtrArray) one = gl_apt_sources_parse_one_line ("t.list", names[i].line, NULL);
+      g_autofree char *name = NULL;
+      g_assert_nonnull (one);
+      name = gl_apt_source_index_name (one->pdata[0]);
+      g_assert_cmpstr (name, ==, names[i].name);
+    }
+
+  /* the base's source has its index; no generation yet */
+  write_file (base, "etc/apt/sources.list", "deb http://a.example/debian sid main\n");
+  write_file (base, "var/lib/apt/lists/a.example_debian_dists_sid_InRelease", "x");
+  g_assert_false (gl_pkg_apt_index_missing (NULL, base, FALSE));
+  g_assert_false (gl_pkg_apt_index_missing (NULL, base, TRUE));
+  /* a repository added in the generation, without its index; then with
+   * an old-style Release */
+  write_file (tree, "etc/apt/sources.list.d/b.sources",
+              "Types: deb\nURIs: http://b.example/repo\nSuites: ./\n");
+  g_assert_true (gl_pkg_apt_index_missing (tree, base, FALSE));
+  write_file (tree, "var/lib/apt/lists/b.example_repo_._Release", "x");
+  g_assert_false (gl_pkg_apt_index_missing (tree, base, FALSE));
+  /* a disabled source needs none */
+  write_file (tree, "etc/apt/sources.list.d/c.sources",
+              "Types: deb\nURIs: http://c.example/repo\nSuites: ./\nEnabled: no\n");
+  g_assert_false (gl_pkg_apt_index_missing (tree, base, FALSE));
+  if (!make_whiteout (tree, "var/lib/apt/lists/a.example_debian_dists_sid_InRelease"))
+    {
+      g_test_message ("cannot make whiteouts (mknod 0:0) here: not tested");
+      return;
+    }
+  /* the generation removed the base's index; then the base's source too */
+  g_assert_true (gl_pkg_apt_index_missing (tree, base, FALSE));
+  g_assert_true (make_whiteout (tree, "etc/apt/sources.list"));
+  g_assert_false (gl_pkg_apt_index_missing (tree, base, FALSE));
+  /* a link in the generation where a source file was is not followed:
+   * refreshed, to be sure */
+  g_assert_cmpint (symlink ("/etc/apt/sources.list", link), ==, 0);
+  g_assert_true (gl_pkg_apt_index_missing (tree, base, FALSE));
+}
+
+static void
 test_staged (void)
 {
   g_autofree char *apt = gl_pkg_staged_script ("apt", NULL, "apt-get install -y", TRUE);
@@ -799,14 +862,11 @@ test_staged (void)
   "then echo 'Nothing to install, upgrade or remove.'; else " c "; fi"
   g_assert_cmpstr (apt, ==, STAGES (APT_FETCH ("apt-get install -y --download-only \"$@\""),
                                     APT_APPLY ("apt-get install -y \"$@\"")));
-  /* an install refreshes first only when a source has no index */
+  /* an install given Refresh= (a source has no index) refreshes first */
   g_assert_cmpstr (apt_refresh, ==,
-                   STAGES ("if apt-get update --print-uris 2>/dev/null | while read -r uri file rest; do "
-                           "case $file in *_InRelease) [ -e \"/var/lib/apt/lists/$file\" ] "
-                           "|| [ -e \"/var/lib/apt/lists/${file%InRelease}Release\" ] || echo \"$uri\";; esac; done "
-                           "| grep -q .; then echo 'glimpse: some sources have no package index yet: "
+                   STAGES ("echo 'glimpse: some sources have no package index yet: "
                            "refreshing the indexes first'; apt-get update || echo 'glimpse: refreshing the "
-                           "indexes failed (see above); installing with the ones there are'; fi; "
+                           "indexes failed (see above); installing with the ones there are'; "
                            APT_FETCH ("apt-get install -y --download-only \"$@\""),
                            APT_APPLY ("apt-get install -y \"$@\"")));
   g_assert_cmpstr (apt_up, ==, STAGES ("apt-get update; " APT_FETCH ("apt-get -y dist-upgrade --download-only"),
@@ -978,6 +1038,7 @@ main (int argc, char **argv)
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
+  g_test_add_func ("/pkg/apt-index-missing", test_apt_index_missing);
   g_test_add_func ("/pkg/generation-base", test_generation_base);
   g_test_add_func ("/pkg/reclaim", test_reclaim);
   return g_test_run ();
