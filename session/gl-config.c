@@ -4,6 +4,7 @@
  */
 #include "gl-config.h"
 
+#include "gl-fsutil.h"
 #include "gl-paths.h"
 
 static const struct {
@@ -23,17 +24,26 @@ gl_config_load (const char *path, GError **error)
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(GlConfig) c = g_new0 (GlConfig, 1);
   g_autoptr(GError) load_error = NULL;
-  gboolean loaded = g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, &load_error);
+  g_autofree char *data = NULL;
+  gsize length = 0;
+  gboolean loaded = g_file_get_contents (path, &data, &length, &load_error);
 
   /* no file is the defaults; one that is there but cannot be read or
    * parsed is the administrator's settings lost, never the defaults */
   if (!loaded && !g_error_matches (load_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
-      g_set_error (error, G_IO_ERROR,
-                   load_error->domain == G_FILE_ERROR ? g_io_error_from_file_error (load_error->code)
-                                                      : G_IO_ERROR_INVALID_DATA,
-                   "Cannot read the settings in %s: %s (correct the file, or remove it to use "
-                   "the defaults)", path, load_error->message);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (load_error->code),
+                   "Cannot read the settings: %s (make it a file glimpse can read, or remove "
+                   "it to use the defaults)", load_error->message);
+      return NULL;
+    }
+  if (loaded && !g_key_file_load_from_data (kf, data, length, G_KEY_FILE_NONE, &load_error))
+    {
+      guint line = gl_keyfile_bad_line (data, length);
+      g_autofree char *where = line ? g_strdup_printf ("%s:%u", path, line) : g_strdup (path);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   "Cannot read the settings in %s: %s (correct that line, or remove the file to "
+                   "use the defaults)", where, load_error->message);
       return NULL;
     }
   c->path = g_strdup (path);

@@ -89,15 +89,16 @@ test_unparsable (void)
 {
   g_autofree char *path = write_conf ("[Packages]\nMaxTasks=64\nthis line is no setting\n");
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *where = g_strconcat (path, ":3", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(GlConfig) c = gl_config_load (path, &error);
   GlPkgLimitValues v = { 0 };
 
   g_assert_null (c);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
-  g_assert_nonnull (strstr (error->message, path));
+  g_assert_nonnull (strstr (error->message, where));
   g_assert_nonnull (strstr (error->message, "this line is no setting"));
-  g_assert_nonnull (strstr (error->message, "correct the file, or remove it"));
+  g_assert_nonnull (strstr (error->message, "correct that line, or remove the file"));
   g_clear_error (&error);
   /* the package operations' limits read it: they refuse too */
   g_assert_false (gl_pkg_limits_load (path, &v, &error));
