@@ -134,6 +134,16 @@ gl_host_sandbox () {
     "$GLIMPSE" add-repo "$1" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
 }
 
+# gl_serve_host_sandbox ID: the packages gl_deb made, in a repository
+# $REPO/repo signed by a new key "good" and served (gl_serve), and the
+# `host` sandbox ID whose only repository it is (gl_host_sandbox)
+gl_serve_host_sandbox () {
+  gl_key good
+  gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+  gl_serve
+  gl_host_sandbox "$1"
+}
+
 # The generation `current` of sandbox ID names ("none" without one)
 gl_current () { cat "$GL_STORE/$1/system/current" 2>/dev/null || echo none; }
 gl_tree () { echo "$GL_STORE/$1/system/$(gl_current "$1")/tree"; }

@@ -16,7 +16,6 @@ GL_SANDBOXES+=("$id")
 # the postinst's wait: a command line no other test uses
 pause="sleep 2917.$$"
 
-gl_key good
 cat > "$WORK/suid-postinst" <<POSTINST
 #!/bin/sh
 cp /usr/bin/id /usr/local/bin/glimpse-op-suid
@@ -26,9 +25,7 @@ $pause || true
 exit 0
 POSTINST
 gl_deb glimpse-op-suid 1.0 "$WORK/suid-postinst"
-gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
-gl_serve
-gl_host_sandbox "$id"
+gl_serve_host_sandbox "$id"
 
 "$GLIMPSE" install "$id" glimpse-op-suid > "$WORK/install.log" 2>&1 &
 install_pid=$!

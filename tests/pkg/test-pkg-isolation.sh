@@ -60,7 +60,6 @@ lport=$(cat "$WORK/port" 2>/dev/null)
 : > "$WORK/connections"
 
 # --- the packages
-gl_key good
 cat > "$WORK/probe-postinst" <<POSTINST
 #!/bin/sh
 r=/var/lib/glimpse-probe
@@ -110,10 +109,7 @@ if [ "$1" = configure ]; then
 fi
 POSTINST
 gl_deb glimpse-sysuser 1.0 "$WORK/sysuser-postinst"
-gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
-gl_serve
-
-gl_host_sandbox "$id"
+gl_serve_host_sandbox "$id"
 
 # --- the probe: no secret, no connection
 out=$("$GLIMPSE" install "$id" glimpse-probe 2>&1); rc=$?

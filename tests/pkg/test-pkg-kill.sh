@@ -10,7 +10,6 @@ gl_pkg_env
 id=pkgkill-$$
 GL_SANDBOXES+=("$id")
 
-gl_key good
 gl_deb glimpse-hello 1.0
 cat > "$WORK/slow-postinst" <<'POSTINST'
 #!/bin/sh
@@ -20,10 +19,7 @@ mkdir -p "$WORK/slow-extra/usr/lib/glimpse-slow"
 printf '#!/bin/sh\nsleep 120\n' > "$WORK/slow-extra/usr/lib/glimpse-slow/wait-here"
 chmod 755 "$WORK/slow-extra/usr/lib/glimpse-slow/wait-here"
 gl_deb glimpse-slow 1.0 "$WORK/slow-postinst" "$WORK/slow-extra"
-gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
-gl_serve
-
-gl_host_sandbox "$id"
+gl_serve_host_sandbox "$id"
 
 wait_for () { # CONDITION: up to 30 s
   local i

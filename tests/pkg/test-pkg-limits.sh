@@ -21,15 +21,11 @@ postinst_pkg () {
   printf '#!/bin/sh\n%s\n' "$2" > "$WORK/$1-postinst"
   gl_deb "$1" 1.0 "$WORK/$1-postinst"
 }
-gl_key good
 gl_deb glimpse-hello 1.0
 postinst_pkg glimpse-bomb 'bomb () { bomb & bomb & wait; }; bomb'
 postinst_pkg glimpse-hog 'exec perl -e "my @a; push @a, q(x) x (1 << 20) while 1; # glimpse-hog"'
 postinst_pkg glimpse-sleeper 'exec sleep 600 # glimpse-sleeper'
-gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
-gl_serve
-
-gl_host_sandbox "$id"
+gl_serve_host_sandbox "$id"
 
 # the cgroups of the glimpse of pid PID (op-PID-N; other tests' operations
 # may have theirs meanwhile)

@@ -15,7 +15,6 @@ gl_pkg_env
 id=pkgout-$$
 GL_SANDBOXES+=("$id")
 
-gl_key good
 cat > "$WORK/esc-postinst" <<'POSTINST'
 #!/bin/sh
 printf 'glimpse-esc-title \033]0;glimpse-pwned\007 end\n'
@@ -33,9 +32,7 @@ printf 'Types: deb\nURIs: http://glimpse.invalid/\033]0;glimpse-pwned\007/\nSuit
 exit 0
 POSTINST
 gl_deb glimpse-esc 1.0 "$WORK/esc-postinst"
-gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
-gl_serve
-gl_host_sandbox "$id"
+gl_serve_host_sandbox "$id"
 
 "$GLIMPSE" install "$id" glimpse-esc > "$WORK/out" 2>&1; rc=$?
 check_sh "the package installs" '[ $rc -eq 0 ]'
