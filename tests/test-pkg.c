@@ -661,28 +661,42 @@ find_entry (GPtrArray *list, const char *name)
   return NULL;
 }
 
+/* gl_repo_list of a sandbox of @family in @tmp that records adding the
+ * repository "test", its tree holding @files (path, text, …, NULL) */
+static GPtrArray *
+list_repos (const char *tmp, const char *family, const char * const *files)
+{
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, family);
+  g_autoptr(GError) error = NULL;
+  const char *added[] = { "test", NULL };
+  GPtrArray *list;
+
+  s->repositories = g_strdupv ((char **) added);
+  write_file (tmp, "system/current", "1\n");
+  for (gsize i = 0; files[i] != NULL; i += 2)
+    write_file (tmp, files[i], files[i + 1]);
+  list = gl_repo_list (s, &error);
+  g_assert_no_error (error);
+  return list;
+}
+
 /* glimpse repos: "(added)" is what glimpse added and recorded, not any
  * file whose name starts with glimpse- (the base's own, or a package's) */
 static void
 test_repo_list_added (void)
 {
   g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-repolist-XXXXXX");
-  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) list = NULL;
-  const char *added[] = { "test", NULL };
+  const char *files[] = {
+    "rootfs/etc/apt/sources.list", "deb http://base.invalid/ stable main\n",
+    "system/1/tree/etc/apt/sources.list.d/glimpse-test.sources",
+    "Types: deb\nURIs: http://added.invalid/\nSuites: ./\n",
+    "system/1/tree/etc/apt/sources.list.d/glimpse-vendor.list", "deb http://vendor.invalid/ stable main\n",
+    "system/1/tree/etc/apt/sources.list.d/debian.sources",
+    "Types: deb\nURIs: http://deb.invalid/\nSuites: stable\n",
+    NULL
+  };
+  g_autoptr(GPtrArray) list = list_repos (tmp, "apt", files);
 
-  s->repositories = g_strdupv ((char **) added);
-  write_file (tmp, "rootfs/etc/apt/sources.list", "deb http://base.invalid/ stable main\n");
-  write_file (tmp, "system/current", "1\n");
-  write_file (tmp, "system/1/tree/etc/apt/sources.list.d/glimpse-test.sources",
-              "Types: deb\nURIs: http://added.invalid/\nSuites: ./\n");
-  write_file (tmp, "system/1/tree/etc/apt/sources.list.d/glimpse-vendor.list",
-              "deb http://vendor.invalid/ stable main\n");
-  write_file (tmp, "system/1/tree/etc/apt/sources.list.d/debian.sources",
-              "Types: deb\nURIs: http://deb.invalid/\nSuites: stable\n");
-  list = gl_repo_list (s, &error);
-  g_assert_no_error (error);
   g_assert_true (find_entry (list, "test")->added);
   g_assert_false (find_entry (list, "debian")->added);
   g_assert_false (find_entry (list, "sources")->added);
@@ -697,19 +711,13 @@ static void
 test_repo_list_added_dnf (void)
 {
   g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-repolist-XXXXXX");
-  g_autoptr(GlSandbox) s = new_sandbox (tmp, "dnf");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) list = NULL;
-  const char *added[] = { "test", NULL };
+  const char *files[] = {
+    "system/1/tree/etc/yum.repos.d/glimpse-test.repo", "[test]\nbaseurl=http://added.invalid/\n",
+    "system/1/tree/etc/yum.repos.d/glimpse-vendor.repo", "[vendor]\nbaseurl=http://vendor.invalid/\n",
+    NULL
+  };
+  g_autoptr(GPtrArray) list = list_repos (tmp, "dnf", files);
 
-  s->repositories = g_strdupv ((char **) added);
-  write_file (tmp, "system/current", "1\n");
-  write_file (tmp, "system/1/tree/etc/yum.repos.d/glimpse-test.repo",
-              "[test]\nbaseurl=http://added.invalid/\n");
-  write_file (tmp, "system/1/tree/etc/yum.repos.d/glimpse-vendor.repo",
-              "[vendor]\nbaseurl=http://vendor.invalid/\n");
-  list = gl_repo_list (s, &error);
-  g_assert_no_error (error);
   g_assert_true (find_entry (list, "test")->added);
   g_assert_false (find_entry (list, "vendor")->added);
 }
