@@ -6,6 +6,7 @@
 
 #include "gl-config.h"
 #include "gl-pkg-limits.h"
+#include "gl-repo.h"
 
 static char *
 write_conf (const char *text)
@@ -125,6 +126,46 @@ test_unreadable (void)
   g_rmdir (dir);
 }
 
+/* ppa: looks where glimpse.conf says; a glimpse.conf it cannot parse is
+ * an error, not Launchpad's public address */
+static void
+test_launchpad_api (void)
+{
+  g_autofree char *good = write_conf ("[Packages]\nLaunchpadAPI=http://127.0.0.1:1/devel\n");
+  g_autofree char *bad = write_conf ("[Packages\nLaunchpadAPI=http://127.0.0.1:1/devel\n");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *api = NULL;
+
+  g_unsetenv ("GLIMPSE_LAUNCHPAD_API");
+  g_setenv ("GLIMPSE_CONF", good, TRUE);
+  api = gl_repo_launchpad_api (&error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (api, ==, "http://127.0.0.1:1/devel");
+  g_clear_pointer (&api, g_free);
+  g_setenv ("GLIMPSE_CONF", bad, TRUE);
+  api = gl_repo_launchpad_api (&error);
+  g_assert_null (api);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, bad));
+  g_clear_error (&error);
+  /* the environment's address wins without reading the file */
+  g_setenv ("GLIMPSE_LAUNCHPAD_API", "http://127.0.0.1:2/devel", TRUE);
+  api = gl_repo_launchpad_api (&error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (api, ==, "http://127.0.0.1:2/devel");
+  g_unsetenv ("GLIMPSE_LAUNCHPAD_API");
+  g_unsetenv ("GLIMPSE_CONF");
+  {
+    const char *confs[] = { good, bad };
+    for (gsize i = 0; i < G_N_ELEMENTS (confs); i++)
+      {
+        g_autofree char *dir = g_path_get_dirname (confs[i]);
+        g_unlink (confs[i]);
+        g_rmdir (dir);
+      }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -134,5 +175,6 @@ main (int argc, char **argv)
   g_test_add_func ("/config/bad-limit", test_bad_limit);
   g_test_add_func ("/config/unparsable", test_unparsable);
   g_test_add_func ("/config/unreadable", test_unreadable);
+  g_test_add_func ("/config/launchpad-api", test_launchpad_api);
   return g_test_run ();
 }
