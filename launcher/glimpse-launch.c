@@ -1879,17 +1879,14 @@ view_find (ViewNs *ns, const char **why)
 }
 
 /* Writes "mounts ID...\n" (the mount IDs of the writable overlays of
- * the view whose PID 1 is PID, from its mount table, made by the kernel)
- * into BUF; its length, 0 if there is nothing to say. */
+ * the view, from its PID 1's mount table F, made by the kernel) into BUF;
+ * its length, 0 if there is nothing to say.  Closes F. */
 static int
-view_overlay_ids (pid_t pid, char *buf, size_t size)
+view_overlay_ids (FILE *f, char *buf, size_t size)
 {
-  char path[64], line[4096];
-  FILE *f;
+  char line[4096];
   int len = 0, n = 0;
 
-  snprintf (path, sizeof path, "/proc/%d/mountinfo", (int) pid);
-  f = fopen (path, "re");
   if (f == NULL)
     return 0;
   while (n < GL_VIEW_MAX_MOUNTS && fgets (line, sizeof line, f) != NULL)
@@ -1936,38 +1933,67 @@ open_view_record (const char *name)
   return -1;
 }
 
-/* Writes root's record of the view whose PID 1 is PID (as root), in
- * users/.views/<uid>.  In place, not by renaming a new file over it
- * (which cost the journal a create and a rename, half a millisecond of a
- * first launch): the record is read and written only under the view lock,
- * and one left half-written (a full disk, a crash) is malformed, so
- * view_find refuses it and the next launch builds a view. */
-static void
-view_record (pid_t pid, const unsigned long long id[8])
-{
-  char buf[1024], name[32];
-  unsigned long long start = proc_start_time (pid);
-  cleanup_fd int fd = -1;
+/* Root's record of a view: opened and begun as root (view_record_open),
+ * finished once the app runs (view_record_write: reading the view's mount
+ * table and writing the record then overlap with the app's start).  In
+ * place, not by renaming a new file over it (which cost the journal a
+ * create and a rename, half a millisecond of a first launch): the record
+ * is read and written only under the view lock, which the launcher holds
+ * until the record is written, and one left half-written (a full disk, a
+ * crash) is malformed, so view_find refuses it and the next launch builds
+ * a view. */
+typedef struct {
+  int fd;               /* users/.views/<uid>, open for writing */
+  FILE *mountinfo;      /* the view's PID 1's, or NULL */
+  char buf[1024];
   int len;
+} ViewRecord;
+
+/* As root: the record of the view whose PID 1 is PID, in users/.views/<uid>. */
+static void
+view_record_open (ViewRecord *r, pid_t pid, const unsigned long long id[8])
+{
+  char path[64], name[32];
+  unsigned long long start = proc_start_time (pid);
 
   if (start == 0)
     die ("the sandbox's first process went away while starting");
-  len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, L.id, (unsigned) L.uid, (int) pid, start,
-                  id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
-  len += view_overlay_ids (pid, buf + len, sizeof buf - (size_t) len);
+  r->len = snprintf (r->buf, sizeof r->buf, GL_VIEW_RECORD_FMT, L.id, (unsigned) L.uid, (int) pid,
+                     start, id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
+  snprintf (path, sizeof path, "/proc/%d/mountinfo", (int) pid);
+  r->mountinfo = fopen (path, "re");
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
+  r->fd = open_view_record (name);
+  if (r->fd < 0)
+    die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
+                    "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
+}
+
+/* Writes the record R (the launcher is yours by now, and not dumpable:
+ * the descriptor root opened stays out of your reach).  On failure the
+ * app APP, just started, is killed: nothing runs in a view that later
+ * launches cannot find. */
+static void
+view_record_write (ViewRecord *r, pid_t app)
+{
+  r->len += view_overlay_ids (r->mountinfo, r->buf + r->len, sizeof r->buf - (size_t) r->len);
+  r->mountinfo = NULL;
   /* Emptied first: a launcher killed between the two steps (its caller
    * may SIGKILL it) leaves an empty record, never the new record's start
    * followed by the end of a longer old one. */
-  fd = open_view_record (name);
-  if (fd < 0 || ftruncate (fd, 0) != 0 || gl_write_all (fd, buf, (size_t) len) != 0)
+  if (ftruncate (r->fd, 0) != 0 || gl_write_all (r->fd, r->buf, (size_t) r->len) != 0)
     {
+      int errsv = errno;
+      kill (app, SIGKILL);
+      errno = errsv;
       if (errno == ENOSPC || errno == EDQUOT)
         die_with_error ("cannot start sandbox \"%s\": the file system that holds it (and your "
                         "layers) is full; free some space, or \"glimpse purge\" a layer", L.id);
-      die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
-                    "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
+      die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%u of sandbox "
+                      "\"%s\"", (unsigned) L.uid, L.id);
     }
+  close (r->fd);
+  r->fd = -1;
 }
 
 /* What the app's process needs, all made before it starts (setuid, it
@@ -2203,9 +2229,11 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
  * what needs your layer meanwhile (glimpse purge, the next view) waits
  * for that.  Privileges are dropped for
  * good in start_app, before the app is started; the user namespace is
- * the caller's own, so entering it needs none. */
+ * the caller's own, so entering it needs none.  REC (a first launch): the
+ * view's record, written once the app is started and before the view
+ * lock is let go. */
 static int
-run_in_view (ViewNs *ns, int view_lock, char *const *command)
+run_in_view (ViewNs *ns, int view_lock, char *const *command, ViewRecord *rec)
 {
   sigset_t set;
   int sigfd, err_p[2], app_status = 0, tty = -1;
@@ -2233,6 +2261,8 @@ run_in_view (ViewNs *ns, int view_lock, char *const *command)
   app = start_app (ns, err_p, tty, command);
   if (tty >= 0)
     (void) setpgid (app, app);
+  if (rec != NULL)
+    view_record_write (rec, app);
   /* The app exists in the view: PID 1 may look again. */
   (void) flock (view_lock, LOCK_UN);
   close (view_lock);
@@ -2592,6 +2622,7 @@ main (int argc, char **argv)
   int outer = -1;         /* the view's first user namespace, for its nested one's maps */
   uint64_t perm = 0;
   ViewNs ns = { -1, -1, -1, -1, -1 };
+  ViewRecord rec = { -1, NULL, "", 0 };
   pid_t pid;
   char cwdbuf[PATH_MAX];
   size_t errlen = 0;
@@ -2667,7 +2698,7 @@ main (int argc, char **argv)
       const char *why = NULL;
       pid_t view_pid = view_find (&ns, &why);
       if (view_pid > 0)
-        return run_in_view (&ns, view_lock, args.command);
+        return run_in_view (&ns, view_lock, args.command, NULL);
     }
 
   make_copies ();
@@ -2843,10 +2874,10 @@ main (int argc, char **argv)
         die_with_error ("cannot open the namespaces of the sandbox");
       }
     if (L.privileged)
-      view_record (pid, id);
+      view_record_open (&rec, pid, id);
   }
   close (L.sb.lock_fd);
   close (L.sb.user_lock_fd);
   close (L.sb.gen_lock_fd);
-  return run_in_view (&ns, view_lock, args.command);
+  return run_in_view (&ns, view_lock, args.command, L.privileged ? &rec : NULL);
 }
