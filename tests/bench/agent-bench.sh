@@ -66,7 +66,7 @@ pid=$!
 wait_exports 1
 first_wall=$(( $(ms) - start ))
 first_engine=$(last_export_ms)
-echo "first export (start-up sync): ${first_engine} ms in the engine, ${first_wall} ms from exec to done (target <= 300 ms)"
+echo "first export (start-up sync): ${first_engine} ms in the engine, ${first_wall} ms from exec to done (target <= 300 ms), peak $(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status") kB resident"
 
 apps=$XDG_DATA_HOME/applications
 udd_ms=
@@ -103,8 +103,33 @@ if [ -n "$udd_ms" ] && [ "$udd_ms" -gt 0 ]; then
            u, a / u, b / u, c / u }'
 fi
 
-# memory with 10 such sandboxes
+# memory with 10 such sandboxes: the peak (VmHWM, reset before each step
+# through clear_refs), not the resident set at some moment after it
+kb () { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+reset_peak () { echo 5 > "/proc/$1/clear_refs"; }
 for i in $(seq 2 10); do cp -al "$store/bench" "$store/.copy" && mv "$store/.copy" "$store/bench$i"; done
-gdbus call --session --dest org.glimpse.Session1 --object-path /org/glimpse/Session1 \
-  --method org.glimpse.Session1.Refresh "[]" > /dev/null
-echo "resident memory with 10 sandboxes of $n apps: $(awk '/^VmRSS/ { print $2 }' "/proc/$pid/status") kB (target <= 10240 kB), $(ls "$apps" | grep -c '\.desktop$') entries exported"
+peak=0
+step () {   # step WHAT: the peak of what just ran, and the largest so far
+  local p; p=$(kb "$pid" VmHWM)
+  [ "$p" -gt "$peak" ] && peak=$p
+  echo "  $1: peak $p kB, $(kb "$pid" VmRSS) kB resident after"
+}
+refresh () {
+  gdbus call --session --dest org.glimpse.Session1 --object-path /org/glimpse/Session1 \
+    --method org.glimpse.Session1.Refresh "$1" > /dev/null
+}
+echo "resident memory with 10 sandboxes of $n apps (target <= 10240 kB at every moment):"
+reset_peak "$pid"; refresh "[]"; step "9 sandboxes added (Refresh)"
+reset_peak "$pid"; refresh "[]"; step "no-op Refresh of all"
+before=$(n_exports)
+reset_peak "$pid"
+sed -i 's/^Name=App 150 changed$/Name=App 150 changed again/' "$store/bench5/rootfs/usr/share/applications/org.bench.App150.desktop"
+wait_exports $((before + 1)); step "one app changed"
+exported_n=$(ls "$apps" | grep -c '\.desktop$')
+kill "$pid"; wait "$pid" 2>/dev/null || true
+: > "$work/agent.log"
+"$agent" --verbose > "$work/agent.log" 2>&1 &
+pid=$!
+wait_exports 1
+step "a restart (start-up sync of 10)"
+echo "resident memory with 10 sandboxes of $n apps: peak ${peak} kB (target <= 10240 kB), $exported_n entries exported"
