@@ -12,7 +12,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -316,57 +318,118 @@ gl_manifest_intent_path (const char *manifest_path)
   return g_strconcat (manifest_path, ".intent", NULL);
 }
 
-/* The lines of @file (the manifest or its journal) into @m; a missing file
- * adds nothing (*@found, if non-NULL, says which; *@len_out, if non-NULL,
- * gets the text's length). */
-static gboolean
-load_file (GlManifest *m, const char *file, gboolean *found, gsize *len_out, GError **error)
-{
-  g_autofree char *data = NULL;
-  g_autoptr(GError) local_error = NULL;
-  gsize len = 0;
-  const char *p, *end;
-  gsize lineno = 1;
+/* The manifest is read and written through a buffer of this size, never
+ * held whole in memory: with ten sandboxes of 300 apps it is 5 MB of text */
+#define STREAM_CHUNK (64 * 1024)
 
-  if (!g_file_get_contents (file, &data, &len, &local_error))
+/* Reads up to @len bytes of @fd into @buf (fewer only at the end): the
+ * number read, or -1 with errno set */
+static gssize
+read_full (int fd, char *buf, gsize len)
+{
+  gsize done = 0;
+
+  while (done < len)
     {
-      if (found != NULL)
-        *found = FALSE;
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      gssize n = read (fd, buf + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -1;
+      if (n == 0)
+        break;
+      done += n;
+    }
+  return (gssize) done;
+}
+
+/* The lines of @file (the manifest or its journal) into @m, read a chunk at
+ * a time; a missing file adds nothing (*@found, if non-NULL, says which). */
+static gboolean
+load_file (GlManifest *m, const char *file, gboolean *found, GError **error)
+{
+  g_autoptr(GString) buf = NULL;
+  gsize lineno = 0;
+  gboolean at_end = FALSE;
+  int fd = open (file, O_RDONLY | O_CLOEXEC);
+
+  if (found != NULL)
+    *found = fd >= 0;
+  if (fd < 0)
+    {
+      int saved = errno;
+
+      if (saved == ENOENT)
         return TRUE;
-      g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  "Cannot read the export manifest: ");
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot read the export manifest: Failed to open file “%s”: %s",
+                   file, g_strerror (saved));
       return FALSE;
     }
 
-  if (found != NULL)
-    *found = TRUE;
-  /* a NUL ends the text, as it always did */
-  len = strlen (data);
-  if (len_out != NULL)
-    *len_out = len;
-  end = data + len;
-  p = memchr (data, '\n', len);
-  if (p == NULL ? strcmp (data, MANIFEST_MAGIC) != 0
-                : ((gsize) (p - data) != strlen (MANIFEST_MAGIC) ||
-                   strncmp (data, MANIFEST_MAGIC, p - data) != 0))
+  buf = g_string_sized_new (STREAM_CHUNK + 1);
+  while (!at_end)
     {
+      gsize old_len = buf->len;
+      gssize n;
+      char *p, *nul;
+      gsize used = 0;
+
+      g_string_set_size (buf, old_len + STREAM_CHUNK);
+      n = read_full (fd, buf->str + old_len, STREAM_CHUNK);
+      if (n < 0)
+        {
+          int saved = errno;
+
+          close (fd);
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                       "Cannot read the export manifest: Error reading file “%s”: %s",
+                       file, g_strerror (saved));
+          return FALSE;
+        }
+      g_string_set_size (buf, old_len + n);
+      /* a NUL ends the text, as it always did */
+      if ((nul = memchr (buf->str + old_len, '\0', n)) != NULL)
+        g_string_set_size (buf, nul - buf->str);
+      at_end = n < STREAM_CHUNK || nul != NULL;
+
+      /* every whole line (and, at the end, the last one without its
+       * newline); a partial one waits for the next chunk */
+      for (p = buf->str; used < buf->len;)
+        {
+          char *nl = memchr (p, '\n', buf->len - used);
+          gsize len;
+
+          if (nl == NULL && !at_end)
+            break;
+          len = (nl != NULL ? nl : buf->str + buf->len) - p;
+          if (lineno++ == 0)
+            {
+              if (len != strlen (MANIFEST_MAGIC) || strncmp (p, MANIFEST_MAGIC, len) != 0)
+                {
+                  close (fd);
+                  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                               "The export manifest %s is not one Glimpse wrote; move it away and run “glimpse export” again",
+                               file);
+                  return FALSE;
+                }
+            }
+          else if (len > 0)
+            parse_line (m, p, len, lineno);   /* ends the line with a NUL */
+          used += len + (nl != NULL ? 1 : 0);
+          p = buf->str + used;
+        }
+      g_string_erase (buf, 0, used);
+    }
+  close (fd);
+  if (lineno == 0)
+    {
+      /* an empty file is not a manifest either */
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    "The export manifest %s is not one Glimpse wrote; move it away and run “glimpse export” again",
                    file);
       return FALSE;
-    }
-
-  while (p != NULL && p < end)
-    {
-      char *line = (char *) p + 1;
-      const char *nl = memchr (line, '\n', end - line);
-      gsize n = (nl != NULL ? nl : end) - line;
-
-      lineno++;
-      if (n > 0)
-        parse_line (m, line, n, lineno);   /* ends the line with a NUL */
-      p = nl;
     }
   return TRUE;
 }
@@ -379,8 +442,8 @@ gl_manifest_load (const char *path, GError **error)
 
   /* a run killed between its journal and its manifest: what it meant to
    * write is ours too */
-  if (!load_file (m, path, NULL, &m->loaded_len, error) ||
-      !load_file (m, intent, &m->had_intent, NULL, error))
+  if (!load_file (m, path, NULL, error) ||
+      !load_file (m, intent, &m->had_intent, error))
     return NULL;
   m->intent_on_disk = m->had_intent;
   return g_steal_pointer (&m);
@@ -477,16 +540,6 @@ file_line (GString *out, const char *key, gpointer value)
     append_fields (out, "cache", f->path, f->stat, f->source != NULL ? f->source : "", NULL);
 }
 
-/* TRUE if @path holds exactly @text */
-static gboolean
-text_is_saved (const char *path, GString *text)
-{
-  g_autoptr(GMappedFile) mf = g_mapped_file_new (path, FALSE, NULL);
-
-  return mf != NULL && g_mapped_file_get_length (mf) == text->len &&
-         (text->len == 0 || memcmp (g_mapped_file_get_contents (mf), text->str, text->len) == 0);
-}
-
 /* the journal, if one is there: not an unlink() per save for nothing */
 static void
 remove_intent (GlManifest *manifest)
@@ -519,8 +572,60 @@ ensure_manifest_dir (GlManifest *manifest, GError **error)
   return TRUE;
 }
 
-gboolean
-gl_manifest_save (GlManifest *manifest, GError **error)
+/* Where the manifest's text goes, a chunk at a time: compared with the
+ * file there (@fd open on it, or -1 for none), or written to @fd */
+typedef struct {
+  gboolean compare;
+  int fd;
+  GPtrArray *sorted[5];  /* the keys of each kind, sorted (emit_text) */
+  GString *buf;
+  char *old;         /* compare: a chunk of the file */
+  gboolean differs;  /* compare: the file has other text */
+  int error;         /* write: errno of a failed write */
+} ManifestSink;
+
+static void
+sink_flush (ManifestSink *sink)
+{
+  if (sink->buf->len == 0 || sink->differs || sink->error != 0)
+    {
+      g_string_truncate (sink->buf, 0);
+      return;
+    }
+  if (sink->compare)
+    {
+      gssize n = -1;
+
+      sink->old = g_realloc (sink->old, sink->buf->len);
+      if (sink->fd < 0 || (n = read_full (sink->fd, sink->old, sink->buf->len)) != (gssize) sink->buf->len ||
+          memcmp (sink->old, sink->buf->str, sink->buf->len) != 0)
+        sink->differs = TRUE;
+    }
+  else
+    {
+      gsize done = 0;
+
+      while (done < sink->buf->len)
+        {
+          gssize n = write (sink->fd, sink->buf->str + done, sink->buf->len - done);
+
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n <= 0)
+            {
+              sink->error = n < 0 ? errno : ENOSPC;
+              break;
+            }
+          done += n;
+        }
+    }
+  g_string_truncate (sink->buf, 0);
+}
+
+/* The whole text into @sink, each kind sorted by key (sink->sorted) so
+ * the file is stable; FALSE if the sink gave up */
+static gboolean
+emit_text (GlManifest *manifest, ManifestSink *sink)
 {
   const struct {
     GHashTable *table;
@@ -532,36 +637,116 @@ gl_manifest_save (GlManifest *manifest, GError **error)
     { manifest->defaults, default_line },
     { manifest->files, file_line },
   };
-  /* room for the text as loaded and a little more: a run over one sandbox
-   * changes a few lines, and a text grown by doubling would copy itself
-   * (and leave its smaller copies in the heap) three or four times */
-  g_autoptr(GString) out = g_string_sized_new (manifest->loaded_len + manifest->loaded_len / 16 + 256);
 
-  g_string_append (out, MANIFEST_MAGIC "\n");
-  /* each kind sorted by key, so the file is stable */
+  g_string_append (sink->buf, MANIFEST_MAGIC "\n");
   for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
+    for (guint i = 0; i < sink->sorted[k]->len; i++)
+      {
+        const char *key = sink->sorted[k]->pdata[i];
+
+        kinds[k].line (sink->buf, key, g_hash_table_lookup (kinds[k].table, key));
+        if (sink->buf->len >= STREAM_CHUNK)
+          {
+            sink_flush (sink);
+            if (sink->differs || sink->error != 0)
+              return FALSE;
+          }
+      }
+  sink_flush (sink);
+  return !sink->differs && sink->error == 0;
+}
+
+static gint
+compare_keys (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+static void
+sink_clear (ManifestSink *sink)
+{
+  if (sink->buf != NULL)
+    g_string_free (g_steal_pointer (&sink->buf), TRUE);
+  g_clear_pointer (&sink->old, g_free);
+  for (gsize k = 0; k < G_N_ELEMENTS (sink->sorted); k++)
+    g_clear_pointer (&sink->sorted[k], g_ptr_array_unref);
+  if (sink->fd >= 0)
+    close (sink->fd);
+  sink->fd = -1;
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ManifestSink, sink_clear)
+
+/* The manifest's text is never built whole: it is made a chunk at a time
+ * and compared with the file (nothing changed: no write, no fsync; the
+ * file itself, which sees a file another run wrote since), then, only if
+ * it differs, made again into a temporary file renamed over the manifest. */
+gboolean
+gl_manifest_save (GlManifest *manifest, GError **error)
+{
+  GHashTable *tables[] = { manifest->sandboxes, manifest->dirs, manifest->merged,
+                           manifest->defaults, manifest->files };
+  g_auto(ManifestSink) sink = { TRUE, -1, { NULL, }, NULL, NULL, FALSE, 0 };
+  g_autofree char *tmp = NULL;
+  gboolean same;
+
+  G_STATIC_ASSERT (G_N_ELEMENTS (tables) == G_N_ELEMENTS (sink.sorted));
+  for (gsize k = 0; k < G_N_ELEMENTS (tables); k++)
     {
-      GList *keys = g_list_sort (g_hash_table_get_keys (kinds[k].table), (GCompareFunc) strcmp);
+      GHashTableIter iter;
+      gpointer key;
 
-      for (GList *l = keys; l != NULL; l = l->next)
-        kinds[k].line (out, l->data, g_hash_table_lookup (kinds[k].table, l->data));
-      g_list_free (keys);
+      sink.sorted[k] = g_ptr_array_sized_new (g_hash_table_size (tables[k]));
+      g_hash_table_iter_init (&iter, tables[k]);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_ptr_array_add (sink.sorted[k], key);
+      g_ptr_array_sort (sink.sorted[k], compare_keys);
     }
+  sink.buf = g_string_sized_new (STREAM_CHUNK + 4096);
 
-  /* nothing changed: no write, no fsync (compared with the file itself,
-   * which is cheaper than a checksum of the text and sees a file another
-   * run wrote since) */
-  if (text_is_saved (manifest->path, out))
+  sink.fd = open (manifest->path, O_RDONLY | O_CLOEXEC);
+  same = emit_text (manifest, &sink);
+  if (same && sink.fd >= 0)
+    {
+      char c;
+      same = read_full (sink.fd, &c, 1) == 0;   /* and no more text there */
+    }
+  if (sink.fd >= 0)
+    close (sink.fd);
+  sink.fd = -1;
+  if (same)
     {
       remove_intent (manifest);
       return TRUE;
     }
+
   if (!ensure_manifest_dir (manifest, error))
     return FALSE;
-  if (!g_file_set_contents_full (manifest->path, out->str, out->len,
-                                 G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+  /* "<manifest>.XXXXXX", as g_file_set_contents names its temporary files
+   * (a killed run's is removed by the next complete sync) */
+  tmp = g_strconcat (manifest->path, ".XXXXXX", NULL);
+  sink.compare = FALSE;
+  sink.differs = FALSE;
+  sink.fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0644);
+  if (sink.fd < 0)
+    sink.error = errno;
+  else
     {
-      g_prefix_error (error, "Cannot write the export manifest: ");
+      emit_text (manifest, &sink);
+      if (sink.error == 0 && fsync (sink.fd) != 0)
+        sink.error = errno;
+      if (close (sink.fd) != 0 && sink.error == 0)
+        sink.error = errno;
+      sink.fd = -1;
+      if (sink.error == 0 && rename (tmp, manifest->path) != 0)
+        sink.error = errno;
+      if (sink.error != 0)
+        unlink (tmp);
+    }
+  if (sink.error != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (sink.error),
+                   "Cannot write the export manifest: Failed to write “%s”: %s",
+                   manifest->path, g_strerror (sink.error));
       return FALSE;
     }
   remove_intent (manifest);

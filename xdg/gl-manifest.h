@@ -31,7 +31,6 @@ typedef struct {
   GHashTable *defaults;       /* MIME type -> the host's app Glimpse set as its default */
   gboolean had_intent;        /* loaded with a journal a killed run left */
   gboolean intent_on_disk;    /* a journal is there (loaded, or written by this run) */
-  gsize loaded_len;           /* the length of the manifest's text as loaded */
 } GlManifest;
 
 void        gl_manifest_free (GlManifest *manifest);
