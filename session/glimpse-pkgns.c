@@ -14,7 +14,8 @@
  * --ids    the first uid/gid of the reserved range (65536 ids): uid 0 inside
  * --base   the base tree: "/" (with --host) or the sandbox's rootfs/
  * --op     the operation's scratch directory; glimpse made upper/ and work/
- *          in it (owned by the range); this program adds mask/ and stage/
+ *          in it (owned by the range); this program adds stage/ (and mask/
+ *          where the mask cannot be kept in memory: mask_memory)
  * --lower  system-generation trees above the base, top first
  * --hide   a host path the command must not see (the sandbox store)
  * --input  a directory shown read-only at /run/glimpse-input inside
@@ -71,7 +72,8 @@
  *   Only what every user of the host may read is shown.  The base is walked
  *   (its own file system only: a clone of its mount without submounts, which
  *   is exactly what the view shows) before anything of the sandbox runs, and
- *   in mask/, the layer between the system generations and the base:
+ *   in the mask, the layer between the system generations and the base (a
+ *   tmpfs of its own: mask_memory):
  *   - a directory that is not world-readable and world-searchable (o+rx) is
  *     an empty directory of the same owner and mode (opaque): packages can
  *     still add files to it, nothing of the host's shows;
@@ -112,7 +114,7 @@
  *     to wait for, nothing open between the check and the open, and no
  *     "parent died, waiting opens allowed" case.)
  *   - the masking is all in layers: whiteouts and opaque directories of
- *     mask/, and tmpfs mounts on the view's own (overlay) directories.  No
+ *     the mask, and tmpfs mounts on the view's own (overlay) directories.  No
  *     mount sits on a dentry of the host's file system, so the host renaming
  *     over or removing a path (passwd rewriting /etc/shadow) detaches none.
  *   What stays open: the walk's names are as of the walk, so a file created,
@@ -1165,6 +1167,48 @@ walk_cache_save (const WalkDir *d)
   free (tmp);
 }
 
+/* The mask in memory: a tmpfs of its own, made here by the host's root
+ * and attached in the stage by the namespace's first process
+ * (mount_overlay_view), so that nothing of it is written to, or removed
+ * from, the disk of the store (some 300 directories and whiteouts on a
+ * host base; on a busy disk each costs milliseconds, twice).  Where tmpfs
+ * keeps no user.* attributes (before Linux 6.6: the opaque directories
+ * need them), there is none (-1) and the mask is <op>/mask on disk, the
+ * same layer. */
+static int mask_mnt = -1;
+
+static int
+mask_memory (void)
+{
+  static const char probe[] = "user.glimpse.probe";
+  int fs = (int) syscall (SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC), m, fd;
+  bool ok;
+
+  if (fs < 0)
+    return -1;
+  /* (its pages are counted in the operation's memory cgroup, joined
+   * before; whiteouts and directories hold no data) */
+  if (syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", "0755", 0) != 0
+      || syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, "size", "64m", 0) != 0
+      || syscall (SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) != 0
+      || (m = (int) syscall (SYS_fsmount, fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV)) < 0)
+    {
+      close (fs);
+      return -1;
+    }
+  close (fs);
+  fd = openat (m, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ok = fd >= 0 && fsetxattr (fd, probe, "y", 1, 0) == 0 && fremovexattr (fd, probe) == 0;
+  if (fd >= 0)
+    close (fd);
+  if (!ok)
+    {
+      close (m);
+      return -1;
+    }
+  return m;
+}
+
 /* The layer between the base and the system generations (see the top). */
 static void
 build_mask (int opfd)
@@ -1176,11 +1220,16 @@ build_mask (int opfd)
   /* replaced by the view's own mounts whatever the base has there */
   static const char *mounted[] = { "proc", "sys", "dev", "tmp", "var/tmp" };
 
-  if (mkdirat (opfd, "mask", 0755) != 0)
-    die_errno ("cannot create %s/mask", A.op);
-  mask = openat (opfd, "mask", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (mask_mnt >= 0)
+    mask = fcntl (mask_mnt, F_DUPFD_CLOEXEC, 0);
+  else
+    {
+      if (mkdirat (opfd, "mask", 0755) != 0)
+        die_errno ("cannot create %s/mask", A.op);
+      mask = openat (opfd, "mask", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
   if (mask < 0 || fchownat (mask, "", A.uid, A.gid, AT_EMPTY_PATH) != 0)
-    die_errno ("cannot prepare %s/mask", A.op);
+    die_errno ("cannot prepare the mask of %s", A.op);
   for (size_t i = 0; i < sizeof shadows / sizeof *shadows; i++)
     mask_shadow (mask, shadows[i]);
   for (size_t i = 0; i < sizeof mounted / sizeof *mounted; i++)
@@ -2067,9 +2116,17 @@ mount_overlay_view (int base_mnt)
   attach_at (base_mnt, "base");
   mount_base_overlay ();
 
+  /* (the mask in memory, mask_memory, or <op>/mask) */
+  if (mask_mnt >= 0)
+    {
+      if (mkdir ("mask", 0755) != 0)
+        die_errno ("cannot prepare %s/stage", A.op);
+      attach_at (mask_mnt, "mask");
+    }
   for (int i = 0; i < A.n_lowers; i++)
     off += (size_t) snprintf (lowerdir + off, sizeof lowerdir - off, "%s:", A.lowers[i]);
-  snprintf (lowerdir + off, sizeof lowerdir - off, "%s/mask:%s/stage/host", A.op, A.op);
+  snprintf (lowerdir + off, sizeof lowerdir - off, "%s/%s:%s/stage/host", A.op,
+            mask_mnt >= 0 ? "stage/mask" : "mask", A.op);
   fs = fs_fd ("overlay");
   set_string (fs, "lowerdir", lowerdir, "cannot build the package view");
   set_string (fs, "upperdir", xasprintf ("%s/upper", A.op), "cannot build the package view");
@@ -2229,6 +2286,7 @@ main (int argc, char **argv)
       base_fd = (int) syscall (SYS_open_tree, AT_FDCWD, A.base, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
       if (base_fd < 0)
         die_errno ("cannot clone %s", A.base);
+      mask_mnt = mask_memory ();
       build_mask (opfd);
       close (base_fd);
     }
@@ -2263,6 +2321,8 @@ main (int argc, char **argv)
       if (pid == 0)
         run_init (base_mnt, input_mnt);
       close (base_mnt);
+      if (mask_mnt >= 0)
+        close (mask_mnt);
       if (A.proxy_fd >= 0)
         close (A.proxy_fd);
       if (waitpid (pid, &st, 0) < 0)
@@ -2271,6 +2331,8 @@ main (int argc, char **argv)
     }
   close (base_mnt);
   close (userns);
+  if (mask_mnt >= 0)
+    close (mask_mnt);
   if (A.proxy_fd >= 0)
     close (A.proxy_fd);
   if (input_mnt >= 0)
