@@ -552,6 +552,8 @@ typedef struct {
   int src_fd;           /* OP_BIND: detached tree; OP_OVERLAY/OP_MERGE: host dir */
   const char *layer;    /* OP_OVERLAY: layer name in users/<uid>/ */
   int mnt;              /* OP_OVERLAY: the overlay, made before the attaching */
+  int old_work;         /* OP_OVERLAY: the work directory's previous "work" (see
+                         * make_layer_overlay), held until the view is ready */
 } MountOp;
 
 typedef struct {
@@ -567,7 +569,7 @@ ops_add (OpList *l, const char *path, OpKind kind, int src_fd, const char *layer
       l->cap = l->cap ? 2 * l->cap : 32;
       l->ops = xrealloc (l->ops, l->cap * sizeof (MountOp));
     }
-  l->ops[l->n++] = (MountOp) { xstrdup (path), kind, src_fd, layer, -1 };
+  l->ops[l->n++] = (MountOp) { xstrdup (path), kind, src_fd, layer, -1, -1 };
 }
 
 static bool
@@ -748,9 +750,18 @@ report_view_holders (const char *again)
 }
 
 /* The writable overlay for OP (the host directory under the user's layer
- * users/<uid>/<layer>/), as a detached mount. */
+ * users/<uid>/<layer>/), as a detached mount.
+ *
+ * The kernel removes the "work" directory that the previous overlay left
+ * in the work directory, and makes a new one.  Freeing that directory's
+ * block can wait for the disk (a file system mounted with "discard"
+ * trims it there and then: 1-4 ms per overlay here, most of the cost of
+ * a first launch), so the old one is held open (*OLD_WORK, O_PATH): it is
+ * let go, and its block freed, by PID 1 once the view is ready and the
+ * launcher has gone on to start the app.  Only held, never used; -1 when
+ * there is none (or not a directory: the kernel then says so). */
 static int
-make_layer_overlay (const MountOp *op, int userdir_fd)
+make_layer_overlay (const MountOp *op, int userdir_fd, int *old_work)
 {
   cleanup_fd int layer = gl_launch_mount_open_user_dir (userdir_fd, op->layer, op->layer, L.uid);
   cleanup_fd int upper = gl_launch_mount_open_user_dir (layer, "upper", "upper/", L.uid);
@@ -772,6 +783,7 @@ make_layer_overlay (const MountOp *op, int userdir_fd)
       if (chmod (fdpath, host.st_mode & 07777) != 0)
         die_with_error ("cannot set the mode of your layer for %s", op->path);
     }
+  *old_work = openat (work, "work", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   mnt = gl_launch_mount_overlay (&op->src_fd, 1, upper, work, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
                                  what);
   if (mnt >= 0)
@@ -822,7 +834,8 @@ make_overlays (OverlayJobs *jobs)
       if (i >= jobs->ops->n)
         return;
       if (jobs->ops->ops[i].kind == OP_OVERLAY)
-        jobs->ops->ops[i].mnt = make_layer_overlay (&jobs->ops->ops[i], jobs->userdir_fd);
+        jobs->ops->ops[i].mnt = make_layer_overlay (&jobs->ops->ops[i], jobs->userdir_fd,
+                                                    &jobs->ops->ops[i].old_work);
     }
 }
 
@@ -1604,11 +1617,15 @@ child_main (int sync_fd, int err_fd, int maps_fd)
     die_with_error ("cannot rearrange descriptors");
 
   /* Ready: the launcher sees the error pipe close.  From here on the view
-   * outlives the launcher that built it. */
+   * outlives the launcher that built it.  (Closed on its own, first: what
+   * else is let go - the old work directories make_layer_overlay held -
+   * may wait for the disk, and the launcher need not.) */
   (void) prctl (PR_SET_PDEATHSIG, 0, 0, 0, 0);
   gl_error_fd = -1;
   for (int fd = 0; fd <= 2; fd++)
     (void) dup2 (8, fd);
+  if (err_fd > 8)
+    close (err_fd);
   if (syscall (SYS_close_range, 8U, ~0U, 0U) != 0)
     for (int fd = 8; fd < 4096; fd++)
       close (fd);
