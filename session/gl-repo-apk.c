@@ -74,7 +74,7 @@ marker_name (const char *line)
 }
 
 char *
-gl_repo_apk_repositories_remove (const char *text, const char *name, char **key_name)
+gl_repo_apk_repositories_remove (const char *text, const char *name, gboolean recorded, char **key_name)
 {
   g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
   GString *s = g_string_new (NULL);
@@ -119,7 +119,9 @@ gl_repo_apk_repositories_remove (const char *text, const char *name, char **key_
           const char *p = strstr (*l, MARK_KEY);
           key_used = g_str_has_prefix (*l, MARK) && p && g_str_equal (p + strlen (MARK_KEY), *key_name);
         }
-      if (key_used)
+      /* (a marker glimpse did not record adding is the base's or a
+       * package's: its key is not glimpse's to delete) */
+      if (key_used || !recorded)
         g_clear_pointer (key_name, g_free);
     }
   return g_string_free (s, FALSE);
@@ -177,7 +179,7 @@ gl_repo_apk_add (GlSandbox *sandbox, const char *spec, const char *key_arg, cons
   text = gl_repo_read_sandbox_file (sandbox, "etc/apk/repositories");
   {
     g_autofree char *k = NULL;
-    g_autofree char *rest = gl_repo_apk_repositories_remove (text, name, &k);
+    g_autofree char *rest = gl_repo_apk_repositories_remove (text, name, FALSE, &k);
     if (rest != NULL)
       return gl_repo_invalid (error, "“%s” already has a repository “%s”; give another --name", sandbox->id, name);
   }
@@ -202,7 +204,8 @@ gl_repo_apk_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progress
 {
   g_autofree char *text = gl_repo_read_sandbox_file (sandbox, "etc/apk/repositories");
   g_autofree char *key_name = NULL, *what = NULL;
-  g_autofree char *rest = gl_repo_apk_repositories_remove (text, name, &key_name);
+  g_autofree char *rest = gl_repo_apk_repositories_remove (text, name, gl_repo_recorded (sandbox, name),
+                                                          &key_name);
   g_autoptr(GBytes) rest_bytes = NULL;
 
   if (rest == NULL)
@@ -240,7 +243,7 @@ gl_repo_apk_list (GlSandbox *sandbox, GError **error)
       if (*line == '\0')
         continue;
       e = g_new0 (GlRepoEntry, 1);
-      e->added = pending != NULL;
+      e->added = pending != NULL && gl_repo_recorded (sandbox, pending);
       e->name = pending ? g_steal_pointer (&pending) : gl_repo_name_from_uri (line);
       e->file = g_strdup ("/etc/apk/repositories");
       e->summary = g_strdup (line);

@@ -297,11 +297,14 @@ all_sections (GlSandbox *sandbox, GHashTable **texts)
   return out;
 }
 
+/* Whether the repository @name of the file @file is one glimpse added: in
+ * the glimpse-NAME.repo add-repo writes, and recorded (a file of the base's
+ * or a package's named like it is not, nor are its keys glimpse's) */
 static gboolean
-added_file (const char *file, const char *name)
+added_file (GlSandbox *sandbox, const char *file, const char *name)
 {
   g_autofree char *mine = g_strdup_printf ("/etc/yum.repos.d/glimpse-%s.repo", name);
-  return g_str_equal (file, mine);
+  return g_str_equal (file, mine) && gl_repo_recorded (sandbox, name);
 }
 
 GPtrArray *
@@ -324,7 +327,7 @@ gl_repo_dnf_list (GlSandbox *sandbox, GError **error)
       e->file = g_strdup (f->file);
       e->summary = g_strdup_printf ("%s%s", where ? where : "(no address)",
                                     enabled && !is_true (enabled) ? " (disabled)" : "");
-      e->added = added_file (f->file, f->section->id);
+      e->added = added_file (sandbox, f->file, f->section->id);
       g_ptr_array_add (out, e);
     }
   return out;
@@ -367,7 +370,7 @@ gl_repo_dnf_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progress
   }
   what = g_strdup_printf ("removing the repository %s from “%s”", name, sandbox->id);
   {
-    gboolean added = added_file (hit->file, name);
+    gboolean added = added_file (sandbox, hit->file, name);
     const GlRepoInput inputs[] = { { "rest.repo", rest_bytes }, { NULL, NULL } };
     const char *args[] = { hit->file, name, left->len > 0 ? "yes" : "no", added ? "yes" : "no", NULL };
     return gl_repo_change (sandbox, what, inputs, remove_script, args, NULL, NULL,

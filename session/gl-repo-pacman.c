@@ -122,7 +122,7 @@ block_keys (const char *conf, const char *name)
 }
 
 char *
-gl_repo_pacman_conf_remove (const char *conf, const char *name, GStrv *keys)
+gl_repo_pacman_conf_remove (const char *conf, const char *name, gboolean recorded, GStrv *keys)
 {
   g_autofree char *begin = g_strconcat (MARK_BEGIN, name, MARK_KEYS, NULL);
   g_autofree char *end = g_strconcat (MARK_BEGIN, name, MARK_END, NULL);
@@ -171,7 +171,9 @@ gl_repo_pacman_conf_remove (const char *conf, const char *name, GStrv *keys)
           g_strv_builder_add (b, *k);
       }
     g_strfreev (*keys);
-    *keys = g_strv_builder_end (b);
+    /* a block like glimpse's that glimpse did not record adding (the
+     * base's, a package's) goes, its keys are not glimpse's to delete */
+    *keys = recorded ? g_strv_builder_end (b) : NULL;
   }
   return g_string_free (s, FALSE);
 }
@@ -266,7 +268,7 @@ gl_repo_pacman_remove (GlSandbox *sandbox, const char *name, GlPkgProgress progr
   g_autoptr(GBytes) rest_bytes = NULL;
 
   if (conf != NULL && !g_str_equal (name, "options"))
-    rest = gl_repo_pacman_conf_remove (conf, name, &keys);
+    rest = gl_repo_pacman_conf_remove (conf, name, gl_repo_recorded (sandbox, name), &keys);
   if (rest == NULL || g_str_equal (rest, conf))
     {
       return gl_repo_not_found (sandbox, name, error);
@@ -302,7 +304,7 @@ gl_repo_pacman_list (GlSandbox *sandbox, GError **error)
       e->file = g_strdup ("/etc/pacman.conf");
       e->summary = server ? g_strdup (server) : include ? g_strdup_printf ("Include = %s", include)
                                                         : g_strdup ("(no server)");
-      e->added = keys != NULL;
+      e->added = keys != NULL && gl_repo_recorded (sandbox, s->id);
       g_ptr_array_add (out, e);
     }
   return out;

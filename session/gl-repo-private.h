@@ -13,6 +13,12 @@ G_BEGIN_DECLS
 gboolean gl_repo_invalid (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 /* Sets GL_STORE_ERROR_NOT_FOUND for the repository @name; returns FALSE. */
 gboolean gl_repo_not_found (GlSandbox *sandbox, const char *name, GError **error);
+/* Whether @sandbox records @name as a repository glimpse added (its
+ * sandbox.conf's Repositories=, which the sandbox's packages cannot write):
+ * only such a repository is "(added)", and only its keys does remove-repo
+ * delete; a file or marker of the base's or a package's named like
+ * glimpse's is not enough. */
+gboolean gl_repo_recorded (GlSandbox *sandbox, const char *name);
 /* An http(s) address of plain characters (no quoting, no spaces). */
 gboolean gl_repo_uri_ok (const char *uri);
 /* The key of --key: a file or an http(s) URL, at most 1 MiB. */
@@ -85,9 +91,10 @@ char      *gl_repo_pacman_section (const char *name, const char * const *servers
 char      *gl_repo_pacman_conf_add (const char *conf, const char *name, const char * const *servers,
                                     const char * const *fprs);
 /* @conf without the repository @name: glimpse's block (*@keys: its key
- * fingerprints no other added repository uses) or a section of the base
+ * fingerprints no other added repository uses, when @recorded: glimpse
+ * recorded adding it, see gl_repo_recorded) or a section of the base
  * (*@keys NULL); @conf itself when there is none */
-char      *gl_repo_pacman_conf_remove (const char *conf, const char *name, GStrv *keys);
+char      *gl_repo_pacman_conf_remove (const char *conf, const char *name, gboolean recorded, GStrv *keys);
 gboolean   gl_repo_pacman_add (GlSandbox *sandbox, const char *spec, const char *key, const char *name,
                                GlPkgProgress progress, gpointer user_data, GCancellable *cancellable,
                                GError **error);
@@ -102,8 +109,10 @@ char      *gl_repo_apk_repositories_add (const char *text, const char *name, con
                                          const char *key_name);
 /* … without the repository @name (glimpse's, or a line of the base by the
  * name “repos” shows); *@key_name: the key to delete (none when another
- * added repository uses it); NULL when there is no such repository */
-char      *gl_repo_apk_repositories_remove (const char *text, const char *name, char **key_name);
+ * added repository uses it, or unless @recorded: glimpse recorded adding
+ * it, see gl_repo_recorded); NULL when there is no such repository */
+char      *gl_repo_apk_repositories_remove (const char *text, const char *name, gboolean recorded,
+                                            char **key_name);
 gboolean   gl_repo_apk_add (GlSandbox *sandbox, const char *spec, const char *key, const char *name,
                             GlPkgProgress progress, gpointer user_data, GCancellable *cancellable,
                             GError **error);

@@ -854,10 +854,8 @@ summarize_sources (GlSandbox *sandbox, const char *inside)
   return g_strdup (s->str);
 }
 
-/* Whether @sandbox records @name as a repository glimpse added (its
- * sandbox.conf, which the sandbox's packages cannot write) */
-static gboolean
-recorded (GlSandbox *sandbox, const char *name)
+gboolean
+gl_repo_recorded (GlSandbox *sandbox, const char *name)
 {
   return sandbox->repositories != NULL
          && g_strv_contains ((const char * const *) sandbox->repositories, name);
@@ -871,7 +869,7 @@ static gboolean
 apt_added (GlSandbox *sandbox, const char *name, const char *file)
 {
   return g_str_has_prefix (name, "glimpse-") && g_str_has_suffix (file, ".sources")
-         && recorded (sandbox, name + 8);
+         && gl_repo_recorded (sandbox, name + 8);
 }
 
 static int
@@ -896,12 +894,6 @@ gl_repo_list (GlSandbox *sandbox, GError **error)
       out = g_str_equal (sandbox->family, "dnf") ? gl_repo_dnf_list (sandbox, error)
             : g_str_equal (sandbox->family, "pacman") ? gl_repo_pacman_list (sandbox, error)
             : gl_repo_apk_list (sandbox, error);
-      for (guint i = 0; out != NULL && i < out->len; i++)
-        {
-          GlRepoEntry *e = out->pdata[i];
-          /* glimpse's file or marker, of a repository it recorded */
-          e->added = e->added && recorded (sandbox, e->name);
-        }
       if (out != NULL)
         g_ptr_array_sort (out, cmp_entry);
       return out;

@@ -120,18 +120,24 @@ test_pacman (void)
   g_assert_true (g_str_has_prefix (added, conf));
   /* a second repository with the same key: removing one keeps the key */
   twice = gl_repo_pacman_conf_add (added, "other", (const char * const *) servers, fprs);
-  back = gl_repo_pacman_conf_remove (twice, "other", &keys);
+  back = gl_repo_pacman_conf_remove (twice, "other", TRUE, &keys);
   g_assert_cmpstr (back, ==, added);
   g_assert_cmpuint (g_strv_length (keys), ==, 0);
   g_clear_pointer (&keys, g_strfreev);
   g_clear_pointer (&back, g_free);
-  back = gl_repo_pacman_conf_remove (added, "chaotic", &keys);
+  back = gl_repo_pacman_conf_remove (added, "chaotic", TRUE, &keys);
   g_assert_cmpstr (back, ==, conf);
   g_assert_cmpstr (keys[0], ==, "AAAA1111");
   g_assert_null (keys[1]);
   g_clear_pointer (&keys, g_strfreev);
+  g_clear_pointer (&back, g_free);
+  /* a block like glimpse's that glimpse did not record adding (the base's,
+   * a package's): it goes, the keys it names are not glimpse's to delete */
+  back = gl_repo_pacman_conf_remove (added, "chaotic", FALSE, &keys);
+  g_assert_cmpstr (back, ==, conf);
+  g_assert_null (keys);
   /* a repository of the base: its section, no key */
-  only_core = gl_repo_pacman_conf_remove (conf, "extra", &keys);
+  only_core = gl_repo_pacman_conf_remove (conf, "extra", TRUE, &keys);
   g_assert_null (keys);
   g_assert_null (strstr (only_core, "[extra]"));
   g_assert_nonnull (strstr (only_core, "[core]\nInclude = /etc/pacman.d/mirrorlist\n"));
@@ -182,23 +188,29 @@ test_apk (void)
   g_assert_cmpstr (added + strlen (base), ==,
                    "# glimpse add-repo testing key b@example.org-1.rsa.pub\n"
                    "https://dl.example.org/alpine/edge/testing\n");
-  back = gl_repo_apk_repositories_remove (added, "testing", &key);
+  back = gl_repo_apk_repositories_remove (added, "testing", TRUE, &key);
   g_assert_cmpstr (back, ==, base);
   g_assert_cmpstr (key, ==, "b@example.org-1.rsa.pub");
   g_clear_pointer (&back, g_free);
   g_clear_pointer (&key, g_free);
+  /* a marker glimpse did not record adding (the base's, a package's): its
+   * line goes, its key is not glimpse's to delete */
+  back = gl_repo_apk_repositories_remove (added, "testing", FALSE, &key);
+  g_assert_cmpstr (back, ==, base);
+  g_assert_null (key);
+  g_clear_pointer (&back, g_free);
   /* a key two added repositories share stays with the other */
   twice = gl_repo_apk_repositories_add (added, "more", "https://example.org/more", "b@example.org-1.rsa.pub");
-  back = gl_repo_apk_repositories_remove (twice, "testing", &key);
+  back = gl_repo_apk_repositories_remove (twice, "testing", TRUE, &key);
   g_assert_null (key);
   g_assert_nonnull (strstr (back, "# glimpse add-repo more key b@example.org-1.rsa.pub\nhttps://example.org/more\n"));
   g_assert_null (strstr (back, "edge/testing"));
   g_clear_pointer (&back, g_free);
   /* a line of the base, by the name repos shows */
-  no_community = gl_repo_apk_repositories_remove (base, "dl.example.org-alpine-v3.20-community", &key);
+  no_community = gl_repo_apk_repositories_remove (base, "dl.example.org-alpine-v3.20-community", TRUE, &key);
   g_assert_cmpstr (no_community, ==, "https://dl.example.org/alpine/v3.20/main\n");
   g_assert_null (key);
-  g_assert_null (gl_repo_apk_repositories_remove (base, "nosuch", &key));
+  g_assert_null (gl_repo_apk_repositories_remove (base, "nosuch", TRUE, &key));
 }
 
 int

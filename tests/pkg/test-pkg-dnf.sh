@@ -154,6 +154,18 @@ check_sh "its .repo and key are gone" \
    && ! "$GLIMPSE" repos "$id" | grep_quiet "^test "'
 out=$("$GLIMPSE" remove-repo "$id" nosuch 2>&1); rc=$?
 check_sh "remove-repo of an unknown name: exit 3" '[ $rc -eq 3 ]'
+# a glimpse-NAME.repo and key glimpse did not add (a package's, the
+# base's): remove-repo takes the repository, never the key
+printf '[vendor]\nbaseurl=%s/repo\ngpgkey=file:///etc/pki/rpm-gpg/glimpse-vendor.asc\n' "$URL" \
+  > "$tree/etc/yum.repos.d/glimpse-vendor.repo"
+mkdir -p "$tree/etc/pki/rpm-gpg"
+cp "$WORK/good.asc" "$tree/etc/pki/rpm-gpg/glimpse-vendor.asc"
+chown -h "$range:$range" "$tree/etc/yum.repos.d/glimpse-vendor.repo" "$tree/etc/pki/rpm-gpg" \
+  "$tree/etc/pki/rpm-gpg/glimpse-vendor.asc"
+check "remove-repo vendor (a glimpse-vendor.repo glimpse did not add)" "$GLIMPSE" remove-repo "$id" vendor
+tree=$GL_STORE/$id/system/$(cat "$GL_STORE/$id/system/current")/tree
+check_sh "its .repo is gone, the key it shipped stays" \
+  '[ ! -e "$tree/etc/yum.repos.d/glimpse-vendor.repo" ] && cmp -s "$tree/etc/pki/rpm-gpg/glimpse-vendor.asc" "$WORK/good.asc"'
 out=$("$GLIMPSE" uninstall "$id" glimpse-hello 2>&1); rc=$?
 check_sh "uninstall glimpse-hello (offline)" '[ $rc -eq 0 ]'
 [ $rc -eq 0 ] || printf '%s\n' "$out" | tail -n 8 | sed 's/^/# /'
