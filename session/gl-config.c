@@ -4,6 +4,10 @@
  */
 #include "gl-config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "gl-fsutil.h"
 #include "gl-paths.h"
 
@@ -18,23 +22,56 @@ static const struct {
   { "MinFreeMiB", G_STRUCT_OFFSET (GlConfig, min_free_mib), 256 },
 };
 
+/* The contents of @path, or NULL with errno (g_file_get_contents' error
+ * would name @path inside the message that names it already) */
+static char *
+read_all (const char *path, gsize *length)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return NULL;
+  for (;;)
+    {
+      char buf[8192];
+      ssize_t n = read (fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved = errno;
+          close (fd);
+          errno = saved;
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      g_string_append_len (s, buf, n);
+    }
+  close (fd);
+  *length = s->len;
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
 GlConfig *
 gl_config_load (const char *path, GError **error)
 {
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   g_autoptr(GlConfig) c = g_new0 (GlConfig, 1);
   g_autoptr(GError) load_error = NULL;
-  g_autofree char *data = NULL;
   gsize length = 0;
-  gboolean loaded = g_file_get_contents (path, &data, &length, &load_error);
+  g_autofree char *data = read_all (path, &length);
+  int saved = errno;
+  gboolean loaded = data != NULL;
 
   /* no file is the defaults; one that is there but cannot be read or
    * parsed is the administrator's settings lost, never the defaults */
-  if (!loaded && !g_error_matches (load_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+  if (!loaded && saved != ENOENT)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (load_error->code),
-                   "Cannot read the settings: %s (make it a file glimpse can read, or remove "
-                   "it to use the defaults)", load_error->message);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot read the settings in %s: %s (make it a file glimpse can read, or "
+                   "remove it to use the defaults)", path, g_strerror (saved));
       return NULL;
     }
   if (loaded && !g_key_file_load_from_data (kf, data, length, G_KEY_FILE_NONE, &load_error))
