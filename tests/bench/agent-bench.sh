@@ -3,9 +3,9 @@
 # session bus with a generated sandbox of N_APPS (300) applications and three
 # icons each, beside update-desktop-database on the same directory:
 #   - the first export (start-up sync) of N_APPS apps and 3*N_APPS icons;
-#   - one app changed: the agent's CPU time (from /proc/PID/schedstat) and
-#     the wall time from the change until the exported entry has it,
-#     debounce included;
+#   - one app changed, five times: the agent's CPU time (from
+#     /proc/PID/schedstat; the median, and each) and the wall time from the
+#     change until the exported entry has it, debounce included (the most);
 #   - a no-op resync (Refresh of the unchanged sandbox);
 #   - resident memory with 10 such sandboxes.
 # The engine's own times come from the agent's --verbose log.  Prints ratios
@@ -75,19 +75,26 @@ if [ -n "$udd" ]; then
   echo "update-desktop-database on the same directory: ${udd_ms} ms"
 fi
 
-sleep 0.5
-c0=$(cpu_ns "$pid"); before=$(n_exports)
 entry=$store/bench/rootfs/usr/share/applications/org.bench.App150.desktop
 exported=$apps/glimpse-bench+org.bench.App150.desktop
 [ -f "$exported" ] || exported=$apps/glimpse-bench-org.bench.App150.desktop
-t0=$(ms)
-sed -i 's/^Name=App 150$/Name=App 150 changed/' "$entry"
-for _ in $(seq 2000); do grep -q '^Name=App 150 changed' "$exported" 2>/dev/null && break; sleep 0.002; done
-t1=$(ms)
-wait_exports $((before + 1))
-c1=$(cpu_ns "$pid")
-change_cpu=$(( (c1 - c0) / 1000000 ))
-echo "one app changed: ${change_cpu} ms agent CPU (target <= 20 ms), $((t1 - t0)) ms wall including the debounce (target <= 1000 ms), $(last_export_ms) ms in the engine"
+# five changes, each timed on its own: one sample is a moment of a loaded
+# machine, not the agent's cost
+cpus=; walls=
+for k in 1 2 3 4 5; do
+  sleep 0.5
+  c0=$(cpu_ns "$pid"); before=$(n_exports)
+  t0=$(ms)
+  sed -i "s/^Name=App 150.*\$/Name=App 150 changed $k/" "$entry"
+  for _ in $(seq 2000); do grep -q "^Name=App 150 changed $k" "$exported" 2>/dev/null && break; sleep 0.002; done
+  t1=$(ms)
+  wait_exports $((before + 1))
+  c1=$(cpu_ns "$pid")
+  cpus="$cpus $(( (c1 - c0) / 1000 ))"; walls="$walls $((t1 - t0))"
+done
+change_cpu=$(echo $cpus | tr ' ' '\n' | sort -n | sed -n 3p | awk '{ printf "%.1f", $1 / 1000 }')
+echo "one app changed (5 times): ${change_cpu} ms agent CPU, the median (target <= 20 ms; each:$(echo $cpus | awk '{ for (i = 1; i <= NF; i++) printf " %.1f", $i / 1000 }') ms)," \
+  "$(echo $walls | tr ' ' '\n' | sort -n | tail -n 1) ms wall at most including the debounce (target <= 1000 ms), $(last_export_ms) ms in the engine the last time"
 
 sleep 0.3
 c0=$(cpu_ns "$pid"); t0=$(ms)
@@ -123,7 +130,7 @@ reset_peak "$pid"; refresh "[]"; step "9 sandboxes added (Refresh)"
 reset_peak "$pid"; refresh "[]"; step "no-op Refresh of all"
 before=$(n_exports)
 reset_peak "$pid"
-sed -i 's/^Name=App 150 changed$/Name=App 150 changed again/' "$store/bench5/rootfs/usr/share/applications/org.bench.App150.desktop"
+sed -i 's/^Name=App 150 changed.*$/Name=App 150 changed again/' "$store/bench5/rootfs/usr/share/applications/org.bench.App150.desktop"
 wait_exports $((before + 1)); step "one app changed"
 exported_n=$(ls "$apps" | grep -c '\.desktop$')
 kill "$pid"; wait "$pid" 2>/dev/null || true
