@@ -1521,7 +1521,9 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
         GL_PKG_PROXY_PORT, GL_PKG_PROXY_PORT);
       g_autofree char *base = op->new_base ? g_strdup (op->new_base) : rootfs ? gl_pkg_base_tree (op->sandbox)
                                                                               : g_strdup ("/");
-      if (!g_file_set_contents_full (conf, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+      /* (scratch, as the next: root's directory of the operation, read
+       * once by the namespace; nothing of it is kept, so nothing synced) */
+      if (!g_file_set_contents_full (conf, text, -1, G_FILE_SET_CONTENTS_NONE, 0644, error))
         return FALSE;
       proxy = make_proxy (op, base);
       if (!gl_pkg_proxy_start (proxy, &relay_fd, &log_fd, error))
@@ -2169,7 +2171,7 @@ prepare_input (GlPkgOp *op, const Family *fam, GError **error)
   if (g_str_equal (fam->family, "apt"))
     {
       g_autofree char *conf = g_build_filename (gl_pkg_op_get_input_dir (op), "apt.conf", NULL);
-      if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+      if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_NONE, 0644, error))
         return FALSE;
     }
   return TRUE;
