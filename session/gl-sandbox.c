@@ -429,28 +429,41 @@ gl_sandbox_get_user_dir (GlSandbox *sandbox, uid_t uid)
 #define GL_LOCK_ENDING_US (15 * G_TIME_SPAN_SECOND)
 
 /* TRUE if /proc/NAME (a pid) is a process of UID ((uid_t) -1: of anyone)
- * that is exiting (PF_EXITING in /proc/PID/stat, which anyone may read). */
+ * that is exiting (PF_EXITING in /proc/PID/stat, which anyone may read).
+ * A zombie is done, however late its parent reaps it (on a machine whose
+ * init reaps slowly, for seconds): each of its threads has let go of its
+ * namespaces and files before it became one.  Not a zombie thread-group
+ * leader whose other threads still live (its "Threads:" counts them, and
+ * it): those still hold theirs. */
 static gboolean
 pid_exiting (const char *name, uid_t uid)
 {
   g_autofree char *stat_path = g_build_filename ("/proc", name, "stat", NULL);
   g_autofree char *stat = NULL, *status_path = NULL, *status = NULL;
-  const char *p, *uid_line;
+  const char *p, *line;
   gulong flags = 0;
+  gboolean zombie;
 
   if (!g_file_get_contents (stat_path, &stat, NULL, NULL) || (p = strrchr (stat, ')')) == NULL)
     return FALSE;
   /* after ")": the state is field 3, the flags field 9 */
+  zombie = p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
   for (int field = 2; p != NULL && field < 9; field++)
     p = strchr (p + 1, ' ');
   if (p == NULL || sscanf (p + 1, "%lu", &flags) != 1 || !(flags & 0x4UL /* PF_EXITING */))
     return FALSE;
-  if (uid == (uid_t) -1)
+  if (uid == (uid_t) -1 && !zombie)
     return TRUE;
   status_path = g_build_filename ("/proc", name, "status", NULL);
-  return g_file_get_contents (status_path, &status, NULL, NULL)
-         && (uid_line = strstr (status, "\nUid:\t")) != NULL
-         && strtoul (uid_line + 6, NULL, 10) == (gulong) uid;
+  if (!g_file_get_contents (status_path, &status, NULL, NULL))
+    return FALSE;
+  if (uid != (uid_t) -1
+      && ((line = strstr (status, "\nUid:\t")) == NULL
+          || strtoul (line + 6, NULL, 10) != (gulong) uid))
+    return FALSE;
+  return !zombie
+         || ((line = strstr (status, "\nThreads:\t")) != NULL
+             && strtoul (line + 10, NULL, 10) > 1);
 }
 
 /* TRUE if a process of UID ((uid_t) -1: of anyone) is exiting.  LAST
