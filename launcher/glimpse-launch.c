@@ -1405,12 +1405,14 @@ exec_app (char *const *command, char *const *cands, char **env)
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
 
-/* True if PID (an entry of the proc directory PROC_DIR) is a zombie or
- * gone. */
+/* True if PID (an entry of the proc directory PROC_DIR) is gone, or a
+ * zombie whose threads are all gone.  Not a zombie thread-group leader
+ * whose other threads still run (an app whose main thread exited):
+ * "Threads:" in its status counts them, and it. */
 static bool
 proc_is_dead (int proc_dir, const char *pid)
 {
-  char path[300], buf[512];
+  char path[300], buf[4096];
   cleanup_fd int fd = -1;
   ssize_t n;
   char *rp;
@@ -1423,7 +1425,18 @@ proc_is_dead (int proc_dir, const char *pid)
     return true;
   buf[n] = '\0';
   rp = strrchr (buf, ')');
-  return rp == NULL || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X';
+  if (rp == NULL || rp[1] != ' ')
+    return true;
+  if (rp[2] != 'Z' && rp[2] != 'X')
+    return false;
+  close (fd);
+  snprintf (path, sizeof path, "%s/status", pid);
+  fd = openat (proc_dir, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+    return true;
+  buf[n] = '\0';
+  rp = strstr (buf, "\nThreads:\t");
+  return rp == NULL || strtoul (rp + 10, NULL, 10) <= 1;
 }
 
 /* PID 1 of a view: keeps it while any process of it lives.  The apps are

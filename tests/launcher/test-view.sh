@@ -116,6 +116,31 @@ echo go > "$WORK/go"
 wait $later; rc=$?
 check_sh "an app that joined survives the first app's exit" '[ $rc = 0 ] && grep -qx still-here "$WORK/later"'
 
+# --- an app whose main thread has exited while another thread of it runs
+# (a zombie thread-group leader, still exiting) keeps the view: the first
+# app's end, after which PID 1 looks again, does not take the view (and
+# the other app's last thread) down ---
+: "${GL_EXITING_LEADER:?GL_EXITING_LEADER must point to the built exiting-leader}"
+install -m 0755 "$GL_EXITING_LEADER" "$GL_STORE/t-view/rootfs/bin/exiting-leader"
+go_reset
+A /bin/sh -c "touch /tmp/gl-view-started7; $WAIT_GO" &
+first=$!
+wait_for gl-view-started7
+A /bin/exiting-leader 6 /tmp/gl-view-leader-done &
+leader_bg=$!
+# (found by its name: a zombie leader has no command line any more)
+leader_zombie () {
+  leader=$(pgrep -u $GL_USER_A -x exiting-leader | head -n1)
+  [ -n "$leader" ] && [ "$(sed 's/.*) //' "/proc/$leader/stat" 2>/dev/null | cut -c1)" = Z ]
+}
+check "(the app's main thread has exited, another still runs: the check below can fail)" \
+  gl_wait 10 leader_zombie
+echo go > "$WORK/go"
+wait $first
+wait $leader_bg; rc=$?
+check_sh "an app whose main thread exited keeps the view until its last thread ends (status $rc)" \
+  '[ $rc = 0 ] && [ -e "$UDIR/tmp/upper/gl-view-leader-done" ]'
+
 # --- the view ends with its last app (a moment after its launcher has
 # returned: the launcher returns when its app ends, the view's PID 1 then
 # takes the view down); purge can run then ---
