@@ -225,7 +225,7 @@ open_generation (GlLaunchSandbox *sb, int system_fd, bool privileged)
           die ("sandbox not usable: %s is on a %s filesystem, which is not trusted", what,
                fsname);
       }
-      if (!privileged)
+      if (!privileged || sb->query)
         return;         /* root's 0600 lock: the user lock stands for it */
       free (what);
       what = xasprintf ("system/%lu/lock", n);
@@ -299,7 +299,7 @@ gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
    * shared while any app of the sandbox runs.  Without privilege it cannot
    * be opened; your own lock (below) then stands for it, and the
    * administrator's operations take every user's lock too. */
-  if (privileged)
+  if (privileged && !sb->query)
     {
       sb->lock_fd = gl_launch_store_open_trusted_at (sb->sandbox_fd, "lock", "lock", S_IFREG, false);
       if (flock (sb->lock_fd, LOCK_SH | LOCK_NB) != 0)

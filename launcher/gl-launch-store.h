@@ -24,9 +24,12 @@ typedef struct {
   int lock_fd;          /* lock, shared (privileged only) */
   int user_lock_fd;     /* users/<uid>/lock, shared */
   int views_fd;         /* users/.views/ (root's, 0700; privileged only) */
+  bool query;           /* set before opening: only looked at (--held), no lock
+                         * of the sandbox or its generation taken (an
+                         * administrator's operation may hold them) */
 } GlLaunchSandbox;
 
-#define GL_LAUNCH_SANDBOX_INIT { NULL, false, -1, -1, -1, 0, -1, -1, -1, -1, -1 }
+#define GL_LAUNCH_SANDBOX_INIT { NULL, false, -1, -1, -1, 0, -1, -1, -1, -1, -1, false }
 
 /* Dies unless FD is owned by root, not group/world-writable, of TYPE
  * (S_IFDIR, S_IFREG) and on a local filesystem. */
@@ -40,7 +43,8 @@ int gl_launch_store_open_trusted_at (int dirfd, const char *name, const char *wh
                                      mode_t type, bool missing_ok);
 
 /* Opens and checks sandbox ID of the store at STORE for UID/GID: its
- * sandbox.conf and layers, the sandbox lock (shared, when PRIVILEGED),
+ * sandbox.conf and layers, the sandbox lock (shared, when PRIVILEGED and
+ * not SB->query),
  * users/<uid>/ (made by root when PRIVILEGED and missing) and, when
  * PRIVILEGED, users/.views/ (made by root when missing): where root keeps
  * what no user may change, the record of each user's running view and the

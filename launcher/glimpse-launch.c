@@ -142,9 +142,9 @@ static const char usage_text[] =
   "unknown or unusable sandbox, sandbox busy, missing kernel feature); 126 when\n"
   "COMMAND was found but could not be executed; 127 when it was not found.\n"
   "\n"
-  "--held ID (for glimpse purge) mounts nothing: it exits 0 when no view of\n"
-  "yours uses your layer of sandbox ID, 124 (naming what holds it) when one\n"
-  "runs or an ended one is kept by a process outside it.\n"
+  "--held ID (for glimpse purge and remove) mounts nothing: it exits 0 when\n"
+  "no view of yours uses your layer of sandbox ID, 124 (naming what holds it)\n"
+  "when one runs or an ended one is kept by a process outside it.\n"
   "\n"
   "Sandboxes are read from " GL_LAUNCH_SANDBOX_DIR ".\n"
   "See glimpse-launch(1).\n";
@@ -2616,7 +2616,7 @@ layer_held (ViewNs *ns)
                "1 is %d); close its apps first\n", L.id, (int) view_pid);
       return GL_EXIT_VIEW_HELD;
     }
-  held = report_view_holders ("purge again");
+  held = report_view_holders ("try again");
   return held > 0 ? GL_EXIT_VIEW_HELD : 0;
 }
 
@@ -2716,6 +2716,7 @@ main (int argc, char **argv)
 
   L.cwd = getcwd (cwdbuf, sizeof cwdbuf) ? xstrdup (cwdbuf) : NULL;
   lookup_user ();
+  L.sb.query = action == GL_LAUNCH_ACTION_HELD;
   gl_launch_store_open (&L.sb, GL_LAUNCH_SANDBOX_DIR, L.id, L.uid, L.gid, L.privileged);
   view_lock = open_view_lock ();
   if (action == GL_LAUNCH_ACTION_HELD)

@@ -4,16 +4,20 @@
  */
 #include "gl-sandbox.h"
 #include "gl-fsutil.h"
+#include "gl-paths.h"
+#include "gl-spawn.h"
 #include "gl-store.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -672,6 +676,115 @@ gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error)
   return fd;
 }
 
+/* What the launcher wrote on stderr (ERR, may be NULL), for a message of
+ * ours: its lines without "glimpse-launch: ", joined by "; ", valid
+ * UTF-8, control characters replaced. */
+static char *
+launcher_says (GBytes *err)
+{
+  gsize len = 0;
+  const char *data = err ? g_bytes_get_data (err, &len) : NULL;
+  g_autofree char *text = g_utf8_make_valid (data ? data : "", (gssize) len);
+  g_auto(GStrv) lines = g_strsplit (g_strstrip (text), "\n", -1);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (char **l = lines; *l != NULL; l++)
+    {
+      const char *line = g_str_has_prefix (*l, "glimpse-launch: ") ? *l + 16 : *l;
+      if (*line == '\0')
+        continue;
+      if (out->len > 0)
+        g_string_append (out, "; ");
+      for (const char *c = line; *c; c++)
+        g_string_append_c (out, (guchar) *c < 0x20 || *c == 0x7f ? '?' : *c);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+gboolean
+gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error)
+{
+  const char *argv[] = { gl_paths_launcher (), "--held", sandbox->id, NULL };
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE };
+  g_auto(GlSpawnResult) result = { 0 };
+  g_autoptr(GError) local = NULL;
+  g_autofree gid_t *groups = NULL;
+  g_autofree char *whose = g_strdup ("your layer");
+  const char *whom = "yours";
+
+  if (uid != getuid ())
+    {
+      /* (as the user: the launcher looks at the record and processes of
+       * the user who runs it) */
+      struct passwd *pw = getpwuid (uid);
+
+      g_free (whose);
+      whose = g_strdup_printf ("the layer of uid %u", (unsigned) uid);
+      if (pw == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                       "cannot tell whether %s in “%s” is in use: no such user", whose,
+                       sandbox->id);
+          return FALSE;
+        }
+      g_free (whose);
+      whose = g_strdup_printf ("the layer of %s (uid %u)", pw->pw_name, (unsigned) uid);
+      whom = "theirs";
+      options.as_user = TRUE;
+      options.uid = pw->pw_uid;
+      options.gid = pw->pw_gid;
+      /* (looked up here: NSS must not run between fork and exec) */
+      groups = gl_spawn_get_groups (pw->pw_name, pw->pw_gid, &options.n_groups, &local);
+      if (groups == NULL)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "cannot tell whether %s in “%s” is in use: %s", whose, sandbox->id,
+                       local->message);
+          return FALSE;
+        }
+      options.groups = groups;
+    }
+  if (gl_spawn_run (argv, &options, &result, NULL, &local))
+    return TRUE;
+  if (!g_error_matches (local, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                 "cannot ask the launcher whether %s is in use: %s; is Glimpse installed?",
+                 whose, local->message);
+  else if (WIFEXITED (result.wait_status) && WEXITSTATUS (result.wait_status) == 124)
+    {
+      g_autofree char *why = launcher_says (result.err);
+      g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                   "%s of “%s” is still in use by a view of %s: %s", whose, sandbox->id, whom,
+                   why[0] ? why : "close its apps, then try again");
+    }
+  else
+    {
+      g_autofree char *why = launcher_says (result.err);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   "cannot tell whether %s of “%s” is in use: %s", whose, sandbox->id,
+                   why[0] ? why : local->message);
+    }
+  return FALSE;
+}
+
+gboolean
+gl_sandbox_layers_free (GlSandbox *sandbox, GError **error)
+{
+  g_autofree char *views = g_build_filename (sandbox->path, "users", ".views", NULL);
+  g_autoptr(GDir) d = g_dir_open (views, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      guint64 uid;
+      /* (<uid>, not <uid>.lock) */
+      if (g_ascii_string_to_unsigned (name, 10, 0, G_MAXUINT32 - 1, &uid, NULL)
+          && !gl_sandbox_layer_free (sandbox, (uid_t) uid, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static guint64
 dir_size (int dfd, const char *name, dev_t dev)
 {
@@ -730,7 +843,11 @@ gl_sandbox_remove (GlSandbox *sandbox, gboolean force, GCancellable *cancellable
   int work, held;
 
   locks = gl_sandbox_lock_exclusive (sandbox, &lock_error);
-  if (locks == NULL && !force)
+  /* (no view runs now; one that has ended may still be kept from outside,
+   * its overlays mounted on a user's layer and the system generation) */
+  if (locks != NULL && !force)
+    (void) gl_sandbox_layers_free (sandbox, &lock_error);
+  if (lock_error != NULL && !force)
     {
       if (g_error_matches (lock_error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE))
         g_propagate_prefixed_error (error, g_steal_pointer (&lock_error),

@@ -111,11 +111,27 @@ GArray     *gl_sandbox_lock_exclusive (GlSandbox *sandbox, GError **error);
  * for, briefly (as by gl_sandbox_lock_exclusive). */
 int         gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error);
 
+/* With @uid's lock held (or every lock): asks the launcher
+ * (glimpse-launch --held ID, setuid: only it reads root's record of a
+ * user's last view) whether a view of @uid's still uses that user's layer,
+ * and the system generation it was built from: one that has ended, but
+ * that a process outside keeps (it holds the view's mount namespace, or a
+ * file opened through /proc/PID/root), so that its overlays are still
+ * mounted.  Root asks as @uid.  FALSE with GL_STORE_ERROR_IN_USE when one
+ * does (its message says what holds it, as the launcher names it), or with
+ * another error when it cannot be told. */
+gboolean    gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error);
+/* gl_sandbox_layer_free () for every user root has a record of a view of
+ * (users/.views/<uid>: whoever launched the sandbox through the setuid
+ * launcher), as root with every lock held; TRUE when there are none. */
+gboolean    gl_sandbox_layers_free (GlSandbox *sandbox, GError **error);
+
 /* Disk usage of the sandbox's directory in bytes (not following links, one
  * file system). */
 guint64     gl_sandbox_get_size (GlSandbox *sandbox);
 
-/* Removes the sandbox: refuses while in use unless @force.  It leaves the
+/* Removes the sandbox: refuses while in use (an app runs, or an ended view
+ * is still held: gl_sandbox_layers_free ()) unless @force.  It leaves the
  * store first (renamed to a hidden .removing-XXXXXX, locked while it is
  * deleted), so a removal cut short leaves nothing that looks usable, and
  * the next store operation finishes it. */

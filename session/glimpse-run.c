@@ -7,12 +7,10 @@
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gl-changes.h"
 #include "gl-paths.h"
-#include "gl-spawn.h"
 #include "gl-store.h"
 
 int
@@ -206,37 +204,6 @@ gl_cmd_changes (int argc, char **argv)
   return GL_EXIT_OK;
 }
 
-/* With the user's lock held: asks the launcher (glimpse-launch --held ID,
- * setuid: only it can read root's record of the user's last view) whether
- * a view of the user's still uses the layer - one that has ended, but that
- * a process outside keeps (it holds the view's mount namespace, or a file
- * opened through /proc/PID/root).  Its overlays are then still mounted, and
- * deleting their upper layer under them is undefined behaviour.  FALSE
- * with @error when it does, or cannot be asked; the launcher names the
- * processes that hold it on stderr. */
-static gboolean
-layer_free (const char *id, GError **error)
-{
-  const char *argv[] = { gl_paths_launcher (), "--held", id, NULL };
-  g_auto(GlSpawnResult) result = { 0 };
-  g_autoptr(GError) local = NULL;
-
-  if (gl_spawn_run (argv, NULL, &result, NULL, &local))
-    return TRUE;
-  if (!g_error_matches (local, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                 "cannot ask the launcher whether your layer is in use: %s; is Glimpse "
-                 "installed?", local->message);
-  else if (WIFEXITED (result.wait_status) && WEXITSTATUS (result.wait_status) == 124)
-    g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
-                 "your layer of “%s” is still in use by a view of yours (see above): close "
-                 "what holds it, then purge again", id);
-  else
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                 "cannot tell whether your layer of “%s” is in use: %s", id, local->message);
-  return FALSE;
-}
-
 int
 gl_cmd_purge (int argc, char **argv)
 {
@@ -290,7 +257,7 @@ gl_cmd_purge (int argc, char **argv)
       g_prefix_error (&error, "Nothing purged: ");
       return gl_cli_fail (error);
     }
-  ok = layer_free (l.sandbox->id, &error);
+  ok = gl_sandbox_layer_free (l.sandbox, l.uid, &error);
   if (!ok)
     {
       close (lock_fd);

@@ -1,12 +1,13 @@
 #!/bin/bash
-# Integration: glimpse purge never deletes a layer under a live overlay.
+# Integration: glimpse purge and remove never delete a layer under a live
+# overlay.
 # A view of the user's has ended (its last app exited), but a process of
 # the user's outside it opened a directory of the view through
 # /proc/APPPID/root while the app ran: that keeps the view's home overlay
 # mounted (detached, with the user's layer as its upper directory) after
 # the view's namespaces are gone.  Purge (all, or under a path; by the user
-# and by root) must refuse, name the holder, and leave the layer intact;
-# once the holder has exited, purge works.  Through the real setuid
+# and by root) and remove must refuse, name the holder, and leave the layer
+# intact; once the holder has exited, they work.  Through the real setuid
 # launcher run by an ordinary user.  Needs root for the set-up.
 # SPDX-License-Identifier: LGPL-2.1-or-later
 : "${GLIMPSE:?set GLIMPSE to the built glimpse}"
@@ -55,7 +56,7 @@ check "the holder still has the directory open" holding
 out=$(as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes 2>&1); rc=$?
 check_sh "purge refuses while the ended view's overlay is held (exit 5)" '[ $rc -eq 5 ]'
 check_sh "… naming the holder and what to do" \
-  'grep_quiet -E "held by process $holder \(sleep\), which has a file of it open; close it, then purge again" <<<"$out"'
+  'grep_quiet -E "held by process $holder \(sleep\), which has a file of it open; close it, then try again" <<<"$out"'
 [ $rc -eq 5 ] || printf '%s\n' "$out" | sed 's/^/#   /'
 check "… and the layer is intact" [ -f "$layer/home/upper/$mark" ]
 out=$(as_user "$GL_USER_A" "$GLIMPSE" purge "$id" "$HOME_A/$mark" --yes 2>&1); rc=$?
@@ -80,5 +81,19 @@ check "… and root's layer is intact" [ -f "$layer/home/upper/$mark" ]
 kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
 check "root: once the holder has exited, purge works" as_user root "$GLIMPSE" purge "$id" --yes
 check_sh "… and the layer is gone" '[ ! -e "$layer/home/upper/$mark" ]'
+
+# --- remove (root, every user's layer): the user's ended view held ---
+layer=$GL_STORE/$id/users/$UID_A
+held "$GL_USER_A" "$HOME_A"
+out=$("$GLIMPSE" remove "$id" 2>&1); rc=$?
+check_sh "remove refuses while a user's ended view is held (exit 5), naming the holder" \
+  '[ $rc -eq 5 ] && grep_quiet "held by process $holder (sleep)" <<<"$out" \
+   && grep_quiet "Not removed (--force removes it anyway): the layer of $GL_USER_A (uid $UID_A) of “$id” is still in use" <<<"$out"'
+[ $rc -eq 5 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check "… and the sandbox and the user's layer are intact" [ -f "$layer/home/upper/$mark" ]
+check "the holder was not disturbed" holding
+kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
+check "once the holder has exited, remove works" "$GLIMPSE" remove "$id"
+check_sh "… and the sandbox is gone" '[ ! -e "$GL_STORE/$id" ]'
 rm -f "/root/$mark"   # (never written: the host is not; in case it was)
 finish
