@@ -860,10 +860,20 @@ static guint64 remove_unused_bases (const char *system);
 void
 gl_pkg_op_reclaim (GlPkgOp *op)
 {
-  guint64 gens = delete_old_generations (op->system, op->current), base = 0;
+  guint64 gens, base = 0;
   gboolean in_use = FALSE;
   g_autoptr(GError) error = NULL;
 
+  /* A view that has ended but that a process outside still keeps (its
+   * mount namespace held) keeps its overlays, over the generation and base
+   * it was built from (which one is not recorded): nothing old goes then. */
+  if (!gl_sandbox_layers_free (op->sandbox, TRUE, &error))
+    {
+      say (op, "The old system generations of “%s” are kept: %s; the first package operation "
+           "after that reclaims them", op->sandbox->id, error->message);
+      return;
+    }
+  gens = delete_old_generations (op->system, op->current);
   /* (with the generations that named it: the bare base of a rebase they
    * lay over, mostly links into them) */
   gens += remove_unused_bases (op->system);

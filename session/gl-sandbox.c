@@ -768,7 +768,7 @@ gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error)
 }
 
 gboolean
-gl_sandbox_layers_free (GlSandbox *sandbox, GError **error)
+gl_sandbox_layers_free (GlSandbox *sandbox, gboolean running_ok, GError **error)
 {
   g_autofree char *views = g_build_filename (sandbox->path, "users", ".views", NULL);
   g_autoptr(GDir) d = g_dir_open (views, 0, NULL);
@@ -777,9 +777,30 @@ gl_sandbox_layers_free (GlSandbox *sandbox, GError **error)
   while (d != NULL && (name = g_dir_read_name (d)) != NULL)
     {
       guint64 uid;
+      int lock = -1;
+      gboolean ok;
+
       /* (<uid>, not <uid>.lock) */
-      if (g_ascii_string_to_unsigned (name, 10, 0, G_MAXUINT32 - 1, &uid, NULL)
-          && !gl_sandbox_layer_free (sandbox, (uid_t) uid, error))
+      if (!g_ascii_string_to_unsigned (name, 10, 0, G_MAXUINT32 - 1, &uid, NULL))
+        continue;
+      if (running_ok)
+        {
+          /* The user's lock, as purge takes it: held by a running view
+           * (then that view's record is the one there, and it holds its
+           * generation), else kept while the launcher is asked. */
+          g_autofree char *dir = gl_sandbox_get_user_dir (sandbox, (uid_t) uid);
+          g_autofree char *path = g_build_filename (dir, "lock", NULL);
+          lock = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+          if (lock >= 0 && flock (lock, LOCK_EX | LOCK_NB) != 0)
+            {
+              close (lock);
+              continue;
+            }
+        }
+      ok = gl_sandbox_layer_free (sandbox, (uid_t) uid, error);
+      if (lock >= 0)
+        close (lock);
+      if (!ok)
         return FALSE;
     }
   return TRUE;
@@ -846,7 +867,7 @@ gl_sandbox_remove (GlSandbox *sandbox, gboolean force, GCancellable *cancellable
   /* (no view runs now; one that has ended may still be kept from outside,
    * its overlays mounted on a user's layer and the system generation) */
   if (locks != NULL && !force)
-    (void) gl_sandbox_layers_free (sandbox, &lock_error);
+    (void) gl_sandbox_layers_free (sandbox, FALSE, &lock_error);
   if (lock_error != NULL && !force)
     {
       if (g_error_matches (lock_error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE))

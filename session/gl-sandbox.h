@@ -123,8 +123,12 @@ int         gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error)
 gboolean    gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error);
 /* gl_sandbox_layer_free () for every user root has a record of a view of
  * (users/.views/<uid>: whoever launched the sandbox through the setuid
- * launcher), as root with every lock held; TRUE when there are none. */
-gboolean    gl_sandbox_layers_free (GlSandbox *sandbox, GError **error);
+ * launcher), as root; TRUE when there are none.  With every lock held
+ * (remove), or @running_ok (package operations, which old system
+ * generations no view uses any more): a user whose view runs now is not
+ * asked (it holds its generation's lock), the others with their lock
+ * held, as purge holds it. */
+gboolean    gl_sandbox_layers_free (GlSandbox *sandbox, gboolean running_ok, GError **error);
 
 /* Disk usage of the sandbox's directory in bytes (not following links, one
  * file system). */

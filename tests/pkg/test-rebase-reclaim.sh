@@ -5,8 +5,10 @@
 # Sandbox 1: an app started on v1 (the setuid launcher, a test user) keeps
 # running across the rebase onto v2: rootfs/ (v1) is kept, and said so;
 # once the app ends, the next package operation (reset) empties it, says
-# what it gave back, and new views still show v2 whole.  A rebase onto v3
-# with no app running deletes the v2 generation at once.
+# what it gave back, and new views still show v2 whole.  A view that has
+# ended but is still held from outside keeps the old generations through
+# the next operation.  A rebase onto v3 with no app running (and nothing
+# held) deletes the v2 generations at once.
 # Sandbox 2 (of the apk family): a rebase with no view up empties rootfs/
 # at its end.
 # Needs root.
@@ -77,6 +79,27 @@ got=$(view_of "$GL_USER_A" "$id")
 check_sh "a new view still shows v2 whole (got: $(echo $got))" '[ "$(echo $got)" = "v2 glimpse-only-v2" ]'
 got=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sh -c 'ls /bin/busybox /etc/passwd && id -un' 2>&1)
 check_sh "… and runs its programs (got: $(echo $got))" '[ "$(echo $got)" = "/bin/busybox /etc/passwd $GL_USER_A" ]'
+
+# --- a view that has ended but that a process outside still keeps (it
+# holds the view's mount namespace): its overlays stay mounted over the
+# generation it was built from, so a package operation deletes no old
+# generation, names the holder, and the next one after it has gone does
+as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sleep 3599.378 >/dev/null 2>&1 &
+app=$(gl_wait_pid "$GL_USER_A" '^sleep 3599\.378$' 60)
+as_user "$GL_USER_A" nsenter -t "$app" -U -m --preserve-credentials sleep 3599.379 &
+nsholder_bg=$!
+nsholder=$(gl_wait_pid "$GL_USER_A" '^sleep 3599\.379$' 60)
+same_ns () { [ "$(stat -L -c %d:%i /proc/"$nsholder"/ns/mnt 2>/dev/null)" = "$(stat -L -c %d:%i /proc/"$app"/ns/mnt)" ]; }
+check "(a process outside holds the view's mount namespace)" gl_wait 30 same_ns
+kill "$app"
+check "the app has ended and no view is up" gl_wait 60 no_view "$id"
+gens () { ls "$GL_STORE/$id/system" | grep -c '^[0-9]*$'; }
+out=$("$GLIMPSE" reset "$id" --yes 2>&1); rc=$?
+printf '%s\n' "$out" | tail -n 3 | sed 's/^/# /'
+check_sh "reset (rc $rc) keeps the old generations while the ended view is held, naming the holder" \
+  '[ $rc -eq 0 ] && grep -q "old system generations of “$id” are kept: .*held by process $nsholder (sleep)" <<<"$out" \
+   && [ "$(gens)" -gt 1 ]'
+kill "$nsholder"; wait "$nsholder_bg" 2>/dev/null
 
 # --- a rebase with no view up: the previous base goes at once
 check "no view is up" gl_wait 60 no_view "$id"
