@@ -8,8 +8,8 @@
  */
 #include "gl-apt-index.h"
 #include "gl-deb-version.h"
+#include "gl-fsutil.h"
 
-#include <errno.h>
 #include <string.h>
 
 #include <lzma.h>
@@ -540,10 +540,10 @@ summary_save (const char *path, GlAptIndex *index)
 
       g_string_append_printf (s, "%s %s %s %u\n", e->name, e->arch, e->version, e->phased);
     }
-  if (g_mkdir_with_parents (dir, 0700) != 0 ||
-      !g_file_set_contents_full (path, s->str, s->len, G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
-    g_debug ("Cannot cache the index summary %s: %s", path,
-             error ? error->message : g_strerror (errno));
+  /* (the next check reads the index itself: not an error) */
+  if (!gl_mkdir_with_parents (dir, 0700, &error)
+      || !g_file_set_contents_full (path, s->str, s->len, G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
+    g_debug ("Cannot cache the index summary %s: %s", path, error->message);
 }
 
 static gboolean

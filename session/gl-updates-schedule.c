@@ -6,6 +6,7 @@
 #include "gl-updates-schedule.h"
 
 #include "gl-agent-actions.h"
+#include "gl-fsutil.h"
 #include "gl-notify.h"
 #include "gl-sandbox.h"
 #include "gl-paths.h"
@@ -108,8 +109,8 @@ save_state (GlUpdatesSchedule *self, SandboxState *st)
     g_key_file_set_string (kf, "Updates", "Snoozed", st->snoozed);
   if (st->reported)
     g_key_file_set_string (kf, "Updates", "Reported", st->reported);
-  if (g_mkdir_with_parents (dir, 0700) != 0 || !g_key_file_save_to_file (kf, path, &error))
-    g_debug ("Cannot save %s: %s", path, error ? error->message : "cannot create its directory");
+  if (!gl_mkdir_with_parents (dir, 0700, &error) || !g_key_file_save_to_file (kf, path, &error))
+    g_debug ("Cannot save %s: %s", path, error->message);
 }
 
 /* The set of updates as a string: "name:arch=candidate" sorted, held and

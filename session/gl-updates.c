@@ -10,7 +10,6 @@
 #include "gl-deb-version.h"
 #include "gl-fsutil.h"
 
-#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -869,7 +868,15 @@ fetch_release (const char * const *layers, const GlAptSource *s, const char *dis
       /* the inline key's file goes into dir: create it and try again */
       g_autoptr(GError) kerr = NULL;
 
-      g_mkdir_with_parents (dir, 0700);
+      if (!gl_mkdir_with_parents (dir, 0700, &kerr))
+        {
+          gl_apt_validators_clear (&v);
+          g_set_error (error, kerr->domain, kerr->code,
+                       "%s: %s (the check keeps the source's inline Signed-By key there: make %s a "
+                       "directory you can write, or remove it, it is a cache)", s->where, kerr->message,
+                       cache_dir);
+          return NULL;
+        }
       keyrings = source_keyrings (layers, s, dir, &kerr);
       if (keyrings == NULL)
         {
@@ -906,12 +913,13 @@ fetch_release (const char * const *layers, const GlAptSource *s, const char *dis
   {
     g_autoptr(GError) werr = NULL;
 
-    if (g_mkdir_with_parents (dir, 0700) != 0 ||
+    /* (the next check downloads it again: not an error) */
+    if (!gl_mkdir_with_parents (dir, 0700, &werr) ||
         !g_file_set_contents_full (release_path, g_bytes_get_data (signed_text, NULL),
                                    g_bytes_get_size (signed_text), G_FILE_SET_CONTENTS_CONSISTENT,
                                    0600, &werr) ||
         !g_key_file_save_to_file (meta, meta_path, &werr))
-      g_debug ("Cannot cache %s: %s", url, werr ? werr->message : g_strerror (errno));
+      g_debug ("Cannot cache %s: %s", url, werr->message);
   }
   return g_steal_pointer (&release);
 }

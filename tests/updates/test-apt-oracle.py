@@ -277,7 +277,7 @@ def compare(name):
     return ours, stats
 
 
-print("1..26")
+print("1..27")
 ours, stats = compare("first check")
 expected = {("hello", NATIVE): ("2.10-3", "2.10-2"), ("tilde", NATIVE): ("1.0-1", "1.0~rc1-1"),
             ("docs", "all"): ("1.1-1", "1.0-1"), ("held", NATIVE): ("1.1-1", "1.0-1"),
@@ -328,6 +328,15 @@ def set_inrelease(data):
     # a new mtime and size give a new ETag
     os.utime(os.path.join(dist, "InRelease"), (time.time() + 5, time.time() + 5))
 
+
+# a cache the check cannot create its directories in: the inline key has
+# nowhere to go; the error names the directory and says what to do
+kept_cache = cache
+cache = os.path.join(tmp, "cache", "a-file")
+open(cache, "w").close()
+fault("a cache directory that cannot be created", "Cannot create %s/releases/" % cache)
+os.unlink(cache)
+cache = kept_cache
 
 set_inrelease(good_inrelease.replace(b"Suite: unstable", b"Suite: unstablf"))
 fault("a tampered InRelease", "signature")
