@@ -20,7 +20,7 @@ typedef struct {
   char *sandbox;     /* "" for shared files */
   GBytes *contents;  /* NULL: read from @read_root when written, or @keep */
   int mode;
-  char *source;      /* the key of the source file it is made from, or NULL */
+  char *source;      /* the key of the source file it is made from, or NULL (and when @keep) */
   char *want;        /* the checksum of its contents (computed when needed) */
   gboolean keep;     /* the file is as the manifest recorded it, and stays */
   char *read_root;   /* a copy of the file @read_rel in this tree (gl_tree_read) */
