@@ -482,9 +482,103 @@ base_has (const char *base, const char *rel)
 /* Up to this many files moved in are fsync()ed one by one; more, and the
  * whole file system is synced once instead. */
 #define FSYNC_BUDGET 512
+/* The files to sync are kept open, this many at most, and synced by
+ * SYNC_THREADS threads at once: the journal commits them together (a
+ * sync after another waits for a commit and a flush of the disk of its
+ * own: 2-9 ms each on a busy disk). */
+#define SYNC_BATCH 64
+#define SYNC_THREADS 4
+
+typedef struct {
+  guint n;              /* regular files met */
+  GArray *fds;          /* open, not synced yet */
+  GPtrArray *names;     /* theirs, for a message */
+  guint next;           /* (sync_set_flush) */
+  int failed, errsv;
+  GMutex lock;
+} SyncSet;
+
+static void
+sync_set_init (SyncSet *ss)
+{
+  memset (ss, 0, sizeof *ss);
+  ss->fds = g_array_new (FALSE, FALSE, sizeof (int));
+  ss->names = g_ptr_array_new_with_free_func (g_free);
+  ss->failed = -1;
+  g_mutex_init (&ss->lock);
+}
+
+static void
+sync_set_close (SyncSet *ss)
+{
+  for (guint i = 0; i < ss->fds->len; i++)
+    close (g_array_index (ss->fds, int, i));
+  g_array_set_size (ss->fds, 0);
+  g_ptr_array_set_size (ss->names, 0);
+}
+
+static void
+sync_set_clear (SyncSet *ss)
+{
+  sync_set_close (ss);
+  g_array_unref (ss->fds);
+  g_ptr_array_unref (ss->names);
+  g_mutex_clear (&ss->lock);
+}
+
+static gpointer
+sync_worker (gpointer data)
+{
+  SyncSet *ss = data;
+
+  for (;;)
+    {
+      guint i;
+      g_mutex_lock (&ss->lock);
+      i = ss->next++;
+      g_mutex_unlock (&ss->lock);
+      if (i >= ss->fds->len)
+        return NULL;
+      if (fsync (g_array_index (ss->fds, int, i)) != 0)
+        {
+          int errsv = errno;
+          g_mutex_lock (&ss->lock);
+          if (ss->failed < 0)
+            {
+              ss->failed = (int) i;
+              ss->errsv = errsv;
+            }
+          g_mutex_unlock (&ss->lock);
+        }
+    }
+}
+
+/* Syncs and closes the files of @ss (their data on disk before `current`
+ * names the generation) */
+static gboolean
+sync_set_flush (SyncSet *ss, GError **error)
+{
+  GThread *threads[SYNC_THREADS];
+  guint n = MIN (SYNC_THREADS, ss->fds->len);
+  gboolean ok = TRUE;
+
+  ss->next = 0;
+  /* (a thread that cannot be made leaves its share to the others) */
+  for (guint t = 1; t < n; t++)
+    threads[t] = g_thread_try_new ("gl-sync", sync_worker, ss, NULL);
+  sync_worker (ss);
+  for (guint t = 1; t < n; t++)
+    if (threads[t] != NULL)
+      g_thread_join (threads[t]);
+  if (ss->failed >= 0)
+    ok = errno_error (error, ss->errsv, "Cannot write", ss->names->pdata[ss->failed]);
+  ss->failed = -1;
+  sync_set_close (ss);
+  return ok;
+}
 
 static gboolean
-defang_at (int dfd, const char *name, const char *shown, guint *n_files, GError **error)
+defang_at (int dfd, const char *name, const char *shown, SyncSet *ss, GError **error)
 {
   struct stat st;
   mode_t mode;
@@ -514,17 +608,15 @@ defang_at (int dfd, const char *name, const char *shown, guint *n_files, GError 
           return errno_error (error, errno, "Cannot drop the capabilities of", shown);
       }
       /* Its data on disk before `current` names the generation */
-      if (++*n_files <= FSYNC_BUDGET)
+      if (++ss->n <= FSYNC_BUDGET)
         {
           int fd = openat (dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-          if (fd < 0 || fsync (fd) != 0)
-            {
-              int errsv = errno;
-              if (fd >= 0)
-                close (fd);
-              return errno_error (error, errsv, "Cannot write", shown);
-            }
-          close (fd);
+          if (fd < 0)
+            return errno_error (error, errno, "Cannot write", shown);
+          g_array_append_val (ss->fds, fd);
+          g_ptr_array_add (ss->names, g_strdup (shown));
+          if (ss->fds->len >= SYNC_BATCH && !sync_set_flush (ss, error))
+            return FALSE;
         }
     }
   if (mode != (st.st_mode & 07777) && fchmodat (dfd, name, mode, AT_SYMLINK_NOFOLLOW) != 0)
@@ -543,7 +635,7 @@ defang_at (int dfd, const char *name, const char *shown, guint *n_files, GError 
           if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
             continue;
           child = g_build_filename (shown, de->d_name, NULL);
-          ok = defang_at (dirfd (d), de->d_name, child, n_files, error);
+          ok = defang_at (dirfd (d), de->d_name, child, ss, error);
         }
       closedir (d);
       return ok;
@@ -554,14 +646,18 @@ defang_at (int dfd, const char *name, const char *shown, guint *n_files, GError 
 gboolean
 gl_pkg_tree_defang (const char *path, GError **error)
 {
-  guint n_files = 0;
+  SyncSet ss;
+  gboolean ok;
 
-  return defang_at (AT_FDCWD, path, path, &n_files, error);
+  sync_set_init (&ss);
+  ok = defang_at (AT_FDCWD, path, path, &ss, error) && sync_set_flush (&ss, error);
+  sync_set_clear (&ss);
+  return ok;
 }
 
 static gboolean
 merge_at (int upper, int dst, const char *base, const char *rel, const char *shown,
-          guint *n_files, GCancellable *cancellable, GError **error)
+          SyncSet *ss, GCancellable *cancellable, GError **error)
 {
   DIR *d;
   struct dirent *de;
@@ -598,7 +694,7 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
             ok = TRUE;  /* replaced whole, below */
           else
             {
-              ok = merge_at (u, t, base, child_rel, child, n_files, cancellable, error)
+              ok = merge_at (u, t, base, child_rel, child, ss, cancellable, error)
                    && copy_dir_attrs (u, t, child, error);
               close (u);
               close (t);
@@ -623,7 +719,7 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
       }
       if (gl_is_whiteout (&st) && !base_has (base, child_rel))
         continue;
-      if (!defang_at (upper, name, child, n_files, error))
+      if (!defang_at (upper, name, child, ss, error))
         return FALSE;
       if (renameat (upper, name, dst, name) != 0)
         return errno_error (error, errno, "Cannot move", child);
@@ -645,8 +741,13 @@ gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
       close (u);
       return errno_error (error, errno, "Cannot open", dst);
     }
-  *n_files = 0;
-  ok = merge_at (u, t, base, "", upper, n_files, cancellable, error);
+  {
+    SyncSet ss;
+    sync_set_init (&ss);
+    ok = merge_at (u, t, base, "", upper, &ss, cancellable, error) && sync_set_flush (&ss, error);
+    *n_files = ss.n;
+    sync_set_clear (&ss);
+  }
   close (u);
   close (t);
   return ok;
