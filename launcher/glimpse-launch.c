@@ -1517,7 +1517,8 @@ run_view_init (int view_lock, int sigfd)
  * left to nobody (PID 1 is not dumpable: no process of the caller can
  * have opened it), and the kernel ends it.  The launcher writes the new
  * user namespace's id maps (the same ids, groups included; see
- * write_nested_maps) when told through MAPS_FD, and answers on SYNC_FD. */
+ * write_nested_maps) when told through MAPS_FD, and answers on SYNC_FD
+ * (which stays open: see child_main). */
 static void
 lock_view (int sync_fd, int maps_fd)
 {
@@ -1527,7 +1528,6 @@ lock_view (int sync_fd, int maps_fd)
   if (write (maps_fd, "u", 1) != 1 || read (sync_fd, &b, 1) != 1 || b != 'm')
     die ("cannot lock the view's mounts: the id maps of its user namespace were not written");
   close (maps_fd);
-  close (sync_fd);
 }
 
 /* The first process in the namespaces: builds the view, tells the
@@ -1583,10 +1583,19 @@ child_main (int sync_fd, int err_fd, int maps_fd)
   if (L.privileged)
     lock_view (sync_fd, maps_fd);
   else
-    {
-      close (sync_fd);
-      close (maps_fd);
-    }
+    close (maps_fd);
+  /* (both out of the way of what follows: the error pipe is closed on
+   * its own when the view is ready, and the launcher's last word comes on
+   * the sync pipe after that) */
+  {
+    int e2 = fcntl (err_fd, F_DUPFD_CLOEXEC, 64), s2 = fcntl (sync_fd, F_DUPFD_CLOEXEC, 64);
+    if (e2 < 0 || s2 < 0)
+      die_with_error ("cannot rearrange descriptors");
+    close (err_fd);
+    close (sync_fd);
+    gl_error_fd = err_fd = e2;
+    sync_fd = s2;
+  }
 
   /* Nothing of the host stays open: only the locks the view holds for its
    * whole life (the sandbox's, the user's layer's, the system
@@ -1629,16 +1638,30 @@ child_main (int sync_fd, int err_fd, int maps_fd)
   if (sigfd < 0 || null < 0 || dup3 (sigfd, 7, O_CLOEXEC) != 7 || dup3 (null, 8, O_CLOEXEC) != 8)
     die_with_error ("cannot rearrange descriptors");
 
-  /* Ready: the launcher sees the error pipe close.  From here on the view
-   * outlives the launcher that built it.  (Closed on its own, first: what
-   * else is let go - the old work directories make_layer_overlay held -
-   * may wait for the disk, and the launcher need not.) */
-  (void) prctl (PR_SET_PDEATHSIG, 0, 0, 0, 0);
+  /* Ready: the launcher sees the error pipe close (closed on its own,
+   * first: what else is let go - the old work directories
+   * make_layer_overlay held - may wait for the disk, and the launcher
+   * need not).  It starts the app, records the view (as root, for the
+   * launches to come) and then says so on the sync pipe; only from then
+   * on does the view outlive the launcher that built it.  A launcher that
+   * dies before (a kill -9, a record it cannot write) takes the view with
+   * it, its app and whatever that started included: no view runs that
+   * later launches cannot find (they would build a second one over the
+   * same layers). */
   gl_error_fd = -1;
+  close (err_fd);
+  {
+    char word = 0;
+    ssize_t n;
+    while ((n = read (sync_fd, &word, 1)) < 0 && errno == EINTR)
+      ;
+    if (n != 1 || word != 'r')
+      _exit (0);
+    close (sync_fd);
+  }
+  (void) prctl (PR_SET_PDEATHSIG, 0, 0, 0, 0);
   for (int fd = 0; fd <= 2; fd++)
     (void) dup2 (8, fd);
-  if (err_fd > 8)
-    close (err_fd);
   if (syscall (SYS_close_range, 8U, ~0U, 0U) != 0)
     for (int fd = 8; fd < 4096; fd++)
       close (fd);
@@ -2261,9 +2284,10 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
  * good in start_app, before the app is started; the user namespace is
  * the caller's own, so entering it needs none.  REC (a first launch): the
  * view's record, written once the app is started and before the view
- * lock is let go. */
+ * lock is let go; PID1_GO (a first launch, or -1): where PID 1 is told
+ * then that its view may outlive us. */
 static int
-run_in_view (ViewNs *ns, int view_lock, char *const *command, ViewRecord *rec)
+run_in_view (ViewNs *ns, int view_lock, char *const *command, ViewRecord *rec, int pid1_go)
 {
   sigset_t set;
   int sigfd, err_p[2], app_status = 0, tty = -1;
@@ -2293,6 +2317,12 @@ run_in_view (ViewNs *ns, int view_lock, char *const *command, ViewRecord *rec)
     (void) setpgid (app, app);
   if (rec != NULL)
     view_record_write (rec, app);
+  if (pid1_go >= 0)
+    {
+      /* The view may outlive us now (child_main). */
+      (void) send (pid1_go, "r", 1, MSG_NOSIGNAL);
+      close (pid1_go);
+    }
   /* The app exists in the view: PID 1 may look again. */
   (void) flock (view_lock, LOCK_UN);
   close (view_lock);
@@ -2729,14 +2759,16 @@ main (int argc, char **argv)
       const char *why = NULL;
       pid_t view_pid = view_find (&ns, &why);
       if (view_pid > 0)
-        return run_in_view (&ns, view_lock, args.command, NULL);
+        return run_in_view (&ns, view_lock, args.command, NULL, -1);
     }
 
   make_copies ();
   L.pid1_lock = reopen_view_lock (view_lock);
 
-  if (pipe2 (sync_p, O_CLOEXEC) != 0 || pipe2 (err_p, O_CLOEXEC) != 0
-      || pipe2 (maps_p, O_CLOEXEC) != 0)
+  /* (the sync pipe a socket pair: its last word, after the app has
+   * started, is sent without a SIGPIPE should PID 1 be gone) */
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync_p) != 0
+      || pipe2 (err_p, O_CLOEXEC) != 0 || pipe2 (maps_p, O_CLOEXEC) != 0)
     die_with_error ("cannot create pipes");
 
   sigemptyset (&set);
@@ -2827,7 +2859,6 @@ main (int argc, char **argv)
     {
       close (err_p[1]);
       close (maps_p[0]);
-      close (sync_p[1]);
     }
 
   /* Wait until the view is built (the error pipe closes) or has failed. */
@@ -2855,7 +2886,6 @@ main (int argc, char **argv)
           outer = -1;
           close (err_p[1]);
           close (maps_p[0]);
-          close (sync_p[1]);
         }
       if (pfd[1].revents)
         {
@@ -2910,5 +2940,5 @@ main (int argc, char **argv)
   close (L.sb.lock_fd);
   close (L.sb.user_lock_fd);
   close (L.sb.gen_lock_fd);
-  return run_in_view (&ns, view_lock, args.command, L.privileged ? &rec : NULL);
+  return run_in_view (&ns, view_lock, args.command, L.privileged ? &rec : NULL, sync_p[1]);
 }

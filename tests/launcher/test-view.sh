@@ -343,4 +343,20 @@ wait $bg
 got=$(A readlink /proc/self/ns/mnt)
 check_sh "21: after PID 1 was killed, the next launch gets a new view" '[ -n "$got" ] && [ -n "$vp" ] && gone "$vp"'
 
+# A first launch that dies after starting its app but before recording the
+# view takes the view with it, the app and what it started included:
+# nothing may run in a view that later launches cannot find (they would
+# build a second one over the same layers).  Here a file size limit of one
+# byte, which the setuid launcher inherits, kills it at the record's write.
+vp=$(view_pid)
+[ -z "$vp" ] || gl_wait 30 gone "$vp"
+as_user $GL_USER_A prlimit --fsize=1 "$LAUNCH" t-view -- /bin/sh -c "sleep 3017 & exec sleep 3018" \
+  > "$WORK/fsize" 2>&1
+rc=$?
+no_sleepers () { ! pgrep -u "$UID_A" -f '^sleep 301[78]$' > /dev/null; }
+gl_wait 10 no_sleepers && left=no || left=yes
+pkill -KILL -u "$UID_A" -f '^sleep 301[78]$' 2>/dev/null
+check_sh "a first launch killed before it recorded its view fails ($rc) and leaves nothing of its app running (left: $left)" \
+  '[ "$rc" != 0 ] && [ "$left" = no ]'
+
 finish
