@@ -937,6 +937,7 @@ struct _GlPkgOp {
   GlPkgNetwork network;
   GPtrArray *extra_uris;       /* gl_pkg_op_allow_uri */
   gboolean ran;
+  gboolean held_said;          /* gl_pkg_op_reclaim said old generations are kept */
 };
 
 static void
@@ -970,8 +971,11 @@ gl_pkg_op_reclaim (GlPkgOp *op)
    * it was built from (which one is not recorded): nothing old goes then. */
   if (!gl_sandbox_layers_free (op->sandbox, TRUE, &error))
     {
-      say (op, "The old system generations of “%s” are kept: %s; the first package operation "
-           "after that reclaims them", op->sandbox->id, error->message);
+      /* (once: an operation reclaims at its start and at its end) */
+      if (!op->held_said)
+        say (op, "The old system generations of “%s” are kept: %s; the first package "
+             "operation after that reclaims them", op->sandbox->id, error->message);
+      op->held_said = TRUE;
       return;
     }
   gens = delete_old_generations (op->system, op->current);
