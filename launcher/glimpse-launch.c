@@ -2584,6 +2584,63 @@ read_groups (void)
     die_with_error ("cannot read your groups");
 }
 
+/* How long a launch waits for the view lock.  Launches of yours hold it
+ * for milliseconds (finding, building or joining your view), but one whose
+ * command a process of yours stopped (SIGSTOP) in the view before it
+ * started holds it until that command is continued or killed: a joining
+ * launch's helper waits for the command's exec (vfork), and the launcher
+ * for the helper.  Later launches give up then, rather than hang. */
+#define GL_VIEW_LOCK_WAIT_S 20
+
+static void
+on_alarm (int sig)
+{
+  (void) sig;
+}
+
+/* Takes the view lock FD exclusively, waiting at most GL_VIEW_LOCK_WAIT_S
+ * (SIGALRM, without SA_RESTART, ends a blocking flock), or dies. */
+static void
+lock_view_bounded (int fd)
+{
+  struct sigaction sa, old;
+  struct timespec start, now;
+  sigset_t alrm, mask;
+
+  if (flock (fd, LOCK_EX | LOCK_NB) == 0)
+    return;
+  if (errno != EWOULDBLOCK && errno != EINTR)
+    die_with_error ("cannot lock your view of sandbox \"%s\"", L.id);
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sigemptyset (&sa.sa_mask);
+  sigemptyset (&alrm);
+  sigaddset (&alrm, SIGALRM);
+  /* (the caller may have blocked it) */
+  if (sigaction (SIGALRM, &sa, &old) != 0 || sigprocmask (SIG_UNBLOCK, &alrm, &mask) != 0
+      || clock_gettime (CLOCK_MONOTONIC, &start) != 0)
+    die_with_error ("cannot wait for your view of sandbox \"%s\"", L.id);
+  for (;;)
+    {
+      long left;
+      (void) clock_gettime (CLOCK_MONOTONIC, &now);
+      left = GL_VIEW_LOCK_WAIT_S - (long) (now.tv_sec - start.tv_sec);
+      if (left <= 0)
+        die ("your view of sandbox \"%s\" has been busy for %d s: another launch of yours "
+             "is stuck, its command stopped before it started (ps -u %s -o pid,stat,comm "
+             "shows it in state T); end or continue it, then try again", L.id,
+             GL_VIEW_LOCK_WAIT_S, L.user);
+      alarm ((unsigned) left);
+      if (flock (fd, LOCK_EX) == 0)
+        break;
+      if (errno != EINTR)
+        die_with_error ("cannot lock your view of sandbox \"%s\"", L.id);
+    }
+  alarm (0);
+  (void) sigaction (SIGALRM, &old, NULL);
+  (void) sigprocmask (SIG_SETMASK, &mask, NULL);
+}
+
 /* The view lock, taken exclusively: launches of yours find, build and
  * join your view one at a time, and the view's PID 1 never ends while one
  * is joining.  Setuid: root's users/.views/<uid>.lock (0600), which you
@@ -2620,9 +2677,7 @@ open_view_lock (void)
         die ("sandbox not usable: users/%u/" GL_VIEW_LOCK_UNPRIV " is not a regular file of "
              "yours; remove it", (unsigned) L.uid);
     }
-  while (flock (fd, LOCK_EX) != 0)
-    if (errno != EINTR)
-      die_with_error ("cannot lock your view of sandbox \"%s\"", L.id);
+  lock_view_bounded (fd);
   return fd;
 }
 

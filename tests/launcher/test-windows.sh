@@ -92,4 +92,34 @@ probe_results "fs.suid_dumpable=1: an app cannot signal, trace or open the /proc
 joining launch before it is the user's in the view" "$WORK/probe-view1"
 gl_wait 30 view_gone
 
+# --- an app in the view stops a joining launch's command before it has
+# started (SIGSTOP): that launch waits for it (its helper is in vfork),
+# holding the view lock.  Later launches of the user do not hang for ever:
+# they give up after a bounded wait, saying why and what to do; once the
+# stopped command is gone, launches work again ---
+LNAME=$(printf %.15s "${LAUNCH##*/}")
+A /bin/window-probe --stop 60000 "${LAUNCH##*/}" > "$WORK/probe-stop" 2>&1 & probe=$!
+gl_wait 30 view_up
+stopped () { grep -q '^STOPPED ' "$WORK/probe-stop"; }
+# (joining launches until the probe has caught one before its exec: the
+# last of them then waits)
+( while ! stopped && kill -0 "$probe" 2>/dev/null; do A true > /dev/null 2>&1; done ) & stuck=$!
+check "(an app in the view stopped a joining launch's command: the checks below can fail)" \
+  gl_wait 60 stopped
+t0=$SECONDS
+out=$(as_user $GL_USER_A timeout 90 "$LAUNCH" t-win -- true 2>&1); rc=$?
+waited=$((SECONDS - t0))
+check_sh "a later launch gives up after a bounded wait (rc $rc after $waited s), saying why" \
+  '[ $rc = 125 ] && grep -q "is stuck, its command stopped before it started" <<<"$out"'
+[ $rc = 125 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+# (the stopped command, seen from the host: the user's launcher-named
+# process in state T)
+for p in $(ps -u $GL_USER_A -o pid=,stat=,comm= | awk -v n="$LNAME" '$2 ~ /^T/ && $3 == n { print $1 }'); do
+  kill -KILL "$p"
+done
+wait "$stuck" 2>/dev/null
+wait "$probe" 2>/dev/null
+check "once the stopped command is gone, launches work again" A true
+gl_wait 30 view_gone
+
 finish

@@ -9,8 +9,10 @@
  * is not yet the user's in the view (an id of 0 in its status, or another
  * mount table than ours); it is then continued.  PID 1 (the view's) is
  * left alone.  Prints "HIT what pid" lines, then "seen N" (how many
- * distinct launcher pids it saw: none means it proved nothing).  Static,
- * so that it runs in a busybox sandbox too.
+ * distinct launcher pids it saw: none means it proved nothing).  With
+ * --stop (run inside a view) it only stops the first one it sees (a joining
+ * launch's command before it has started), prints "STOPPED pid" and exits,
+ * leaving it stopped.  Static, so that it runs in a busybox sandbox too.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -170,13 +172,14 @@ probe (int pid, bool signals)
 int
 main (int argc, char **argv)
 {
-  bool signals = argc > 1 && strcmp (argv[1], "--signals") == 0;
+  bool stop = argc > 1 && strcmp (argv[1], "--stop") == 0;
+  bool signals = stop || (argc > 1 && strcmp (argv[1], "--signals") == 0);
   long long end;
   unsigned seen = 0;
 
   if (argc != 3 + signals)
     {
-      fprintf (stderr, "usage: window-probe [--signals] MS NAME\n");
+      fprintf (stderr, "usage: window-probe [--signals|--stop] MS NAME\n");
       return 2;
     }
   /* (comm: the first 15 bytes of the name, and a newline) */
@@ -204,6 +207,11 @@ main (int argc, char **argv)
               if (state[pid] == 1)
                 state[pid] = 2;
               continue;
+            }
+          if (stop && kill (pid, SIGSTOP) == 0)
+            {
+              printf ("STOPPED %d\n", pid);
+              return 0;
             }
           if (state[pid] == 0)
             seen++;
