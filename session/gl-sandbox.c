@@ -701,6 +701,41 @@ launcher_says (GBytes *err)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* "process PID (COMM)": the first process /proc lists of UID (by its
+ * real, effective, saved or file-system id); NULL when UID has none. */
+static char *
+uid_process (uid_t uid)
+{
+  g_autoptr(GDir) proc = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+
+  while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
+    {
+      g_autofree char *status_path = NULL, *status = NULL;
+      const char *line, *comm;
+      gboolean found = FALSE;
+      char *end;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      status_path = g_build_filename ("/proc", name, "status", NULL);
+      if (!g_file_get_contents (status_path, &status, NULL, NULL)
+          || (line = strstr (status, "\nUid:\t")) == NULL)
+        continue;
+      line += 6;
+      for (int i = 0; i < 4 && !found; i++, line = end)
+        {
+          gulong id = strtoul (line, &end, 10);
+          found = end != line && id == (gulong) uid;
+        }
+      if (!found)
+        continue;
+      comm = g_str_has_prefix (status, "Name:\t") ? status + 6 : "?";
+      return g_strdup_printf ("process %s (%.*s)", name, (int) strcspn (comm, "\n"), comm);
+    }
+  return NULL;
+}
+
 gboolean
 gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error)
 {
@@ -722,9 +757,19 @@ gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error)
       whose = g_strdup_printf ("the layer of uid %u", (unsigned) uid);
       if (pw == NULL)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                       "cannot tell whether %s in “%s” is in use: no such user", whose,
-                       sandbox->id);
+          /* The launcher cannot run as a user the password database does
+           * not know (it looks its user up).  But all it counts as holding
+           * a view of the uid's is processes of that uid (the view's PID
+           * 1 and apps, or one that keeps its overlays): without one, the
+           * layer is free; with one, it may not be. */
+          g_autofree char *holder = uid_process (uid);
+
+          if (holder == NULL)
+            return TRUE;
+          g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                       "%s of “%s” may still be in use: that uid has no entry in the password "
+                       "database, so the launcher cannot be asked as it, and %s runs as it; "
+                       "end that process, then try again", whose, sandbox->id, holder);
           return FALSE;
         }
       g_free (whose);

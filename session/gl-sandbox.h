@@ -117,7 +117,9 @@ int         gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error)
  * and the system generation it was built from: one that has ended, but
  * that a process outside keeps (it holds the view's mount namespace, or a
  * file opened through /proc/PID/root), so that its overlays are still
- * mounted.  Root asks as @uid.  FALSE with GL_STORE_ERROR_IN_USE when one
+ * mounted.  Root asks as @uid; for a uid the password database does not
+ * know (the launcher cannot run as it), it looks for processes of that
+ * uid instead, all the launcher would count.  FALSE with GL_STORE_ERROR_IN_USE when one
  * does (its message says what holds it, as the launcher names it), or with
  * another error when it cannot be told. */
 gboolean    gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error);

@@ -5,10 +5,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sched.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -470,6 +473,96 @@ test_remove (void)
   }
 }
 
+/* A uid the password database does not know */
+static uid_t
+unknown_uid (void)
+{
+  uid_t uid = 3999999000u;
+
+  while (getpwuid (uid) != NULL)
+    uid++;
+  return uid;
+}
+
+/* A sandbox with root's record of a view of UID (users/.views/UID) and
+ * UID's layer */
+static GlSandbox *
+sample_viewed (GlStore *store, const char *store_dir, const char *id, uid_t uid)
+{
+  g_autoptr(GlSandbox) s = sample (store_dir, id);
+  g_autofree char *uid_str = g_strdup_printf ("%u", (unsigned) uid);
+  g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
+  g_autofree char *views = g_build_filename (s->path, "users", ".views", NULL);
+  g_autofree char *record = g_build_filename (views, uid_str, NULL);
+  g_autofree char *layer = g_build_filename (s->path, "users", uid_str, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (views, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (layer, 0755), ==, 0);
+  g_assert_true (gl_sandbox_save (s, NULL));
+  g_assert_true (g_file_set_contents (lock, "", 0, NULL));
+  g_assert_true (g_file_set_contents (record, "", 0, NULL));
+  return gl_store_load (store, id, NULL);
+}
+
+/* A user with a record of a view who is gone from the password database
+ * (the launcher cannot be asked as them): remove goes ahead while no
+ * process of that uid runs, and refuses, naming it, while one does. */
+static void
+test_remove_unknown_user (void)
+{
+  g_autofree char *store_dir = make_store ();
+  g_autoptr(GlStore) store = gl_store_new (store_dir);
+  uid_t uid = unknown_uid ();
+  g_autoptr(GlSandbox) gone = sample_viewed (store, store_dir, "gone", uid);
+  g_autoptr(GlSandbox) held = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *pid_str = NULL;
+  int ready[2], release[2];
+  pid_t pid;
+  char c;
+
+  g_assert_true (gl_sandbox_remove (gone, FALSE, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (gone->path, G_FILE_TEST_EXISTS));
+
+  if (geteuid () != 0)
+    {
+      gl_test_skip ("needs root to run a process as a uid without a user");
+      return;
+    }
+  held = sample_viewed (store, store_dir, "held", uid);
+  g_assert_cmpint (pipe2 (ready, O_CLOEXEC), ==, 0);
+  g_assert_cmpint (pipe2 (release, O_CLOEXEC), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (ready[0]);
+      close (release[1]);
+      if (setgroups (0, NULL) != 0 || setresgid (uid, uid, uid) != 0 || setresuid (uid, uid, uid) != 0)
+        _exit (1);
+      (void) !write (ready[1], "r", 1);
+      (void) !read (release[0], &c, 1);   /* until the test closes its end */
+      _exit (0);
+    }
+  close (ready[1]);
+  close (release[0]);
+  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
+  close (ready[0]);
+
+  pid_str = g_strdup_printf ("process %d (", (int) pid);
+  g_assert_false (gl_sandbox_remove (held, FALSE, NULL, &error));
+  g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE);
+  g_assert_nonnull (strstr (error->message, pid_str));
+  g_assert_true (g_file_test (held->path, G_FILE_TEST_IS_DIR));
+  g_clear_error (&error);
+
+  close (release[1]);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  g_assert_true (gl_sandbox_remove (held, FALSE, NULL, &error));
+  g_assert_no_error (error);
+}
+
 /* glimpse's own reads and writes in a tree being built follow none of its
  * links (they could name host files) and read no FIFO (it would hang) */
 static void
@@ -545,5 +638,6 @@ main (int argc, char **argv)
   g_test_add_func ("/store/watch-dirs", test_watch_dirs);
   g_test_add_func ("/store/abandoned", test_abandoned);
   g_test_add_func ("/store/remove", test_remove);
+  g_test_add_func ("/store/remove-unknown-user", test_remove_unknown_user);
   return g_test_run ();
 }
