@@ -110,7 +110,11 @@ save_state (GlUpdatesSchedule *self, SandboxState *st)
   if (st->reported)
     g_key_file_set_string (kf, "Updates", "Reported", st->reported);
   if (!gl_mkdir_with_parents (dir, 0700, &error) || !g_key_file_save_to_file (kf, path, &error))
-    g_debug ("Cannot save %s: %s", path, error->message);
+    /* (the daemon's own state, not a library's report: without it a
+     * "Later" is forgotten and the same updates notified again after a
+     * restart, so the log says so) */
+    g_warning ("Cannot save %s, what was notified and put off with “Later” for “%s”: %s",
+               path, st->id, error->message);
 }
 
 /* The set of updates as a string: "name:arch=candidate" sorted, held and

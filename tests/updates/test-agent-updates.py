@@ -194,7 +194,7 @@ try:
                              stderr=open(os.path.join(tmp, "agent.log"), "w"))
     procs.append(agent)
 
-    print("1..16")
+    print("1..17")
     # shortly after start: one check, one notification
     ok(wait_for(lambda: len(notifies()) >= 1), "the agent checks after it starts and notifies",
        open(os.path.join(tmp, "agent.log")).read()[-3000:])
@@ -243,11 +243,21 @@ try:
     open(os.path.join(dist, "InRelease"), "wb").write(good)
     os.utime(os.path.join(dist, "InRelease"), (time.time() + 10, time.time() + 10))
 
-    # "Later": snoozed until something new
+    # "Later": snoozed until something new; its state cannot be saved (a
+    # directory where the file goes): a warning naming the file and why
+    state = os.path.join(home, "cache/glimpse/updates/sandboxes/sid/announced")
+    if os.path.exists(state):
+        os.unlink(state)
+    os.makedirs(os.path.join(state, "in-the-way"))
     gdbus("--dest", "org.freedesktop.Notifications", "--object-path", "/org/freedesktop/Notifications",
           "--method", "org.freedesktop.DBus.Mock.EmitSignal", "org.freedesktop.Notifications", "ActionInvoked",
           "us", "[<uint32 1>, <'later'>]")
     ok(wait_for(lambda: " CloseNotification 1" in open(notify_log).read()), "Later closes the notification")
+    agent_log = open(os.path.join(tmp, "agent.log")).read()
+    ok(re.search(r"WARNING.*Cannot save %s, .*“Later” for “sid”: .*(directory|Directory)" % re.escape(state),
+                 agent_log),
+       "a state that cannot be saved is a warning naming the file and the error", agent_log[-2000:])
+    shutil.rmtree(state)
     out = glimpse("updates", "--check", "sid")
     ok(out.returncode == 0 and len(notifies()) == 2, "after Later, the same updates are not notified again",
        notifies())
