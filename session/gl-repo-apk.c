@@ -110,7 +110,8 @@ gl_repo_apk_repositories_remove (const char *text, const char *name, gboolean re
       g_string_free (s, TRUE);
       return NULL;
     }
-  /* a key another added repository still uses stays */
+  /* a key another marker still names stays, whether glimpse recorded
+   * adding that one or not (as pacman keeps a key any block names) */
   if (*key_name)
     {
       g_auto(GStrv) left = g_strsplit (s->str, "\n", -1);

@@ -155,7 +155,10 @@ gl_repo_pacman_conf_remove (const char *conf, const char *name, gboolean recorde
       if (lines[i + 1])
         g_string_append_c (s, '\n');
     }
-  /* a key another added repository still uses stays */
+  /* a key another block under glimpse's marks still names stays, whether
+   * glimpse recorded adding that block or not: an unrecorded one is the
+   * base's or a package's, and the key it needs is no more glimpse's to
+   * delete than its own (as apk keeps a key any marker names) */
   {
     g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
     g_autoptr(GPtrArray) sections = gl_repo_ini_parse (s->str, FALSE);

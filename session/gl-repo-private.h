@@ -91,9 +91,9 @@ char      *gl_repo_pacman_section (const char *name, const char * const *servers
 char      *gl_repo_pacman_conf_add (const char *conf, const char *name, const char * const *servers,
                                     const char * const *fprs);
 /* @conf without the repository @name: glimpse's block (*@keys: its key
- * fingerprints no other added repository uses, when @recorded: glimpse
- * recorded adding it, see gl_repo_recorded) or a section of the base
- * (*@keys NULL); @conf itself when there is none */
+ * fingerprints no other block under glimpse's marks names, recorded or
+ * not, when @recorded: glimpse recorded adding it, see gl_repo_recorded)
+ * or a section of the base (*@keys NULL); @conf itself when there is none */
 char      *gl_repo_pacman_conf_remove (const char *conf, const char *name, gboolean recorded, GStrv *keys);
 gboolean   gl_repo_pacman_add (GlSandbox *sandbox, const char *spec, const char *key, const char *name,
                                GlPkgProgress progress, gpointer user_data, GCancellable *cancellable,
@@ -109,8 +109,8 @@ char      *gl_repo_apk_repositories_add (const char *text, const char *name, con
                                          const char *key_name);
 /* … without the repository @name (glimpse's, or a line of the base by the
  * name “repos” shows); *@key_name: the key to delete (none when another
- * added repository uses it, or unless @recorded: glimpse recorded adding
- * it, see gl_repo_recorded); NULL when there is no such repository */
+ * marker names it, recorded or not, or unless @recorded: glimpse recorded
+ * adding it, see gl_repo_recorded); NULL when there is no such repository */
 char      *gl_repo_apk_repositories_remove (const char *text, const char *name, gboolean recorded,
                                             char **key_name);
 gboolean   gl_repo_apk_add (GlSandbox *sandbox, const char *spec, const char *key, const char *name,

@@ -118,7 +118,9 @@ test_pacman (void)
                    "Server = https://mirror.example.org/$repo/$arch\n"
                    "# glimpse add-repo chaotic: end\n");
   g_assert_true (g_str_has_prefix (added, conf));
-  /* a second repository with the same key: removing one keeps the key */
+  /* a second block with the same key: removing one keeps the key, whether
+   * glimpse recorded adding the other or not (an unrecorded one, the base's
+   * or a package's, still needs it; only the removed one's record counts) */
   twice = gl_repo_pacman_conf_add (added, "other", (const char * const *) servers, fprs);
   back = gl_repo_pacman_conf_remove (twice, "other", TRUE, &keys);
   g_assert_cmpstr (back, ==, added);
