@@ -149,14 +149,6 @@ gl_mkdir (const char *path, int mode, GError **error)
   return TRUE;
 }
 
-gboolean
-gl_mkdir_with_parents (const char *path, int mode, GError **error)
-{
-  if (g_mkdir_with_parents (path, mode) != 0)
-    return set_errno_error (error, errno, "Cannot create", path);
-  return TRUE;
-}
-
 char *
 gl_format_size (guint64 bytes)
 {

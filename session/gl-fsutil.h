@@ -7,6 +7,8 @@
 #include <gio/gio.h>
 #include <sys/stat.h>
 
+#include "gl-mkdir.h"   /* gl_mkdir_with_parents (in xdg/, for both) */
+
 G_BEGIN_DECLS
 
 /* Removes @path and everything below it without following symbolic links
@@ -17,10 +19,6 @@ gboolean gl_rm_rf (const char *path, GCancellable *cancellable, GError **error);
 
 /* mkdir with a mode, failing if it exists */
 gboolean gl_mkdir (const char *path, int mode, GError **error);
-
-/* g_mkdir_with_parents (an existing directory is fine), its errno a
- * G_IO_ERROR naming @path */
-gboolean gl_mkdir_with_parents (const char *path, int mode, GError **error);
 
 /* Files of a tree being built (untrusted, not running), as root: @rel
  * (relative, "etc/os-release") reached without following any link (a link

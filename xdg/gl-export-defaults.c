@@ -14,7 +14,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -223,12 +222,9 @@ gl_export_defaults_sync (GlExportContext *ctx, GlManifest *m, GlExportStats *sta
       stats->unchanged++;
       return;
     }
-  if (g_mkdir_with_parents (apps_dir, 0755) != 0 ||
+  if (!gl_mkdir_with_parents (apps_dir, 0755, &error) ||
       !g_file_set_contents_full (path, after, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &error))
     {
-      if (error == NULL)
-        g_set_error (&error, G_IO_ERROR, g_io_error_from_errno (errno),
-                     "Cannot create %s: %s", apps_dir, g_strerror (errno));
       g_prefix_error (&error, "Cannot keep the host's default applications: ");
       gl_export_add_warning (warnings, stats, error);
       return;

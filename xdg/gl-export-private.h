@@ -7,6 +7,7 @@
 
 #include "gl-export.h"
 #include "gl-manifest.h"
+#include "gl-mkdir.h"
 
 #include <sys/stat.h>
 

@@ -4,7 +4,6 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -410,13 +409,8 @@ gl_export_user_launchers_save (const char *config_home, const char *id,
                               added != NULL ? g_strv_length ((GStrv) added) : 0);
   g_key_file_set_string_list (kf, "Launchers", "Removed", removed != NULL ? removed : (const char *[]) { NULL },
                               removed != NULL ? g_strv_length ((GStrv) removed) : 0);
-  if (g_mkdir_with_parents (dir, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s: %s", dir, g_strerror (saved));
-      return FALSE;
-    }
+  if (!gl_mkdir_with_parents (dir, 0755, error))
+    return FALSE;
   return g_key_file_save_to_file (kf, path, error);
 }
 
@@ -445,7 +439,8 @@ gl_export_user_set_disabled (const char *config_home, const char *id, gboolean d
     g_key_file_set_boolean (kf, "Launchers", "Disabled", TRUE);
   else
     g_key_file_remove_key (kf, "Launchers", "Disabled", NULL);
-  g_mkdir_with_parents (dir, 0755);
+  if (!gl_mkdir_with_parents (dir, 0755, error))
+    return FALSE;
   return g_key_file_save_to_file (kf, path, error);
 }
 

@@ -664,13 +664,8 @@ lock_export_state (const char *manifest_path, GError **error)
       struct stat locked, now;
       int fd;
 
-      if (g_mkdir_with_parents (dir, 0755) != 0)
-        {
-          int saved = errno;
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                       "Cannot create %s for the export state: %s", dir, g_strerror (saved));
-          return -1;
-        }
+      if (!gl_mkdir_with_parents (dir, 0755, error))
+        return -1;
       fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
       if (fd < 0 && errno == ENOENT)
         continue;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gl-manifest.h"
+#include "gl-mkdir.h"
 
 #define MANIFEST_MAGIC "glimpse-export-manifest 1"
 
@@ -562,14 +563,7 @@ ensure_manifest_dir (GlManifest *manifest, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (manifest->path);
 
-  if (g_mkdir_with_parents (dir, 0755) != 0)
-    {
-      int saved = errno;
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
-                   "Cannot create %s for the export manifest: %s", dir, g_strerror (saved));
-      return FALSE;
-    }
-  return TRUE;
+  return gl_mkdir_with_parents (dir, 0755, error);
 }
 
 /* Where the manifest's text goes, a chunk at a time: compared with the
