@@ -65,14 +65,20 @@ check_sh "purge without a terminal and without --yes asks for --yes (exit 2)" '[
 # though (its threads have let go of everything): one that its parent
 # reaps late (init on a slow machine) does not keep purge waiting.
 zombie_of () { [ -n "$1" ] && ps -o stat= -p "$1" | grep -q Z; }
+# check DESCRIPTION COMMAND…, and how long COMMAND took in $waited_ms
+timed_check () {
+  local t0
+  t0=$(date +%s%N)
+  check "$@"
+  waited_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+# purge --yes as the user, timed
+timed_purge () { timed_check "purge --yes as the user, $1" as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes; }
 as_user "$GL_USER_A" sh -c 'sleep 0 & exec sleep 61.3' & zparent_bg=$!
 zparent=$(gl_wait_pid "$GL_USER_A" '^sleep 61[.]3$')
 zombie=; find_zombie () { zombie=$(pgrep -P "$zparent"); zombie_of "$zombie"; }
 check "(a zombie of the user is there, unreaped: the check below can fail)" gl_wait 10 find_zombie
-t0=$(date +%s%N)
-check "purge --yes as the user, with a zombie of the user there" \
-  as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes
-waited_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+timed_purge "with a zombie of the user there"
 check_sh "… without waiting for the zombie (${waited_ms} ms; it is still there, unreaped)" \
   'zombie_of "$zombie" && [ "$waited_ms" -lt 10000 ]'
 kill "$zparent"; wait "$zparent_bg"
@@ -85,10 +91,7 @@ GL_CLEANUPS+=('rm -f "$done_file"')
 as_user "$GL_USER_A" "$GL_EXITING_LEADER" 3 "$done_file" & leader_bg=$!
 check "(a zombie leader of the user is there, its thread alive: the check below can fail)" \
   gl_wait 10 find_leader
-t0=$(date +%s%N)
-check "purge --yes as the user, with an exiting process of the user there" \
-  as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes
-waited_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+timed_purge "with an exiting process of the user there"
 check_sh "… after waiting for the user's exiting process (${waited_ms} ms: its last thread had ended)" \
   '[ -e "$done_file" ]'
 wait "$leader_bg"
@@ -108,9 +111,7 @@ check "(a zombie of the user is there, unreaped: the check below can fail)" gl_w
 as_user "$GL_USER_A" "$GL_EXITING_LEADER" 3 "$done_file" & leader_bg=$!
 check "(a zombie leader of the user is there, its thread alive: the check below can fail)" \
   gl_wait 10 find_leader
-t0=$(date +%s%N)
-check "remove" "$GLIMPSE" remove "$id"
-waited_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+timed_check "remove" "$GLIMPSE" remove "$id"
 check_sh "… after waiting for the exiting process of a user of it (${waited_ms} ms: its last thread had ended), not for the zombie" \
   '[ -e "$done_file" ] && zombie_of "$zombie"'
 wait "$leader_bg"
