@@ -4,6 +4,8 @@
  */
 #include "gl-apt-index.h"
 #include "gl-apt-release.h"
+#include "gl-test-http.h"
+#include "gl-test-tmpdir.h"
 
 #include <lzma.h>
 #include <string.h>
@@ -237,6 +239,42 @@ test_release_errors (void)
     }
 }
 
+/* An index fetched over HTTP, its size and SHA256 checked against the
+ * Release, parsed (GTest makes GLib's warnings fatal: a checksum updated
+ * after it was read is one) */
+static void
+test_fetch (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-fetch-XXXXXX");
+  g_autofree char *dir = g_build_filename (tmp, "dists", "sid", "main", "binary-amd64", NULL);
+  g_autofree char *path = g_build_filename (dir, "Packages", NULL);
+  g_autofree char *cache = g_build_filename (tmp, "cache", NULL);
+  g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, packages, -1);
+  g_autofree char *text = g_strdup_printf ("Suite: unstable\nCodename: sid\n"
+                                           "Date: Sat, 01 Jan 2022 00:00:00 UTC\n"
+                                           "SHA256:\n %s %zu main/binary-amd64/Packages\n",
+                                           sum, strlen (packages));
+  g_autofree char *base = NULL, *dist_url = NULL;
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GlAptRelease) release = NULL;
+  g_autoptr(GlAptIndex) index = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean downloaded = FALSE;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, packages, -1, NULL));
+  release = gl_apt_release_parse (text, strlen (text), "test", &error);
+  g_assert_no_error (error);
+  server = gl_test_http_start (tmp, &base);
+  dist_url = g_strconcat (base, "/dists/sid/", NULL);
+  index = gl_apt_index_fetch (dist_url, release, "main/binary-amd64/Packages", cache, &downloaded,
+                              NULL, &error);
+  gl_test_http_stop (&server);
+  g_assert_no_error (error);
+  g_assert_true (downloaded);
+  check_entries (index);
+}
+
 static void
 test_dearmor (void)
 {
@@ -275,6 +313,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apt-release/parse", test_release);
   g_test_add_func ("/apt-release/errors", test_release_errors);
   g_test_add_func ("/apt-release/dearmor", test_dearmor);
+  g_test_add_func ("/apt-index/fetch", test_fetch);
 
   return g_test_run ();
 }
