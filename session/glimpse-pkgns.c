@@ -592,22 +592,26 @@ mask_shadow (int mask, const char *rel)
 /* Paths (relative to the base) the walk does not enter: masked already,
  * or replaced by a mount of the view. */
 static char **skip;
+static size_t *skip_len;
 static size_t n_skip;
 
 static void
 skip_add (const char *rel)
 {
   skip = realloc (skip, (n_skip + 1) * sizeof *skip);
-  if (skip == NULL || (skip[n_skip] = strdup (rel)) == NULL)
+  skip_len = realloc (skip_len, (n_skip + 1) * sizeof *skip_len);
+  if (skip == NULL || skip_len == NULL || (skip[n_skip] = strdup (rel)) == NULL)
     die ("out of memory");
+  skip_len[n_skip] = strlen (rel);
   n_skip++;
 }
 
+/* (LEN: the length of REL; the walk asks for every directory of the base) */
 static bool
-is_skipped (const char *rel)
+is_skipped (const char *rel, size_t len)
 {
   for (size_t i = 0; i < n_skip; i++)
-    if (strcmp (skip[i], rel) == 0)
+    if (skip_len[i] == len && memcmp (skip[i], rel, len) == 0)
       return true;
   return false;
 }
@@ -675,6 +679,12 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  * at open). */
 #define WALK_MAGIC "glimpse-pkgns walk cache 1\n"
 #define WALK_MARGIN_S 2
+/* The cache is written again when what it keeps changed, or when the
+ * directories read again because only their times changed held more than
+ * this many entries: writing it costs about what reading so many entries
+ * again at the next operation does.  (A directory whose times alone changed
+ * is read again until then: the same result, a little later.) */
+#define WALK_RESAVE_ENTRIES 4096
 #define WALK_MAX_SIZE (256u << 20)
 
 typedef struct WalkDir WalkDir;
@@ -695,7 +705,7 @@ struct WalkDir {
 
 static struct timespec walk_start;
 static bool walk_changed;
-static unsigned walk_read, walk_reused;
+static unsigned walk_read, walk_reused, walk_read_entries;
 
 static void
 walk_dir_free (WalkDir *d)
@@ -769,25 +779,42 @@ walk_add (WalkDir *d, size_t *cap, unsigned char kind, const char *name, WalkDir
   d->n++;
 }
 
+/* REL (LEN characters of a PATH_MAX buffer) with "/NAME" (N characters)
+ * appended, or NAME at the base's root; the new length (the caller checked
+ * that it fits) */
+static size_t
+rel_append (char *rel, size_t len, const char *name, size_t n)
+{
+  if (len)
+    rel[len++] = '/';
+  memcpy (rel + len, name, n);
+  rel[len + n] = '\0';
+  return len + n;
+}
+
 static WalkDir *walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkDir *old);
 
 /* NAME of the directory DFD (an entry REL of the base; LEN: the length of
  * its parent's path): THE RULE for it.  D_TYPE from readdir, or DT_UNKNOWN;
- * OLD: what the cache kept of it, if anything.  *SUB: a directory walked. */
+ * OLD: what the cache kept of it, if anything, which this takes (reuses or
+ * frees).  *SUB: a directory walked. */
 static int
 walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel, size_t len,
             WalkDir *old, WalkDir **sub)
 {
   struct stat st;
   int fd = -1;
-  size_t n = strlen (name);
+  size_t n = strlen (name), rlen;
 
   *sub = NULL;
   if (d_type == DT_LNK || strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
-    return KEEP_NONE;
+    {
+      walk_dir_free (old);
+      return KEEP_NONE;
+    }
   if (len + 1 + n >= PATH_MAX)
     die ("/%s/%s of the base: path too long to check", rel, name);
-  snprintf (rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", name);
+  rlen = rel_append (rel, len, name, n);
   /* A directory (as readdir or the cache says): opened at once, its
    * attributes those of what was opened */
   if (d_type == DT_DIR || d_type == DT_UNKNOWN)
@@ -801,17 +828,18 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
       if (errno != ENOENT)
         die_errno ("cannot check /%s of the base", rel);
       rel[len] = '\0';
+      walk_dir_free (old);
       return KEEP_NONE;
     }
   if (S_ISDIR (st.st_mode))
     {
       int kind = KEEP_NONE;
-      if (is_skipped (rel))
+      if (is_skipped (rel, rlen))
         kind = KEEP_SKIPPED;
       else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)
                /* too deep for its entries' paths to be checked (anyone may
                 * make such a chain in /var/tmp): shown empty, not a failure */
-               || strlen (rel) + 1 + NAME_MAX >= PATH_MAX)
+               || rlen + 1 + NAME_MAX >= PATH_MAX)
         {
           mask_empty_dir (mask, rel);
           kind = KEEP_MASKED;
@@ -830,17 +858,21 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
                   mask_empty_dir (mask, rel);
                   close (fd);
                   rel[len] = '\0';
+                  walk_dir_free (old);
                   return KEEP_MASKED;
                 }
             }
-          *sub = walk_dir (mask, fd, &st, rel, strlen (rel), old);
+          *sub = walk_dir (mask, fd, &st, rel, rlen, old);
+          old = NULL;
           kind = KEEP_WALKED;
         }
       if (fd >= 0)
         close (fd);
       rel[len] = '\0';
+      walk_dir_free (old);
       return kind;
     }
+  walk_dir_free (old);
   if (fd >= 0)
     close (fd);
   if (S_ISSOCK (st.st_mode)
@@ -869,49 +901,55 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
  * directory ST describes.  (A path through ANCHOR follows a link that
  * replaced one of its directories since its fstatat: what it finds is then
  * another file, which does not pass walk_dir_same, or the same one.)
- * NULL: this directory is no longer the one ST describes (it was replaced
- * while the walk ran); its parent looks at it again as walk_entry does. */
+ * Returns OLD, updated where it is (no record is built anew), or NULL:
+ * this directory is no longer the one ST describes (it was replaced while
+ * the walk ran; OLD is freed); its parent looks at it again as walk_entry
+ * does. */
 static WalkDir *
 walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *rel, size_t len,
                WalkDir *old)
 {
-  WalkDir *d = walk_dir_new (st);
-  size_t cap = 0;
   bool own = aoff != (len ? len + 1 : 0);
   int dfd = own ? -1 : anchor;
+  uint32_t j = 0;
 
+  /* OLD is the record of this directory now (its attributes are ST's):
+   * its entries are updated where they are, none added */
   walk_reused++;
   for (uint32_t i = 0; i < old->n; i++)
     {
-      WalkEntry *e = &old->e[i];
+      WalkEntry e = old->e[i];
       WalkDir *sub = NULL;
       int kind;
 
-      if (e->kind == KEEP_WALKED)
+      if (e.kind == KEEP_WALKED)
         {
-          size_t n = strlen (e->name), sublen = len + (len ? 1 : 0) + n;
+          size_t n = strlen (e.name), sublen = len + (len ? 1 : 0) + n;
           struct stat sst;
           /* (a directory too deep for walk_entry to enter is its business) */
           if (sublen + 1 + NAME_MAX < PATH_MAX)
             {
-              snprintf (rel + len, PATH_MAX - len, "%s%s", len ? "/" : "", e->name);
-              if (!is_skipped (rel) && fstatat (anchor, rel + aoff, &sst, AT_SYMLINK_NOFOLLOW) == 0
+              rel_append (rel, len, e.name, n);
+              if (!is_skipped (rel, sublen) && fstatat (anchor, rel + aoff, &sst, AT_SYMLINK_NOFOLLOW) == 0
                   && S_ISDIR (sst.st_mode)
                   && (sst.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
-                  && walk_dir_same (e->sub, &sst))
+                  && walk_dir_same (e.sub, &sst))
                 {
-                  if (e->sub->n == 0)
+                  if (e.sub->n == 0)
                     {
                       walk_reused++;
-                      sub = walk_dir_new (&sst);
+                      sub = e.sub;
                     }
                   else
-                    sub = walk_dir_kept (mask, anchor, aoff, &sst, rel, sublen, e->sub);
+                    sub = walk_dir_kept (mask, anchor, aoff, &sst, rel, sublen, e.sub);
+                  /* (taken: kept, or freed when it was replaced) */
+                  e.sub = NULL;
                 }
               rel[len] = '\0';
               if (sub != NULL)
                 {
-                  walk_add (d, &cap, KEEP_WALKED, e->name, sub);
+                  e.sub = sub;
+                  old->e[j++] = e;
                   continue;
                 }
             }
@@ -927,26 +965,33 @@ walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *r
             {
               if (dfd >= 0)
                 close (dfd);
-              walk_dir_free (d);
+              /* entries 0…j-1 are kept ones, i…n-1 not looked at yet */
+              old->e[i] = e;
+              for (uint32_t k = j; k < i; k++)
+                old->e[k] = (WalkEntry) { .kind = KEEP_NONE };
+              walk_dir_free (old);
               return NULL;
             }
         }
-      kind = walk_entry (mask, dfd, e->name, e->kind == KEEP_MASKED ? DT_UNKNOWN : DT_DIR,
-                         rel, len, e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
-      if (kind != e->kind)
+      kind = walk_entry (mask, dfd, e.name, e.kind == KEEP_MASKED ? DT_UNKNOWN : DT_DIR,
+                         rel, len, e.kind == KEEP_WALKED ? e.sub : NULL, &sub);
+      if (kind != e.kind)
         walk_changed = true;
       if (kind != KEEP_NONE)
-        walk_add (d, &cap, (unsigned char) kind, e->name, sub);
+        old->e[j++] = (WalkEntry) { .kind = (unsigned char) kind, .name = e.name, .sub = sub };
+      else
+        free (e.name);
     }
+  old->n = j;
   if (own && dfd >= 0)
     close (dfd);
-  return d;
+  return old;
 }
 
 /* THE RULE (see the top) for the base's directory PFD (an O_PATH
  * descriptor; ST its attributes), at REL (LEN characters of a PATH_MAX
- * buffer), every user may read and search; OLD: what the cache kept of it.
- * Returns what to keep of it now. */
+ * buffer), every user may read and search; OLD: what the cache kept of it,
+ * which this takes.  Returns what to keep of it now. */
 static WalkDir *
 walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkDir *old)
 {
@@ -964,7 +1009,6 @@ walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkD
   fd = openat (pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   dir = fd >= 0 ? fdopendir (fd) : NULL;
   walk_read++;
-  walk_changed = true;
   if (dir == NULL)
     die_errno ("cannot read /%s of the base", rel);
   for (;;)
@@ -975,9 +1019,12 @@ walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkD
       errno = 0;
       if ((de = readdir (dir)) == NULL)
         break;
+      walk_read_entries++;
       e = walk_find (old, de->d_name);
       kind = walk_entry (mask, dirfd (dir), de->d_name, de->d_type, rel, len,
                          e && e->kind == KEEP_WALKED ? e->sub : NULL, &sub);
+      if (e && e->kind == KEEP_WALKED)
+        e->sub = NULL;   /* (taken) */
       if (kind != KEEP_NONE)
         walk_add (d, &cap, (unsigned char) kind, de->d_name, sub);
     }
@@ -986,6 +1033,14 @@ walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkD
   closedir (dir);
   if (d->n > 1)
     qsort (d->e, d->n, sizeof *d->e, walk_entry_cmp);
+  /* What it keeps changed (an entry came, went or became another kind), or
+   * only its times */
+  if (old == NULL || old->n != d->n)
+    walk_changed = true;
+  for (uint32_t i = 0; !walk_changed && i < d->n; i++)
+    if (d->e[i].kind != old->e[i].kind || strcmp (d->e[i].name, old->e[i].name) != 0)
+      walk_changed = true;
+  walk_dir_free (old);
   return d;
 }
 
@@ -1270,10 +1325,11 @@ build_mask (int opfd)
   clock_gettime (CLOCK_REALTIME, &walk_start);
   {
     WalkDir *old = A.walk_cache ? walk_cache_load () : NULL;
+    bool had_old = old != NULL;
+    /* (OLD is taken: updated where it is) */
     WalkDir *now = walk_dir (mask, fd, &st, rel, 0, old);
-    if (A.walk_cache && (walk_changed || old == NULL))
+    if (A.walk_cache && (walk_changed || !had_old || walk_read_entries > WALK_RESAVE_ENTRIES))
       walk_cache_save (now);
-    walk_dir_free (old);
     walk_dir_free (now);
   }
   close (fd);

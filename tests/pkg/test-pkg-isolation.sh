@@ -294,6 +294,18 @@ ino=$(stat -c %i "$cache")
 got=$(run_helper "$WORK/op8" --walk-cache "$cache")
 check_sh "over an unchanged base the walk cache is used as it is (not rewritten)" \
   '[ "$(stat -c %i "$cache")" = "$ino" ] && grep -qx "later-$tag" <<<"$got" && ! grep -q "turns-$tag" <<<"$got"'
+# a directory whose times alone changed (nothing came, went or changed
+# kind) is read again, and the cache is not rewritten for it
+touch "$base/etc/later"
+got=$(run_helper "$WORK/op8b" --walk-cache "$cache")
+check_sh "… nor when only a directory's times changed (it is read again)" \
+  '[ "$(stat -c %i "$cache")" = "$ino" ] && grep -qx "later-$tag" <<<"$got" && ! grep -q "turns-$tag" <<<"$got"'
+( umask 077; echo "$secret_value-newer" > "$base/etc/later/newer" )
+got=$(run_helper "$WORK/op8c" --walk-cache "$cache")
+check_sh "… and a root-only file added to such a directory is masked" \
+  '! grep -q "$secret_value" <<<"$got" && ! grep -qx "later: newer" <<<"$got" && grep -qx "later-$tag" <<<"$got" \
+   && [ "$(stat -c %i "$cache")" != "$ino" ]'
+ino=$(stat -c %i "$cache")
 chmod 0666 "$cache"
 run_helper "$WORK/op9" --walk-cache "$cache" >/dev/null
 check_sh "a walk cache others may write is not read (it is replaced)" \
