@@ -711,8 +711,8 @@ uid_process (uid_t uid)
 
   while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
     {
-      g_autofree char *status_path = NULL, *status = NULL;
-      const char *line, *comm;
+      g_autofree char *status_path = NULL, *status = NULL, *comm = NULL;
+      const char *line;
       gboolean found = FALSE;
       char *end;
 
@@ -730,8 +730,12 @@ uid_process (uid_t uid)
         }
       if (!found)
         continue;
-      comm = g_str_has_prefix (status, "Name:\t") ? status + 6 : "?";
-      return g_strdup_printf ("process %s (%.*s)", name, (int) strcspn (comm, "\n"), comm);
+      line = g_str_has_prefix (status, "Name:\t") ? status + 6 : "?";
+      comm = g_strndup (line, strcspn (line, "\n"));
+      for (char *c = comm; *c; c++)   /* (the process chose it: no control characters) */
+        if ((guchar) *c < 0x20 || *c == 0x7f)
+          *c = '?';
+      return g_strdup_printf ("process %s (%s)", name, comm);
     }
   return NULL;
 }
