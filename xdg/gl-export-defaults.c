@@ -29,28 +29,52 @@ is_ours (const char *desktop_id)
   return g_str_has_prefix (desktop_id, "glimpse-");
 }
 
-/* The types the exported entries claim. */
+/* MimeType= of the desktop entry @path into @types */
+static void
+add_claims (const char *path, GHashTable *types)
+{
+  g_autoptr(GKeyFile) kf = g_key_file_new ();
+  g_auto(GStrv) mime = NULL;
+
+  if (!g_key_file_load_from_file (kf, path, G_KEY_FILE_NONE, NULL))
+    return;
+  mime = g_key_file_get_string_list (kf, G_KEY_FILE_DESKTOP_GROUP, "MimeType", NULL, NULL);
+  for (gsize i = 0; mime != NULL && mime[i] != NULL; i++)
+    if (*mime[i] != '\0')
+      g_hash_table_add (types, g_strdup (mime[i]));
+}
+
+/* The types the exported entries claim: those of the sandboxes loaded in
+ * @m by their records, the others' by their sandbox lines. */
 static GHashTable *
 claimed_types (GlManifest *m, const char *apps_dir)
 {
   GHashTable *types = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTableIter iter;
-  gpointer key;
+  gpointer key, value;
 
   g_hash_table_iter_init (&iter, m->files);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     {
-      g_autoptr(GKeyFile) kf = g_key_file_new ();
-      g_auto(GStrv) mime = NULL;
       g_autofree char *dir = g_path_get_dirname (key);
 
-      if (!g_str_has_suffix (key, ".desktop") || strcmp (dir, apps_dir) != 0 ||
-          !g_key_file_load_from_file (kf, key, G_KEY_FILE_NONE, NULL))
+      if (g_str_has_suffix (key, ".desktop") && strcmp (dir, apps_dir) == 0)
+        add_claims (key, types);
+    }
+  g_hash_table_iter_init (&iter, m->sandboxes);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GlManifestSandbox *s = value;
+
+      if (gl_manifest_sandbox_loaded (m, key))
         continue;
-      mime = g_key_file_get_string_list (kf, G_KEY_FILE_DESKTOP_GROUP, "MimeType", NULL, NULL);
-      for (gsize i = 0; mime != NULL && mime[i] != NULL; i++)
-        if (*mime[i] != '\0')
-          g_hash_table_add (types, g_strdup (mime[i]));
+      for (gsize i = 0; s->apps != NULL && s->apps[i] != NULL; i++)
+        {
+          g_autofree char *path = g_build_filename (apps_dir, s->apps[i], NULL);
+
+          if (g_str_has_suffix (path, ".desktop") && strchr (s->apps[i], '/') == NULL)
+            add_claims (path, types);
+        }
     }
   return types;
 }

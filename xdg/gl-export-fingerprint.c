@@ -362,7 +362,7 @@ fingerprint (GlExportContext *ctx, GlExportSource *source, const char * const *e
 void
 gl_export_cache_begin (GlExportCache *cache, const char *manifest_path)
 {
-  g_autofree char *now = gl_manifest_stat_key (manifest_path);
+  g_autofree char *now = gl_manifest_state_key (manifest_path);
 
   /* another run (glimpse export) changed the exports: nothing is known */
   if (g_strcmp0 (now, cache->manifest_key) != 0)
@@ -382,7 +382,7 @@ void
 gl_export_cache_end (GlExportCache *cache, const char *manifest_path)
 {
   g_free (cache->manifest_key);
-  cache->manifest_key = gl_manifest_stat_key (manifest_path);
+  cache->manifest_key = gl_manifest_state_key (manifest_path);
 }
 
 void

@@ -583,11 +583,17 @@ sync_caches (SyncRun *run)
       gboolean had_cache = g_file_test (mimecache, G_FILE_TEST_EXISTS);
       gboolean ours_left = FALSE;
       GHashTableIter iter;
-      gpointer key;
+      gpointer key, value;
 
       g_hash_table_iter_init (&iter, run->m->files);
       while (!ours_left && g_hash_table_iter_next (&iter, &key, NULL))
         if (g_str_has_prefix (key, run->apps_dir) && g_str_has_suffix (key, ".desktop"))
+          ours_left = TRUE;
+      /* and the entries of the sandboxes this run did not load */
+      g_hash_table_iter_init (&iter, run->m->sandboxes);
+      while (!ours_left && g_hash_table_iter_next (&iter, &key, &value))
+        if (!gl_manifest_sandbox_loaded (run->m, key) && ((GlManifestSandbox *) value)->apps != NULL &&
+            ((GlManifestSandbox *) value)->apps[0] != NULL)
           ours_left = TRUE;
 
       /* the cache exists because of Glimpse: with the last entry it goes
@@ -746,7 +752,26 @@ sync_remove_temporaries (SyncRun *run, gint64 started)
         }
     }
   {
-    /* the manifest and its journal are written the same way */
+    /* the manifests and the journal are written the same way */
+    GHashTableIter liter;
+    gpointer id;
+
+    g_hash_table_iter_init (&liter, run->m->loaded);
+    while (g_hash_table_iter_next (&liter, &id, NULL))
+      {
+        g_autofree char *own = gl_manifest_sandbox_path (run->m->path, id);
+        g_autofree char *odir = g_path_get_dirname (own);
+        GHashTable *names = g_hash_table_lookup (dirs, odir);
+
+        if (names == NULL)
+          {
+            names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+            g_hash_table_insert (dirs, g_steal_pointer (&odir), names);
+          }
+        g_hash_table_add (names, g_path_get_basename (own));
+      }
+  }
+  {
     g_autofree char *mdir = g_path_get_dirname (run->m->path);
     g_autofree char *intent = gl_manifest_intent_path (run->m->path);
     GHashTable *names = g_hash_table_lookup (dirs, mdir);
@@ -863,6 +888,28 @@ sync_remember (SyncRun *run, GPtrArray *sources, GPtrArray *prints)
     }
 }
 
+/* The manifest with the records this run works on: a complete sync's,
+ * every sandbox's; else those of the sandboxes synced or dropped (and the
+ * shared files'), not the other sandboxes', which stay as they are */
+static GlManifest *
+load_manifest (const char *path, GPtrArray *sources, gboolean complete,
+               const char * const *remove_ids, GError **error)
+{
+  g_autoptr(GlManifest) m = gl_manifest_load_shared (path, error);
+
+  if (m == NULL)
+    return NULL;
+  if (complete)
+    return gl_manifest_load_all (m, error) ? g_steal_pointer (&m) : NULL;
+  for (guint i = 0; i < sources->len; i++)
+    if (!gl_manifest_load_sandbox (m, ((GlExportSource *) sources->pdata[i])->id, error))
+      return NULL;
+  for (gsize i = 0; remove_ids != NULL && remove_ids[i] != NULL; i++)
+    if (!gl_manifest_load_sandbox (m, remove_ids[i], error))
+      return NULL;
+  return g_steal_pointer (&m);
+}
+
 static gboolean
 export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
              const char * const *remove_ids,
@@ -891,7 +938,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     }
 
   lock_fd = lock_export_state (manifest_path, error);
-  run.m = lock_fd >= 0 ? gl_manifest_load (manifest_path, error) : NULL;
+  run.m = lock_fd >= 0 ? load_manifest (manifest_path, sources, complete, remove_ids, error) : NULL;
   if (run.m == NULL)
     {
       gl_export_cache_keep_stats (ctx->cache, FALSE);

@@ -1,13 +1,27 @@
-/* gl-manifest.c: a line-based text file, fields separated by tabs and each
- * escaped with g_strescape, so any path or name round-trips:
+/* gl-manifest.c: line-based text files, fields separated by tabs and each
+ * escaped with g_strescape, so any path or name round-trips.  The shared
+ * file ("export-manifest"):
  *
- *   glimpse-export-manifest 1
+ *   glimpse-export-manifest 2
  *   sandbox  ID  NAME  APP;APP  (in an APP, ';' and '\\' escaped as g_strescape
  *                                would, so a name with a ';' stays one)
- *   file     PATH  SANDBOX  SHA256[,SHA256]
+ *   file     PATH  ""  SHA256[,SHA256]      (the files every sandbox shares)
+ *   cache    PATH  STAT-KEY  SOURCE         (what the file above is on disk)
  *   dir      PATH
  *   merged   PATH  CREATED(0|1)
  *   default  MIME-TYPE  DESKTOP-ID
+ *
+ * and one per sandbox ("export-manifest.d/ID.manifest", the ID's bytes
+ * other than letters, digits, "-_+" and a '.' not first written %XX):
+ *
+ *   glimpse-export-sandbox-manifest 1
+ *   file     PATH  ID  SHA256[,SHA256]
+ *   cache    PATH  STAT-KEY  SOURCE
+ *
+ * Version 1 of the shared file held every sandbox's file lines too; it is
+ * read as it was, and the next save moves those lines into the sandboxes'
+ * own files (written before the shared file is replaced, so a run killed
+ * in between leaves both, read together).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -22,7 +36,10 @@
 #include "gl-manifest.h"
 #include "gl-mkdir.h"
 
-#define MANIFEST_MAGIC "glimpse-export-manifest 1"
+#define MANIFEST_MAGIC "glimpse-export-manifest 2"
+#define MANIFEST_MAGIC_V1 "glimpse-export-manifest 1"
+#define SANDBOX_MAGIC "glimpse-export-sandbox-manifest 1"
+#define SANDBOX_SUFFIX ".manifest"
 
 static void
 manifest_file_free (GlManifestFile *f)
@@ -55,6 +72,7 @@ gl_manifest_free (GlManifest *manifest)
   g_hash_table_unref (manifest->dirs);
   g_hash_table_unref (manifest->merged);
   g_hash_table_unref (manifest->defaults);
+  g_hash_table_unref (manifest->loaded);
   g_free (manifest);
 }
 
@@ -220,6 +238,7 @@ manifest_new (const char *path)
   m->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   m->merged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   m->defaults = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  m->loaded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return m;
 }
 
@@ -229,7 +248,7 @@ manifest_new (const char *path)
  * copy): the fields are pointers into it, each undone with g_strcompress
  * only when it has a backslash (written escaped with g_strescape). */
 static void
-parse_line (GlManifest *m, char *line, gsize len, gsize lineno)
+parse_line (GlManifest *m, char *line, gsize len, gsize lineno, const char *sandbox)
 {
   char *f[MAX_FIELDS + 1] = { NULL, };
   char *unescaped[MAX_FIELDS + 1] = { NULL, };
@@ -254,6 +273,8 @@ parse_line (GlManifest *m, char *line, gsize len, gsize lineno)
 
   if (n > MAX_FIELDS)
     g_debug ("%s:%zu: ignoring unknown manifest line", m->path, lineno);
+  else if (sandbox != NULL && strcmp (f[0], "file") != 0 && strcmp (f[0], "cache") != 0)
+    g_debug ("%s:%zu: ignoring a line not of sandbox %s's files", m->path, lineno, sandbox);
   else if (strcmp (f[0], "sandbox") == 0 && n == 4)
     {
       g_auto(GStrv) apps = g_strsplit (f[3], ";", -1);
@@ -284,8 +305,9 @@ parse_line (GlManifest *m, char *line, gsize len, gsize lineno)
 
           if (comma != NULL)
             *comma = '\0';
+          /* a sandbox's own file holds its files only */
           if (*q != '\0')
-            gl_manifest_add_file (m, f[1], f[2], q);
+            gl_manifest_add_file (m, f[1], sandbox != NULL ? sandbox : f[2], q);
           q = comma != NULL ? comma + 1 : NULL;
         }
     }
@@ -345,10 +367,31 @@ read_full (int fd, char *buf, gsize len)
   return (gssize) done;
 }
 
-/* The lines of @file (the manifest or its journal) into @m, read a chunk at
+/* What @file is not: a manifest Glimpse wrote */
+static void
+set_not_ours (GError **error, const char *file, const char *sandbox)
+{
+  if (sandbox != NULL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "The export manifest %s of sandbox %s's files is not one Glimpse wrote; nothing "
+                 "was changed; move it away and run “glimpse export” again", file, sandbox);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "The export manifest %s is not one Glimpse wrote; move it away and run “glimpse export” again",
+                 file);
+}
+
+static gboolean
+is_magic (const char *p, gsize len, const char *magic)
+{
+  return len == strlen (magic) && strncmp (p, magic, len) == 0;
+}
+
+/* The lines of @file (the shared manifest or its journal, or with
+ * @sandbox, the manifest of that sandbox's files) into @m, read a chunk at
  * a time; a missing file adds nothing (*@found, if non-NULL, says which). */
 static gboolean
-load_file (GlManifest *m, const char *file, gboolean *found, GError **error)
+load_file (GlManifest *m, const char *file, const char *sandbox, gboolean *found, GError **error)
 {
   g_autoptr(GString) buf = NULL;
   gsize lineno = 0;
@@ -407,17 +450,16 @@ load_file (GlManifest *m, const char *file, gboolean *found, GError **error)
           len = (nl != NULL ? nl : buf->str + buf->len) - p;
           if (lineno++ == 0)
             {
-              if (len != strlen (MANIFEST_MAGIC) || strncmp (p, MANIFEST_MAGIC, len) != 0)
+              if (sandbox != NULL ? !is_magic (p, len, SANDBOX_MAGIC)
+                                  : !is_magic (p, len, MANIFEST_MAGIC) && !is_magic (p, len, MANIFEST_MAGIC_V1))
                 {
                   close (fd);
-                  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                               "The export manifest %s is not one Glimpse wrote; move it away and run “glimpse export” again",
-                               file);
+                  set_not_ours (error, file, sandbox);
                   return FALSE;
                 }
             }
           else if (len > 0)
-            parse_line (m, p, len, lineno);   /* ends the line with a NUL */
+            parse_line (m, p, len, lineno, sandbox);   /* ends the line with a NUL */
           used += len + (nl != NULL ? 1 : 0);
           p = buf->str + used;
         }
@@ -427,27 +469,195 @@ load_file (GlManifest *m, const char *file, gboolean *found, GError **error)
   if (lineno == 0)
     {
       /* an empty file is not a manifest either */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "The export manifest %s is not one Glimpse wrote; move it away and run “glimpse export” again",
-                   file);
+      set_not_ours (error, file, sandbox);
       return FALSE;
     }
   return TRUE;
 }
 
+/* "ID.manifest", the ID's bytes other than letters, digits, "-_+" and a
+ * '.' not first as %XX: any ID is one file name of its own */
+static char *
+sandbox_file_name (const char *id)
+{
+  GString *out = g_string_new (NULL);
+
+  for (const char *p = id; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+
+      if (g_ascii_isalnum (c) || c == '-' || c == '_' || c == '+' || (c == '.' && p != id))
+        g_string_append_c (out, (char) c);
+      else
+        g_string_append_printf (out, "%%%02X", c);
+    }
+  g_string_append (out, SANDBOX_SUFFIX);
+  return g_string_free (out, FALSE);
+}
+
+/* The ID a file name of sandbox_file_name() stands for, or NULL */
+static char *
+sandbox_id_of (const char *name)
+{
+  g_autofree char *stem = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *again = NULL;
+
+  if (!g_str_has_suffix (name, SANDBOX_SUFFIX) || strlen (name) == strlen (SANDBOX_SUFFIX))
+    return NULL;
+  stem = g_strndup (name, strlen (name) - strlen (SANDBOX_SUFFIX));
+  id = g_uri_unescape_string (stem, NULL);
+  if (id == NULL || *id == '\0')
+    return NULL;
+  again = sandbox_file_name (id);
+  return strcmp (again, name) == 0 ? g_steal_pointer (&id) : NULL;
+}
+
+static char *
+sandboxes_dir (const char *manifest_path)
+{
+  return g_strconcat (manifest_path, ".d", NULL);
+}
+
+char *
+gl_manifest_sandbox_path (const char *manifest_path, const char *id)
+{
+  g_autofree char *dir = sandboxes_dir (manifest_path);
+  g_autofree char *name = sandbox_file_name (id);
+
+  return g_build_filename (dir, name, NULL);
+}
+
+gboolean
+gl_manifest_sandbox_loaded (GlManifest *manifest, const char *id)
+{
+  return g_hash_table_contains (manifest->loaded, id);
+}
+
+gboolean
+gl_manifest_load_sandbox (GlManifest *manifest, const char *id, GError **error)
+{
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (id != NULL && *id != '\0', FALSE);
+  if (gl_manifest_sandbox_loaded (manifest, id))
+    return TRUE;
+  path = gl_manifest_sandbox_path (manifest->path, id);
+  if (!load_file (manifest, path, id, NULL, error))
+    return FALSE;
+  g_hash_table_add (manifest->loaded, g_strdup (id));
+  return TRUE;
+}
+
+/* Every sandbox @m has records of, loaded: a record of one is never saved
+ * without the others (a manifest of version 1 holds them all; a journal,
+ * the files a killed run was writing) */
+static gboolean
+load_sandboxes_of (GlManifest *m, GHashTable *files, GError **error)
+{
+  g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, files);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      const char *id = ((GlManifestFile *) value)->sandbox;
+
+      if (*id != '\0' && !gl_manifest_sandbox_loaded (m, id))
+        g_hash_table_add (ids, (gpointer) id);
+    }
+  g_hash_table_iter_init (&iter, ids);
+  while (g_hash_table_iter_next (&iter, &value, NULL))
+    if (!gl_manifest_load_sandbox (m, value, error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+gl_manifest_load_all (GlManifest *manifest, GError **error)
+{
+  g_autofree char *dir_path = sandboxes_dir (manifest->path);
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer key;
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      char *id = sandbox_id_of (name);
+
+      if (id != NULL)
+        g_ptr_array_add (ids, id);
+    }
+  g_hash_table_iter_init (&iter, manifest->sandboxes);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (ids, g_strdup (key));
+  for (guint i = 0; i < ids->len; i++)
+    if (!gl_manifest_load_sandbox (manifest, ids->pdata[i], error))
+      return FALSE;
+  return TRUE;
+}
+
 GlManifest *
-gl_manifest_load (const char *path, GError **error)
+gl_manifest_load_shared (const char *path, GError **error)
 {
   g_autoptr(GlManifest) m = manifest_new (path);
   g_autofree char *intent = gl_manifest_intent_path (path);
+  g_autoptr(GlManifest) journal = manifest_new (intent);
+  GHashTableIter iter;
+  gpointer value;
 
+  if (!load_file (m, path, NULL, NULL, error) ||
+      !load_sandboxes_of (m, m->files, error))
+    return NULL;
   /* a run killed between its journal and its manifest: what it meant to
    * write is ours too */
-  if (!load_file (m, path, NULL, error) ||
-      !load_file (m, intent, &m->had_intent, error))
+  if (!load_file (journal, intent, NULL, &m->had_intent, error) ||
+      !load_sandboxes_of (m, journal->files, error))
     return NULL;
+  g_hash_table_iter_init (&iter, journal->files);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      GlManifestFile *jf = value;
+      GlManifestFile *mf;
+
+      for (gsize i = 0; jf->checksums[i] != NULL; i++)
+        gl_manifest_add_file (m, jf->path, jf->sandbox, jf->checksums[i]);
+      mf = g_hash_table_lookup (m->files, jf->path);
+      if (mf != NULL && jf->stat != NULL)
+        {
+          g_free (mf->stat);
+          mf->stat = g_strdup (jf->stat);
+          g_free (mf->source);
+          mf->source = g_strdup (jf->source);
+        }
+    }
   m->intent_on_disk = m->had_intent;
   return g_steal_pointer (&m);
+}
+
+GlManifest *
+gl_manifest_load (const char *path, GError **error)
+{
+  g_autoptr(GlManifest) m = gl_manifest_load_shared (path, error);
+
+  if (m == NULL || !gl_manifest_load_all (m, error))
+    return NULL;
+  return g_steal_pointer (&m);
+}
+
+char *
+gl_manifest_state_key (const char *manifest_path)
+{
+  g_autofree char *dir = sandboxes_dir (manifest_path);
+  g_autofree char *shared = gl_manifest_stat_key (manifest_path);
+  g_autofree char *own = gl_manifest_stat_key (dir);
+
+  /* a sandbox's file replaced is a new name in the directory: another
+   * mtime and ctime of it */
+  return g_strconcat (shared != NULL ? shared : "-", " ", own != NULL ? own : "-", NULL);
 }
 
 /* g_strescape (@s, NULL) appended to @out, without a copy when nothing
@@ -566,12 +776,15 @@ ensure_manifest_dir (GlManifest *manifest, GError **error)
   return gl_mkdir_with_parents (dir, 0755, error);
 }
 
-/* Where the manifest's text goes, a chunk at a time: compared with the
- * file there (@fd open on it, or -1 for none), or written to @fd */
+#define N_KINDS 5
+
+/* Where a file's text goes, a chunk at a time: compared with the file
+ * there (@fd open on it, or -1 for none), or written to @fd */
 typedef struct {
   gboolean compare;
   int fd;
-  GPtrArray *sorted[5];  /* the keys of each kind, sorted (emit_text) */
+  const char *magic;
+  GPtrArray **sorted;  /* the keys of each kind, sorted (emit_text) */
   GString *buf;
   char *old;         /* compare: a chunk of the file */
   gboolean differs;  /* compare: the file has other text */
@@ -624,7 +837,7 @@ emit_text (GlManifest *manifest, ManifestSink *sink)
   const struct {
     GHashTable *table;
     void (*line) (GString *out, const char *key, gpointer value);
-  } kinds[] = {
+  } kinds[N_KINDS] = {
     { manifest->sandboxes, sandbox_line },
     { manifest->dirs, dir_line },
     { manifest->merged, merged_line },
@@ -632,8 +845,9 @@ emit_text (GlManifest *manifest, ManifestSink *sink)
     { manifest->files, file_line },
   };
 
-  g_string_append (sink->buf, MANIFEST_MAGIC "\n");
-  for (gsize k = 0; k < G_N_ELEMENTS (kinds); k++)
+  g_string_append (sink->buf, sink->magic);
+  g_string_append_c (sink->buf, '\n');
+  for (gsize k = 0; k < N_KINDS; k++)
     for (guint i = 0; i < sink->sorted[k]->len; i++)
       {
         const char *key = sink->sorted[k]->pdata[i];
@@ -662,42 +876,27 @@ sink_clear (ManifestSink *sink)
   if (sink->buf != NULL)
     g_string_free (g_steal_pointer (&sink->buf), TRUE);
   g_clear_pointer (&sink->old, g_free);
-  for (gsize k = 0; k < G_N_ELEMENTS (sink->sorted); k++)
-    g_clear_pointer (&sink->sorted[k], g_ptr_array_unref);
   if (sink->fd >= 0)
     close (sink->fd);
   sink->fd = -1;
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ManifestSink, sink_clear)
 
-/* The manifest's text is never built whole: it is made a chunk at a time
- * and compared with the file (nothing changed: no write, no fsync; the
- * file itself, which sees a file another run wrote since), then, only if
- * it differs, made again into a temporary file renamed over the manifest. */
-gboolean
-gl_manifest_save (GlManifest *manifest, GError **error)
+/* The text of one file (@magic, then the lines of the keys @sorted of
+ * each kind) is never built whole: it is made a chunk at a time and
+ * compared with @path (nothing changed: no write, no fsync; the file
+ * itself, which sees a file another run wrote since), then, only if it
+ * differs, made again into a temporary file renamed over @path. */
+static gboolean
+save_text (GlManifest *manifest, const char *path, const char *magic, GPtrArray **sorted,
+           GError **error)
 {
-  GHashTable *tables[] = { manifest->sandboxes, manifest->dirs, manifest->merged,
-                           manifest->defaults, manifest->files };
-  g_auto(ManifestSink) sink = { TRUE, -1, { NULL, }, NULL, NULL, FALSE, 0 };
+  g_auto(ManifestSink) sink = { TRUE, -1, magic, sorted, NULL, NULL, FALSE, 0 };
   g_autofree char *tmp = NULL;
   gboolean same;
 
-  G_STATIC_ASSERT (G_N_ELEMENTS (tables) == G_N_ELEMENTS (sink.sorted));
-  for (gsize k = 0; k < G_N_ELEMENTS (tables); k++)
-    {
-      GHashTableIter iter;
-      gpointer key;
-
-      sink.sorted[k] = g_ptr_array_sized_new (g_hash_table_size (tables[k]));
-      g_hash_table_iter_init (&iter, tables[k]);
-      while (g_hash_table_iter_next (&iter, &key, NULL))
-        g_ptr_array_add (sink.sorted[k], key);
-      g_ptr_array_sort (sink.sorted[k], compare_keys);
-    }
   sink.buf = g_string_sized_new (STREAM_CHUNK + 4096);
-
-  sink.fd = open (manifest->path, O_RDONLY | O_CLOEXEC);
+  sink.fd = open (path, O_RDONLY | O_CLOEXEC);
   same = emit_text (manifest, &sink);
   if (same && sink.fd >= 0)
     {
@@ -708,16 +907,11 @@ gl_manifest_save (GlManifest *manifest, GError **error)
     close (sink.fd);
   sink.fd = -1;
   if (same)
-    {
-      remove_intent (manifest);
-      return TRUE;
-    }
+    return TRUE;
 
-  if (!ensure_manifest_dir (manifest, error))
-    return FALSE;
-  /* "<manifest>.XXXXXX", as g_file_set_contents names its temporary files
+  /* "<file>.XXXXXX", as g_file_set_contents names its temporary files
    * (a killed run's is removed by the next complete sync) */
-  tmp = g_strconcat (manifest->path, ".XXXXXX", NULL);
+  tmp = g_strconcat (path, ".XXXXXX", NULL);
   sink.compare = FALSE;
   sink.differs = FALSE;
   sink.fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, 0644);
@@ -731,7 +925,7 @@ gl_manifest_save (GlManifest *manifest, GError **error)
       if (close (sink.fd) != 0 && sink.error == 0)
         sink.error = errno;
       sink.fd = -1;
-      if (sink.error == 0 && rename (tmp, manifest->path) != 0)
+      if (sink.error == 0 && rename (tmp, path) != 0)
         sink.error = errno;
       if (sink.error != 0)
         unlink (tmp);
@@ -740,9 +934,109 @@ gl_manifest_save (GlManifest *manifest, GError **error)
     {
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (sink.error),
                    "Cannot write the export manifest: Failed to write “%s”: %s",
-                   manifest->path, g_strerror (sink.error));
+                   path, g_strerror (sink.error));
       return FALSE;
     }
+  return TRUE;
+}
+
+static GPtrArray *
+sorted_keys (GHashTable *table)
+{
+  GPtrArray *keys = g_ptr_array_sized_new (g_hash_table_size (table));
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, table);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (keys, key);
+  g_ptr_array_sort (keys, compare_keys);
+  return keys;
+}
+
+static void
+free_kinds (GPtrArray **sorted)
+{
+  for (gsize k = 0; k < N_KINDS; k++)
+    g_clear_pointer (&sorted[k], g_ptr_array_unref);
+}
+
+/* Each loaded sandbox's manifest (its files sorted by path), removed when
+ * it has none; then the shared one (over a version 1 file only once every
+ * sandbox's own is there) */
+gboolean
+gl_manifest_save (GlManifest *manifest, GError **error)
+{
+  g_autoptr(GHashTable) own = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                     (GDestroyNotify) g_ptr_array_unref);
+  g_autoptr(GHashTable) shared = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) ids = NULL;
+  g_autoptr(GPtrArray) none = g_ptr_array_new ();
+  GPtrArray *sorted[N_KINDS] = { NULL, };
+  g_autofree char *dir = sandboxes_dir (manifest->path);
+  gboolean dir_made = FALSE;
+  GHashTableIter iter;
+  gpointer value;
+
+  /* a record added to a sandbox not loaded: its other records with it */
+  if (!load_sandboxes_of (manifest, manifest->files, error))
+    return FALSE;
+  ids = sorted_keys (manifest->loaded);
+  for (guint i = 0; i < ids->len; i++)
+    g_hash_table_insert (own, ids->pdata[i], g_ptr_array_new ());
+  g_hash_table_iter_init (&iter, manifest->files);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      GlManifestFile *f = value;
+
+      if (*f->sandbox == '\0')
+        g_hash_table_add (shared, f->path);
+      else
+        g_ptr_array_add (g_hash_table_lookup (own, f->sandbox), f->path);
+    }
+
+  for (guint i = 0; i < ids->len; i++)
+    {
+      GPtrArray *files = g_hash_table_lookup (own, ids->pdata[i]);
+      g_autofree char *path = gl_manifest_sandbox_path (manifest->path, ids->pdata[i]);
+      gboolean ok;
+
+      if (files->len == 0)
+        {
+          if (unlink (path) != 0 && errno != ENOENT)
+            {
+              int saved = errno;
+              g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                           "Cannot remove the export manifest %s: %s", path, g_strerror (saved));
+              return FALSE;
+            }
+          continue;
+        }
+      if (!dir_made && !gl_mkdir_with_parents (dir, 0755, error))
+        return FALSE;
+      dir_made = TRUE;
+      g_ptr_array_sort (files, compare_keys);
+      for (gsize k = 0; k < N_KINDS - 1; k++)
+        sorted[k] = g_ptr_array_ref (none);
+      sorted[N_KINDS - 1] = g_ptr_array_ref (files);
+      ok = save_text (manifest, path, SANDBOX_MAGIC, sorted, error);
+      free_kinds (sorted);
+      if (!ok)
+        return FALSE;
+    }
+
+  sorted[0] = sorted_keys (manifest->sandboxes);
+  sorted[1] = sorted_keys (manifest->dirs);
+  sorted[2] = sorted_keys (manifest->merged);
+  sorted[3] = sorted_keys (manifest->defaults);
+  sorted[4] = sorted_keys (shared);
+  if (!ensure_manifest_dir (manifest, error) ||
+      !save_text (manifest, manifest->path, MANIFEST_MAGIC, sorted, error))
+    {
+      free_kinds (sorted);
+      return FALSE;
+    }
+  free_kinds (sorted);
   remove_intent (manifest);
   return TRUE;
 }
@@ -782,6 +1076,17 @@ gl_manifest_save_intent (GlManifest *manifest, GHashTable *paths, GError **error
 void
 gl_manifest_delete (GlManifest *manifest)
 {
+  g_autofree char *dir = sandboxes_dir (manifest->path);
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, manifest->loaded);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      g_autofree char *path = gl_manifest_sandbox_path (manifest->path, key);
+      unlink (path);
+    }
+  rmdir (dir);   /* if no other sandbox's is left */
   unlink (manifest->path);
   remove_intent (manifest);
 }

@@ -24,11 +24,12 @@ typedef struct {
 
 typedef struct {
   char *path;                 /* the manifest file itself */
-  GHashTable *files;          /* path -> GlManifestFile */
+  GHashTable *files;          /* path -> GlManifestFile (of the sandboxes loaded, and shared ones) */
   GHashTable *sandboxes;      /* id -> GlManifestSandbox */
   GHashTable *dirs;           /* directories Glimpse created (set) */
   GHashTable *merged;         /* merged files (uca.xml) -> "1" if Glimpse created it, else "0" */
   GHashTable *defaults;       /* MIME type -> the host's app Glimpse set as its default */
+  GHashTable *loaded;         /* ids of the sandboxes whose files are in @files (set) */
   gboolean had_intent;        /* loaded with a journal a killed run left */
   gboolean intent_on_disk;    /* a journal is there (loaded, or written by this run) */
 } GlManifest;
@@ -36,9 +37,33 @@ typedef struct {
 void        gl_manifest_free (GlManifest *manifest);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlManifest, gl_manifest_free)
 
-/* Loads @path; a missing file is an empty manifest. */
+/* The manifest is one file for what every sandbox shares (the sandboxes'
+ * lines, directories, merged files, defaults, the shared files) and one
+ * per sandbox for that sandbox's files, beside it in "<path>.d": a change
+ * to one sandbox reads and writes that sandbox's records only.
+ *
+ * Loads @path and every sandbox's records; a missing file is an empty
+ * manifest. */
 GlManifest *gl_manifest_load (const char *path, GError **error);
+/* Loads @path without the sandboxes' records, except those of sandboxes a
+ * journal of a killed run names (and, from a manifest of an older version,
+ * which kept everything in one file, every sandbox's). */
+GlManifest *gl_manifest_load_shared (const char *path, GError **error);
+/* Adds the records of sandbox @id (nothing if they are loaded already); a
+ * manifest of it that cannot be read is an error, and nothing is changed. */
+gboolean    gl_manifest_load_sandbox (GlManifest *manifest, const char *id, GError **error);
+/* Adds the records of every sandbox with a manifest or a line. */
+gboolean    gl_manifest_load_all (GlManifest *manifest, GError **error);
+gboolean    gl_manifest_sandbox_loaded (GlManifest *manifest, const char *id);
+/* The manifest of sandbox @id's files beside @manifest_path */
+char       *gl_manifest_sandbox_path (const char *manifest_path, const char *id);
+/* Saves the shared file and the manifest of every sandbox loaded (each
+ * compared first and written only if it differs; one left with no record
+ * removed); then removes the journal. */
 gboolean    gl_manifest_save (GlManifest *manifest, GError **error);
+/* Changes whenever a run saved another text of any part of the manifest
+ * at @manifest_path */
+char       *gl_manifest_state_key (const char *manifest_path);
 /* The intent to write @paths (their records as they are now, with the
  * checksums about to be written) saved before they are written: a small
  * journal beside the manifest (its path + ".intent"), synced, which
@@ -46,7 +71,8 @@ gboolean    gl_manifest_save (GlManifest *manifest, GError **error);
  * (or gl_manifest_delete()) removes.  Much cheaper than saving the whole
  * manifest twice per run. */
 gboolean    gl_manifest_save_intent (GlManifest *manifest, GHashTable *paths, GError **error);
-/* Removes the manifest file and its journal (nothing left is recorded). */
+/* Removes the manifest file, the manifests of the sandboxes loaded and the
+ * journal (nothing left is recorded). */
 void        gl_manifest_delete (GlManifest *manifest);
 char       *gl_manifest_intent_path (const char *manifest_path);
 

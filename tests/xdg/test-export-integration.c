@@ -801,6 +801,9 @@ test_temporaries (Fixture *f, gconstpointer data)
   static const char * const ours[] = {
     "applications/glimpse-deb+org.example.Editor.desktop.Ab3dEf",
     "icons/hicolor/256x256/apps/glimpse-deb+org.example.Editor.png.XyZ123",
+    /* a save of a manifest killed before its rename */
+    "glimpse/export-manifest.Qw3rty",
+    "glimpse/export-manifest.d/deb.manifest.aBc123",
   };
   static const char * const theirs[] = {
     "applications/mine.desktop.Ab3dEf",
@@ -927,6 +930,58 @@ test_intent_journal (Fixture *f, gconstpointer data)
   g_assert_true (g_file_get_contents (entry, &now, NULL, NULL));
   g_assert_cmpstr (now, ==, planned);
   g_assert_false (g_file_test (intent, G_FILE_TEST_EXISTS));
+}
+
+/* A sandbox's manifest that is not one Glimpse wrote: a sync of that
+ * sandbox (or of all) fails with an error naming it, and removes or
+ * changes nothing; the other sandboxes sync as before */
+static void
+test_sandbox_manifest_corrupt (Fixture *f, gconstpointer data)
+{
+  g_autofree char *manifest_path = gl_export_manifest_path (f->ctx);
+  g_autofree char *deb = gl_manifest_sandbox_path (manifest_path, "deb");
+  g_autofree char *entry = data_path (f, "applications/glimpse-deb+org.example.Editor.desktop");
+  g_autofree char *other_entry = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *snapshot = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(GPtrArray) other = g_ptr_array_new ();
+  g_autoptr(GPtrArray) only_deb = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  GlExportStats stats = { 0, };
+
+  g_ptr_array_add (f->sources, tu_source (f->root, "other", "Other"));
+  g_ptr_array_add (only_deb, f->sources->pdata[0]);
+  g_ptr_array_add (other, f->sources->pdata[1]);
+  sync_ok (f, TRUE);
+  g_assert_true (g_file_test (entry, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_test (deb, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_set_contents (deb, "not a manifest\n", -1, NULL));
+  snapshot = tu_snapshot (f->ctx->data_home);
+
+  /* the sandbox's own sync, a complete one: the error, nothing touched */
+  g_assert_false (gl_export_sync (f->ctx, only_deb, FALSE, &stats, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, deb));
+  g_assert_nonnull (strstr (error->message, "move it away"));
+  g_clear_error (&error);
+  g_assert_false (gl_export_sync (f->ctx, f->sources, TRUE, &stats, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+  g_assert_false (gl_export_unexport (f->ctx, "deb", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error (&error);
+  after = tu_snapshot (f->ctx->data_home);
+  g_assert_cmpstr (after, ==, snapshot);
+
+  /* the other sandbox's: as ever */
+  g_assert_true (gl_export_sync (f->ctx, other, FALSE, &stats, NULL, &error));
+  g_assert_no_error (error);
+  other_entry = data_path (f, "applications/glimpse-other+org.example.Editor.desktop");
+  g_assert_true (g_file_test (other_entry, G_FILE_TEST_IS_REGULAR));
+  g_assert_true (g_file_get_contents (deb, &before, NULL, NULL));
+  g_assert_cmpstr (before, ==, "not a manifest\n");
+  g_assert_true (g_file_test (entry, G_FILE_TEST_IS_REGULAR));
 }
 
 /* the commands, against a fake store (GLIMPSE_SANDBOX_DIR) */
@@ -1199,6 +1254,7 @@ main (int argc, char **argv)
   ADD ("/integration/temporaries", test_temporaries);
   ADD ("/integration/control-names", test_control_names);
   ADD ("/integration/intent-journal", test_intent_journal);
+  ADD ("/integration/sandbox-manifest-corrupt", test_sandbox_manifest_corrupt);
   ADD ("/integration/default-handler", test_default_handler);
   ADD ("/integration/wm-class", test_wm_class);
   return g_test_run ();

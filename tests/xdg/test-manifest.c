@@ -93,7 +93,7 @@ test_streamed (void)
       g_autofree char *sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) file, strlen (file));
       GlManifestFile *mf;
 
-      gl_manifest_add_file (m, file, i % 2 ? "a" : "b\tc", sum);
+      gl_manifest_add_file (m, file, "", sum);
       mf = g_hash_table_lookup (m->files, file);
       mf->stat = g_strdup_printf ("%u:1:2.000000003:4.000000005:100644", i);
       mf->source = i % 3 ? g_strdup_printf ("/src/%u\t%u:1:2.0:4.0:100644", i, i) : NULL;
@@ -170,7 +170,7 @@ test_streamed (void)
   /* a NUL ends the text */
   {
     g_autoptr(GlManifest) cut = NULL;
-    char *nl = strchr (text + strlen ("glimpse-export-manifest 1\n"), '\n');
+    char *nl = strchr (text + strlen ("glimpse-export-manifest 2\n"), '\n');
 
     nl[1] = '\0';
     g_assert_true (g_file_set_contents (path, text, len, NULL));
@@ -189,10 +189,306 @@ test_streamed (void)
     g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
     g_assert_null (none);
     g_clear_error (&error);
-    g_assert_true (g_file_set_contents (path, "glimpse-export-manifest 2\n", -1, NULL));
+    g_assert_true (g_file_set_contents (path, "glimpse-export-manifest 9\n", -1, NULL));
     none = gl_manifest_load (path, &error);
     g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
     g_clear_error (&error);
+  }
+}
+
+
+static char *
+sum_of (const char *text)
+{
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+static void
+add_record (GlManifest *m, const char *path, const char *sandbox, const char *text)
+{
+  g_autofree char *sum = sum_of (text);
+
+  gl_manifest_add_file (m, path, sandbox, sum);
+}
+
+static guint
+n_of (GlManifest *m, const char *sandbox)
+{
+  GHashTableIter iter;
+  gpointer value;
+  guint n = 0;
+
+  g_hash_table_iter_init (&iter, m->files);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (strcmp (((GlManifestFile *) value)->sandbox, sandbox) == 0)
+      n++;
+  return n;
+}
+
+/* Each sandbox's files in a manifest of its own (any id one file name of
+ * its own); one loaded is saved without reading or writing the others' */
+static void
+test_per_sandbox (void)
+{
+  g_autofree char *path = manifest_path ();
+  const char *ids[] = { "deb", "b\tc", ".hidden", "../x", "a%41", "fed.42", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *deb = gl_manifest_sandbox_path (path, "deb");
+  g_autofree char *other = gl_manifest_sandbox_path (path, "fed.42");
+  g_autofree char *text = NULL;
+  struct stat before, after;
+
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (path, &error);
+
+    g_assert_no_error (error);
+    for (gsize i = 0; ids[i] != NULL; i++)
+      for (guint j = 0; j < 3; j++)
+        {
+          g_autofree char *file = g_strdup_printf ("/apps/glimpse-%s+%u.desktop", ids[i], j);
+          add_record (m, file, ids[i], file);
+        }
+    add_record (m, "/menus/glimpse.menu", "", "menu");
+    g_assert_true (gl_manifest_save (m, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "glimpse-export-manifest 2\n"));
+  g_assert_nonnull (strstr (text, "/menus/glimpse.menu"));
+  g_assert_null (strstr (text, "/apps/"));
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (deb, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "glimpse-export-sandbox-manifest 1\n"));
+  g_assert_nonnull (strstr (text, "/apps/glimpse-deb+2.desktop"));
+  g_assert_null (strstr (text, "fed.42"));
+  for (gsize i = 0; ids[i] != NULL; i++)
+    {
+      g_autofree char *own = gl_manifest_sandbox_path (path, ids[i]);
+      g_autofree char *dir = g_path_get_dirname (own);
+      g_autofree char *expected_dir = g_strconcat (path, ".d", NULL);
+
+      g_assert_cmpstr (dir, ==, expected_dir);
+      g_assert_true (g_file_test (own, G_FILE_TEST_IS_REGULAR));
+    }
+
+  /* the shared part only, then one sandbox */
+  g_assert_cmpint (stat (other, &before), ==, 0);
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load_shared (path, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_hash_table_size (m->files), ==, 1);
+    g_assert_true (gl_manifest_load_sandbox (m, "deb", &error));
+    g_assert_no_error (error);
+    g_assert_true (gl_manifest_sandbox_loaded (m, "deb"));
+    g_assert_false (gl_manifest_sandbox_loaded (m, "fed.42"));
+    g_assert_cmpuint (n_of (m, "deb"), ==, 3);
+    g_assert_cmpuint (g_hash_table_size (m->files), ==, 4);
+    g_hash_table_remove (m->files, "/apps/glimpse-deb+0.desktop");
+    g_assert_true (gl_manifest_save (m, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_cmpint (stat (other, &after), ==, 0);
+  g_assert_cmpuint (before.st_ino, ==, after.st_ino);
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (path, &error);
+
+    g_assert_no_error (error);
+    for (gsize i = 0; ids[i] != NULL; i++)
+      g_assert_cmpuint (n_of (m, ids[i]), ==, strcmp (ids[i], "deb") == 0 ? 2 : 3);
+    g_assert_cmpstr (((GlManifestFile *) g_hash_table_lookup (m->files, "/apps/glimpse-b\tc+1.desktop"))->sandbox,
+                     ==, "b\tc");
+
+    /* a sandbox with no record left: no manifest of it */
+    g_hash_table_remove (m->files, "/apps/glimpse-deb+1.desktop");
+    g_hash_table_remove (m->files, "/apps/glimpse-deb+2.desktop");
+    g_assert_true (gl_manifest_save (m, &error));
+    g_assert_false (g_file_test (deb, G_FILE_TEST_EXISTS));
+  }
+  /* a record added to a sandbox not loaded: saved with its others */
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load_shared (path, &error);
+    g_autoptr(GlManifest) back = NULL;
+
+    add_record (m, "/apps/glimpse-fed.42+new.desktop", "fed.42", "new");
+    g_assert_true (gl_manifest_save (m, &error));
+    g_assert_no_error (error);
+    back = gl_manifest_load (path, &error);
+    g_assert_cmpuint (n_of (back, "fed.42"), ==, 4);
+  }
+}
+
+/* A manifest of version 1 (every sandbox's files in one file) moves into
+ * the sandboxes' own on the next save, losing nothing; a save killed after
+ * writing them and before replacing the old file leaves both, read as one */
+static void
+test_migration (void)
+{
+  g_autofree char *path = manifest_path ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *deb = gl_manifest_sandbox_path (path, "deb");
+  g_autofree char *s1 = sum_of ("one");
+  g_autofree char *s2 = sum_of ("two");
+  g_autofree char *s3 = sum_of ("three");
+  g_autofree char *v1 = g_strdup_printf ("glimpse-export-manifest 1\n"
+                                         "sandbox\tdeb\tDebian\tglimpse-deb+a.desktop\n"
+                                         "sandbox\tfed\tFedora\tglimpse-fed+b.desktop\n"
+                                         "dir\t/apps\n"
+                                         "file\t/apps/glimpse-deb+a.desktop\tdeb\t%s\n"
+                                         "cache\t/apps/glimpse-deb+a.desktop\t1:2:3.000000004:5.000000006:100644\t\n"
+                                         "file\t/apps/glimpse-fed+b.desktop\tfed\t%s\n"
+                                         "file\t/menus/glimpse.menu\t\t%s\n", s1, s2, s3);
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_no_errno (g_mkdir_with_parents (dir, 0755));
+  g_assert_true (g_file_set_contents (path, v1, -1, NULL));
+  {
+    /* even a load for one sandbox's sync holds every record of the old file */
+    g_autoptr(GlManifest) m = gl_manifest_load_shared (path, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_hash_table_size (m->files), ==, 3);
+    g_assert_true (gl_manifest_sandbox_loaded (m, "deb"));
+    g_assert_true (gl_manifest_sandbox_loaded (m, "fed"));
+    g_assert_true (gl_manifest_save (m, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "glimpse-export-manifest 2\n"));
+  g_assert_null (strstr (text, "glimpse-deb+a.desktop\tdeb"));
+  g_assert_nonnull (strstr (text, "sandbox\tdeb\tDebian\tglimpse-deb+a.desktop\n"));
+  g_assert_nonnull (strstr (text, "dir\t/apps\n"));
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (deb, &text, NULL, NULL));
+  g_assert_true (g_str_has_prefix (text, "glimpse-export-sandbox-manifest 1\n"));
+  g_assert_nonnull (strstr (text, s1));
+  g_assert_nonnull (strstr (text, "cache\t/apps/glimpse-deb+a.desktop\t1:2:3.000000004:5.000000006:100644\t\n"));
+  g_assert_null (strstr (text, "fed"));
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (path, &error);
+    GlManifestFile *a;
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_hash_table_size (m->files), ==, 3);
+    a = g_hash_table_lookup (m->files, "/apps/glimpse-deb+a.desktop");
+    g_assert_cmpstr (a->sandbox, ==, "deb");
+    g_assert_cmpstr (a->stat, ==, "1:2:3.000000004:5.000000006:100644");
+    g_assert_cmpstr (((GlManifestFile *) g_hash_table_lookup (m->files, "/menus/glimpse.menu"))->sandbox, ==, "");
+  }
+
+  /* killed between the sandboxes' files (one with a newer record) and the
+   * shared one: the old file is still whole, and both are read */
+  {
+    g_autoptr(GlManifest) m = NULL;
+    g_autoptr(GlManifest) after = NULL;
+    g_autofree char *newer = g_strdup_printf ("glimpse-export-sandbox-manifest 1\n"
+                                              "file\t/apps/glimpse-deb+a.desktop\tdeb\t%s\n"
+                                              "file\t/apps/glimpse-deb+c.desktop\tdeb\t%s\n", s2, s3);
+
+    g_assert_true (g_file_set_contents (path, v1, -1, NULL));
+    g_assert_true (g_file_set_contents (deb, newer, -1, NULL));
+    m = gl_manifest_load_shared (path, &error);
+    g_assert_no_error (error);
+    g_assert_true (gl_manifest_file_matches (g_hash_table_lookup (m->files, "/apps/glimpse-deb+a.desktop"), s1));
+    g_assert_true (gl_manifest_file_matches (g_hash_table_lookup (m->files, "/apps/glimpse-deb+a.desktop"), s2));
+    g_assert_nonnull (g_hash_table_lookup (m->files, "/apps/glimpse-deb+c.desktop"));
+    g_assert_nonnull (g_hash_table_lookup (m->files, "/apps/glimpse-fed+b.desktop"));
+    g_assert_true (gl_manifest_save (m, &error));
+    after = gl_manifest_load (path, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (g_hash_table_size (after->files), ==, 4);
+  }
+}
+
+/* A sandbox's manifest that is not one Glimpse wrote: a clear error that
+ * names it and what to do, nothing of it or the others changed; the
+ * others' records still load */
+static void
+test_corrupt_sandbox (void)
+{
+  g_autofree char *path = manifest_path ();
+  g_autofree char *deb = gl_manifest_sandbox_path (path, "deb");
+  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (path, &error);
+
+    g_assert_no_error (error);
+    add_record (m, "/apps/glimpse-deb+a.desktop", "deb", "a");
+    add_record (m, "/apps/glimpse-fed+b.desktop", "fed", "b");
+    g_assert_true (gl_manifest_save (m, &error));
+  }
+  g_assert_true (g_file_set_contents (deb, "garbage\nfile\t/home/u/precious\tdeb\tx\n", -1, NULL));
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load_shared (path, &error);
+    g_autoptr(GlManifest) all = NULL;
+
+    g_assert_no_error (error);
+    g_assert_false (gl_manifest_load_sandbox (m, "deb", &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_nonnull (strstr (error->message, deb));
+    g_assert_nonnull (strstr (error->message, "sandbox deb"));
+    g_assert_nonnull (strstr (error->message, "move it away"));
+    g_clear_error (&error);
+    g_assert_false (gl_manifest_sandbox_loaded (m, "deb"));
+    g_assert_cmpuint (g_hash_table_size (m->files), ==, 0);
+    g_assert_true (gl_manifest_load_sandbox (m, "fed", &error));
+    g_assert_cmpuint (g_hash_table_size (m->files), ==, 1);
+
+    all = gl_manifest_load (path, &error);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_null (all);
+    g_clear_error (&error);
+  }
+  g_assert_true (g_file_get_contents (deb, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "garbage\nfile\t/home/u/precious\tdeb\tx\n");
+  g_clear_pointer (&text, g_free);
+
+  /* an empty one is not one either */
+  g_assert_true (g_file_set_contents (deb, "", 0, NULL));
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load_shared (path, &error);
+
+    g_assert_false (gl_manifest_load_sandbox (m, "deb", &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  }
+}
+
+/* A journal a killed run left names files of a sandbox: its records are
+ * loaded with the shared part, so the next save keeps them all */
+static void
+test_journal_sandbox (void)
+{
+  g_autofree char *path = manifest_path ();
+  g_autofree char *s1 = sum_of ("one");
+  g_autofree char *s2 = sum_of ("two");
+  g_autoptr(GError) error = NULL;
+
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (path, &error);
+    g_autoptr(GHashTable) paths = g_hash_table_new (g_str_hash, g_str_equal);
+
+    add_record (m, "/apps/glimpse-deb+a.desktop", "deb", "one");
+    add_record (m, "/apps/glimpse-deb+b.desktop", "deb", "b");
+    g_assert_true (gl_manifest_save (m, &error));
+    add_record (m, "/apps/glimpse-deb+a.desktop", "deb", "two");
+    g_hash_table_add (paths, "/apps/glimpse-deb+a.desktop");
+    g_assert_true (gl_manifest_save_intent (m, paths, &error));
+    g_assert_no_error (error);
+  }
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load_shared (path, &error);
+    GlManifestFile *a;
+
+    g_assert_no_error (error);
+    g_assert_true (m->had_intent);
+    g_assert_true (gl_manifest_sandbox_loaded (m, "deb"));
+    g_assert_cmpuint (n_of (m, "deb"), ==, 2);
+    a = g_hash_table_lookup (m->files, "/apps/glimpse-deb+a.desktop");
+    g_assert_true (gl_manifest_file_matches (a, s1));
+    g_assert_true (gl_manifest_file_matches (a, s2));
   }
 }
 
@@ -203,5 +499,9 @@ main (int argc, char **argv)
   g_test_add_func ("/manifest/sandbox-round-trip", test_sandbox_round_trip);
   g_test_add_func ("/manifest/sandbox-old-text", test_sandbox_old_text);
   g_test_add_func ("/manifest/streamed", test_streamed);
+  g_test_add_func ("/manifest/per-sandbox", test_per_sandbox);
+  g_test_add_func ("/manifest/migration", test_migration);
+  g_test_add_func ("/manifest/corrupt-sandbox", test_corrupt_sandbox);
+  g_test_add_func ("/manifest/journal-sandbox", test_journal_sandbox);
   return g_test_run ();
 }
