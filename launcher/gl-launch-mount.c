@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdint.h>
 #include <string.h>
@@ -71,13 +72,17 @@ next_field (char **p)
   return start;
 }
 
-/* One line (its newline removed): the mount point, type and superblock
- * options, unescaped; false when the line is not a mountinfo line. */
+/* One line (its newline removed): the mount ID, mount point, type, source
+ * and superblock options, unescaped; false when the line is not a
+ * mountinfo line. */
 static bool
-parse_mountinfo_line (char *line, char **target, char **fstype, char **fsopts)
+parse_mountinfo_line (char *line, char **id, char **target, char **fstype, char **source,
+                      char **fsopts)
 {
   char *p = line, *f;
-  for (int i = 0; i < 4; i++)           /* id, parent, maj:min, root */
+  if ((*id = next_field (&p)) == NULL)
+    return false;
+  for (int i = 0; i < 3; i++)           /* parent, maj:min, root */
     if (next_field (&p) == NULL)
       return false;
   if ((*target = next_field (&p)) == NULL || next_field (&p) == NULL)   /* + options */
@@ -86,10 +91,11 @@ parse_mountinfo_line (char *line, char **target, char **fstype, char **fsopts)
     if ((f = next_field (&p)) == NULL)
       return false;
   while (strcmp (f, "-") != 0);
-  if ((*fstype = next_field (&p)) == NULL || next_field (&p) == NULL    /* + source */
+  if ((*fstype = next_field (&p)) == NULL || (*source = next_field (&p)) == NULL
       || (*fsopts = next_field (&p)) == NULL || p != NULL)
     return false;
-  return unescape_field (*target) && unescape_field (*fstype) && unescape_field (*fsopts);
+  return unescape_field (*target) && unescape_field (*fstype) && unescape_field (*source)
+         && unescape_field (*fsopts);
 }
 
 int
@@ -108,11 +114,12 @@ gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
   errno = 0;
   while ((len = getline (&line, &line_cap, f)) >= 0)
     {
-      char *target, *fstype, *fsopts;
+      char *id, *target, *fstype, *source, *fsopts;
       lineno++;
       if (len > 0 && line[len - 1] == '\n')
         line[--len] = '\0';
-      if ((size_t) len != strlen (line) || !parse_mountinfo_line (line, &target, &fstype, &fsopts))
+      if ((size_t) len != strlen (line)
+          || !parse_mountinfo_line (line, &id, &target, &fstype, &source, &fsopts))
         {
           *error = xasprintf ("cannot read the mount table %s: line %zu is not in the "
                               "mountinfo format", name, lineno);
@@ -142,6 +149,41 @@ gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
       gl_launch_mount_table_clear (out);
       return -errsv;
     }
+  return 0;
+}
+
+int
+gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, size_t max, size_t *n)
+{
+  cleanup_free char *line = NULL;
+  size_t line_cap = 0;
+  ssize_t len;
+
+  *n = 0;
+  errno = 0;
+  while ((len = getline (&line, &line_cap, f)) >= 0)
+    {
+      char *id, *target, *fstype, *source, *fsopts, *end;
+      unsigned long v;
+      if (len > 0 && line[len - 1] == '\n')
+        line[--len] = '\0';
+      if ((size_t) len != strlen (line)
+          || !parse_mountinfo_line (line, &id, &target, &fstype, &source, &fsopts))
+        return -EINVAL;
+      errno = 0;
+      v = strtoul (id, &end, 10);
+      if (id[0] < '1' || id[0] > '9' || *end != '\0' || errno != 0 || v > UINT_MAX)
+        return -EINVAL;
+      if (strcmp (fstype, "overlay") != 0 || strcmp (source, GL_LAUNCH_OVERLAY_SOURCE) != 0)
+        continue;
+      if (*n == max)
+        return -E2BIG;
+      ids[(*n)++] = (unsigned) v;
+      errno = 0;
+    }
+  /* (as gl_launch_mount_table_parse: a read error is not the end) */
+  if (ferror (f) || !feof (f))
+    return errno ? -errno : -EIO;
   return 0;
 }
 
@@ -226,7 +268,10 @@ try_overlay (const int *lowers, size_t n_lowers, int upper, int work, unsigned a
   for (size_t i = 0; i < n_lowers; i++)
     off += (size_t) snprintf (lowerdir + off, sizeof lowerdir - off, "%s/proc/self/fd/%d",
                               i ? ":" : "", lowers[i]);
-  if (fsconfig (fs, FSCONFIG_SET_STRING, "lowerdir", lowerdir, 0) != 0)
+  /* (named, so that root's record of the view can tell its overlays from
+   * host mounts bound into it) */
+  if (fsconfig (fs, FSCONFIG_SET_STRING, "source", GL_LAUNCH_OVERLAY_SOURCE, 0) != 0
+      || fsconfig (fs, FSCONFIG_SET_STRING, "lowerdir", lowerdir, 0) != 0)
     gl_launch_mount_die_fs (fs, what);
   if (upper >= 0)
     {

@@ -24,6 +24,16 @@ typedef struct {
  * of the way through is an error, never a shorter table. */
 int gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
                                  char **error);
+/* The SOURCE (mountinfo's field after the type) of every overlay the
+ * launcher makes: how a view's own overlays are told from host mounts
+ * bound into it (a host's container overlays, say). */
+#define GL_LAUNCH_OVERLAY_SOURCE "glimpse"
+/* The mount IDs of the overlays named GL_LAUNCH_OVERLAY_SOURCE in the
+ * mountinfo-format table F: at most MAX into IDS, *N of them.  0, or a
+ * negative errno: the read's (EIO when it says none) when reading fails
+ * part of the way, -EINVAL for a line not in the format, -E2BIG for more
+ * than MAX; never a shorter list. */
+int gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, size_t max, size_t *n);
 /* /proc/self/mountinfo; dies on any error. */
 GlLaunchMountTable gl_launch_mount_table_read (void);
 void gl_launch_mount_table_clear (GlLaunchMountTable *t);

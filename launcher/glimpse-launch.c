@@ -72,9 +72,9 @@ extern char **environ;
  * replace).  Without privilege (no views are shared) the lock is the
  * user's own users/<uid>/view.lock. */
 #define GL_VIEW_LOCK_UNPRIV "view.lock"
-/* At most this many mount IDs (of the view's writable overlays) in the
- * record. */
-#define GL_VIEW_MAX_MOUNTS 16
+/* At most this many mount IDs (of the view's own overlays: its root, at
+ * most 8 writable ones and 3 merged directories) in the record. */
+#define GL_VIEW_MAX_MOUNTS 32
 
 /* ---------------------------------------------------------------------- */
 /* State of the top-level process                                          */
@@ -1641,13 +1641,13 @@ child_main (int sync_fd, int err_fd, int maps_fd)
   /* Ready: the launcher sees the error pipe close (closed on its own,
    * first: what else is let go - the old work directories
    * make_layer_overlay held - may wait for the disk, and the launcher
-   * need not).  It starts the app, records the view (as root, for the
-   * launches to come) and then says so on the sync pipe; only from then
-   * on does the view outlive the launcher that built it.  A launcher that
-   * dies before (a kill -9, a record it cannot write) takes the view with
-   * it, its app and whatever that started included: no view runs that
-   * later launches cannot find (they would build a second one over the
-   * same layers). */
+   * need not).  It records the view (as root, for the launches to come
+   * and for glimpse-launch --held), starts the app and then says so on
+   * the sync pipe; only from then on does the view outlive the launcher
+   * that built it.  A launcher that dies before (a kill -9, a record it
+   * cannot write) takes the view with it, its app and whatever that
+   * started included: no view runs that later launches cannot find (they
+   * would build a second one over the same layers). */
   gl_error_fd = -1;
   close (err_fd);
   {
@@ -1798,7 +1798,7 @@ open_proc_ns (pid_t pid, ViewNs *ns, unsigned long long id[8])
 }
 
 /* The record's optional second line, "mounts ID...\n": the mount IDs of
- * the view's writable overlays (for naming a process that keeps one).
+ * the view's own overlays (for naming a process that keeps one).
  * REST is what follows the first line; false if it is anything else. */
 static bool
 view_record_mounts (const char *rest, unsigned *ids, size_t *n)
@@ -1931,37 +1931,6 @@ view_find (ViewNs *ns, const char **why)
   return (pid_t) pid;
 }
 
-/* Writes "mounts ID...\n" (the mount IDs of the writable overlays of
- * the view, from its PID 1's mount table F, made by the kernel) into BUF;
- * its length, 0 if there is nothing to say.  Closes F. */
-static int
-view_overlay_ids (FILE *f, char *buf, size_t size)
-{
-  char line[4096];
-  int len = 0, n = 0;
-
-  if (f == NULL)
-    return 0;
-  while (n < GL_VIEW_MAX_MOUNTS && fgets (line, sizeof line, f) != NULL)
-    {
-      const char *sep = strstr (line, " - overlay ");
-      unsigned mid;
-      if (sep == NULL || strstr (sep, "upperdir=") == NULL || sscanf (line, "%u", &mid) != 1)
-        continue;
-      len += snprintf (buf + len, size - (size_t) len, "%s %u", n ? "" : "mounts", mid);
-      n++;
-      if ((size_t) len >= size - 2)
-        {
-          len = 0;      /* (cannot happen: 16 IDs fit) */
-          break;
-        }
-    }
-  fclose (f);
-  if (len > 0)
-    len += snprintf (buf + len, size - (size_t) len, "\n");
-  return len;
-}
-
 /* The record users/.views/NAME, opened for writing: the one there when it
  * is a regular file of root's, mode 0600, with one link (only root writes
  * in root's 0700 users/.views/); anything else in its place (a link, a
@@ -1986,67 +1955,74 @@ open_view_record (const char *name)
   return -1;
 }
 
-/* Root's record of a view: opened and begun as root (view_record_open),
- * finished once the app runs (view_record_write: reading the view's mount
- * table and writing the record then overlap with the app's start).  In
- * place, not by renaming a new file over it (which cost the journal a
- * create and a rename, half a millisecond of a first launch): the record
- * is read and written only under the view lock, which the launcher holds
- * until the record is written, and one left half-written (a full disk, a
- * crash) is malformed, so view_find refuses it and the next launch builds
- * a view. */
-typedef struct {
-  int fd;               /* users/.views/<uid>, open for writing */
-  FILE *mountinfo;      /* the view's PID 1's, or NULL */
-  char buf[1024];
-  int len;
-} ViewRecord;
-
-/* As root: the record of the view whose PID 1 is PID, in users/.views/<uid>. */
+/* As root, before the app starts: root's record of the view whose PID 1
+ * is PID (namespaces ID), in users/.views/<uid>: its first line, and
+ * "mounts ID...\n", the mount IDs of the view's own overlays (the root,
+ * the merged directories and the writable ones: what a process that
+ * keeps one holds, and what glimpse purge and the package operations
+ * must not change under it), from its PID 1's mount table.  Complete
+ * before anything of the view runs that a process of yours could reach:
+ * once the app runs, it can hand the view's mount namespace (or a file of
+ * it) to a process outside, and a launcher killed before its record was
+ * written would leave a view kept alive that no record names, and that
+ * glimpse-launch --held could not see.  A table that cannot be read whole
+ * fails the launch, before the app (SECURITY.md case 28): a shorter list
+ * would let a layer pass for free.
+ *
+ * In place, not by renaming a new file over it (a create and a rename
+ * for the journal): the record is read and written only under the view
+ * lock, and one left half-written (a full disk, a crash) is malformed,
+ * so view_find refuses it and the next launch builds a view. */
 static void
-view_record_open (ViewRecord *r, pid_t pid, const unsigned long long id[8])
+view_record (pid_t pid, const unsigned long long id[8])
 {
-  char path[64], name[32];
+  char path[64], name[32], buf[1024];
   unsigned long long start = proc_start_time (pid);
+  unsigned mounts[GL_VIEW_MAX_MOUNTS];
+  size_t n_mounts = 0;
+  cleanup_fd int fd = -1;
+  FILE *f;
+  int len, rc;
 
   if (start == 0)
     die ("the sandbox's first process went away while starting");
-  r->len = snprintf (r->buf, sizeof r->buf, GL_VIEW_RECORD_FMT, L.id, (unsigned) L.uid, (int) pid,
-                     start, id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
+  len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, L.id, (unsigned) L.uid, (int) pid,
+                  start, id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
   snprintf (path, sizeof path, "/proc/%d/mountinfo", (int) pid);
-  r->mountinfo = fopen (path, "re");
+  f = fopen (path, "re");
+  if (f == NULL)
+    die_with_error ("cannot read the mount table of the sandbox's first process");
+  rc = gl_launch_mount_table_overlay_ids (f, mounts, GL_VIEW_MAX_MOUNTS, &n_mounts);
+  fclose (f);
+  if (rc != 0)
+    die ("cannot read the mount table of the sandbox's first process: %s; not starting "
+         "a view that later launches could not fully account for",
+         rc == -EINVAL ? "a line is not in the mountinfo format"
+         : rc == -E2BIG ? "more overlays than a view makes" : strerror (-rc));
+  for (size_t i = 0; i < n_mounts; i++)
+    len += snprintf (buf + len, sizeof buf - (size_t) len, "%s %u", i ? "" : "mounts",
+                     mounts[i]);
+  if (n_mounts > 0)
+    len += snprintf (buf + len, sizeof buf - (size_t) len, "\n");
+  if ((size_t) len >= sizeof buf)
+    die ("internal error: the view's record does not fit");
+
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
-  r->fd = open_view_record (name);
-  if (r->fd < 0)
+  fd = open_view_record (name);
+  if (fd < 0)
     die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
                     "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
-}
-
-/* Writes the record R (the launcher is yours by now, and not dumpable:
- * the descriptor root opened stays out of your reach).  On failure the
- * app APP, just started, is killed: nothing runs in a view that later
- * launches cannot find. */
-static void
-view_record_write (ViewRecord *r, pid_t app)
-{
-  r->len += view_overlay_ids (r->mountinfo, r->buf + r->len, sizeof r->buf - (size_t) r->len);
-  r->mountinfo = NULL;
   /* Emptied first: a launcher killed between the two steps (its caller
    * may SIGKILL it) leaves an empty record, never the new record's start
    * followed by the end of a longer old one. */
-  if (ftruncate (r->fd, 0) != 0 || gl_write_all (r->fd, r->buf, (size_t) r->len) != 0)
+  if (ftruncate (fd, 0) != 0 || gl_write_all (fd, buf, (size_t) len) != 0)
     {
-      int errsv = errno;
-      kill (app, SIGKILL);
-      errno = errsv;
       if (errno == ENOSPC || errno == EDQUOT)
         die_with_error ("cannot start sandbox \"%s\": the file system that holds it (and your "
                         "layers) is full; free some space, or \"glimpse purge\" a layer", L.id);
       die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%u of sandbox "
                       "\"%s\"", (unsigned) L.uid, L.id);
     }
-  close (r->fd);
-  r->fd = -1;
 }
 
 /* What the app's process needs, all made before it starts (setuid, it
@@ -2282,12 +2258,11 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
  * what needs your layer meanwhile (glimpse purge, the next view) waits
  * for that.  Privileges are dropped for
  * good in start_app, before the app is started; the user namespace is
- * the caller's own, so entering it needs none.  REC (a first launch): the
- * view's record, written once the app is started and before the view
- * lock is let go; PID1_GO (a first launch, or -1): where PID 1 is told
- * then that its view may outlive us. */
+ * the caller's own, so entering it needs none.  PID1_GO (a first launch,
+ * whose view root recorded before: see view_record; or -1): where PID 1
+ * is told, once the app is started, that its view may outlive us. */
 static int
-run_in_view (ViewNs *ns, int view_lock, char *const *command, ViewRecord *rec, int pid1_go)
+run_in_view (ViewNs *ns, int view_lock, char *const *command, int pid1_go)
 {
   sigset_t set;
   int sigfd, err_p[2], app_status = 0, tty = -1;
@@ -2315,8 +2290,6 @@ run_in_view (ViewNs *ns, int view_lock, char *const *command, ViewRecord *rec, i
   app = start_app (ns, err_p, tty, command);
   if (tty >= 0)
     (void) setpgid (app, app);
-  if (rec != NULL)
-    view_record_write (rec, app);
   if (pid1_go >= 0)
     {
       /* The view may outlive us now (child_main). */
@@ -2737,7 +2710,6 @@ main (int argc, char **argv)
   int outer = -1;         /* the view's first user namespace, for its nested one's maps */
   uint64_t perm = 0;
   ViewNs ns = { -1, -1, -1, -1, -1 };
-  ViewRecord rec = { -1, NULL, "", 0 };
   pid_t pid;
   char cwdbuf[PATH_MAX];
   size_t errlen = 0;
@@ -2814,7 +2786,7 @@ main (int argc, char **argv)
       const char *why = NULL;
       pid_t view_pid = view_find (&ns, &why);
       if (view_pid > 0)
-        return run_in_view (&ns, view_lock, args.command, NULL, -1);
+        return run_in_view (&ns, view_lock, args.command, -1);
     }
 
   make_copies ();
@@ -2990,10 +2962,10 @@ main (int argc, char **argv)
         die_with_error ("cannot open the namespaces of the sandbox");
       }
     if (L.privileged)
-      view_record_open (&rec, pid, id);
+      view_record (pid, id);
   }
   close (L.sb.lock_fd);
   close (L.sb.user_lock_fd);
   close (L.sb.gen_lock_fd);
-  return run_in_view (&ns, view_lock, args.command, L.privileged ? &rec : NULL, sync_p[1]);
+  return run_in_view (&ns, view_lock, args.command, sync_p[1]);
 }

@@ -20,20 +20,21 @@ GL_CLEANUPS+=('for p in "${holders[@]}"; do kill -KILL "$p" 2>/dev/null; done')
 
 check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
 
-# held USER HOME: USER runs an app that writes a file in the view's home and
-# a directory there; a process of USER's outside the view opens that
-# directory through /proc/APPPID/root and keeps it open; the app ends.
-# Sets $holder (the process that keeps it), $holder_bg (the job that
-# runs it) and $mark (the file).
+# held USER HOME [DIR]: USER runs an app that writes a file in the view's
+# home and a directory there; a process of USER's outside the view opens
+# that directory (or DIR of the view) through /proc/APPPID/root and keeps
+# it open; the app ends.  Sets $holder (the process that keeps it),
+# $holder_bg (the job that runs it) and $mark (the file).
 held () {
-  local user=$1 home=$2 secs=$((3000 + RANDOM % 1000)) hsecs=$((4000 + RANDOM % 1000)) app runner
+  local user=$1 home=$2 secs=$((3000 + RANDOM % 1000)) hsecs=$((4000 + RANDOM % 1000)) app runner dir
   mark=purge-held-$$-$user
+  dir=${3:-$home/$mark.d}
   as_user "$user" "$GLIMPSE" run "$id" -- sh -c \
     "echo kept > ~/$mark && mkdir -p ~/$mark.d && exec sleep $secs" &
   runner=$!
   app_up () { app=$(pgrep -u "$user" -fx "sleep $secs" | head -n1); [ -n "$app" ] && [ -d "/proc/$app/root$home/$mark.d" ]; }
   check "$user: the app runs, its directory made in the view" gl_wait 30 app_up
-  as_user "$user" sh -c 'exec 3< "$1" && exec sleep "$2"' sh "/proc/$app/root$home/$mark.d" "$hsecs" &
+  as_user "$user" sh -c 'exec 3< "$1" && exec sleep "$2"' sh "/proc/$app/root$dir" "$hsecs" &
   holder_bg=$!
   # (the sleep itself, not the subshell that runs as_user: its pid is the
   # one the launcher names, and the one whose fd 3 is the directory)
@@ -81,6 +82,19 @@ check "… and root's layer is intact" [ -f "$layer/home/upper/$mark" ]
 kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
 check "root: once the holder has exited, purge works" as_user root "$GLIMPSE" purge "$id" --yes
 check_sh "… and the layer is gone" '[ ! -e "$layer/home/upper/$mark" ]'
+
+# --- a directory of the ended view's read-only root (the system layer and
+# base it was built from) held: its overlay is the view's too ---
+layer=$GL_STORE/$id/users/$UID_A
+held "$GL_USER_A" "$HOME_A" /etc
+out=$(as_user "$GL_USER_A" "$LAUNCH" --held "$id" 2>&1); rc=$?
+check_sh "--held sees a process that keeps a directory of the ended view's root (exit 124)" \
+  '[ $rc -eq 124 ] && grep_quiet "held by process $holder (sleep), which has a file of it open" <<<"$out"'
+[ $rc -eq 124 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+out=$("$GLIMPSE" remove "$id" 2>&1); rc=$?
+check_sh "… and remove refuses (exit 5)" '[ $rc -eq 5 ] && [ -f "$GL_STORE/$id/sandbox.conf" ]'
+kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
+check "once the holder has exited, --held says free" as_user "$GL_USER_A" "$LAUNCH" --held "$id"
 
 # --- remove (root, every user's layer): the user's ended view held ---
 layer=$GL_STORE/$id/users/$UID_A

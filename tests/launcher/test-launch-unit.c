@@ -72,6 +72,19 @@ parse_text (const char *text, size_t cut, GlLaunchMountTable *t, char **error)
 }
 
 static int
+overlay_ids_text (const char *text, size_t cut, unsigned *ids, size_t max, size_t *n)
+{
+  Failing f = { text, 0, cut };
+  cookie_io_functions_t io = { failing_read, NULL, NULL, NULL };
+  FILE *fp = fopencookie (&f, "r", io);
+  int rc;
+  setvbuf (fp, NULL, _IONBF, 0);
+  rc = gl_launch_mount_table_overlay_ids (fp, ids, max, n);
+  fclose (fp);
+  return rc;
+}
+
+static int
 has_name (char **env, const char *name)
 {
   return gl_launch_env_get (env, name) != NULL;
@@ -298,6 +311,52 @@ main (void)
     ok (WIFEXITED (st) && (WEXITSTATUS (st) == 0 || WEXITSTATUS (st) == 3 || WEXITSTATUS (st) == 125),
         "under RLIMIT_AS the table is whole or an error (never shorter)");
     gl_launch_mount_table_clear (&whole);
+  }
+
+  /* the view's overlays, for root's record of it (SECURITY.md case 28):
+   * its own (source "glimpse": the root, the merged and the writable
+   * ones), not the host's bound into it; a read error, a line not in the
+   * format or too many is an error, never a shorter list */
+  {
+    static const char view[] =
+      "500 499 0:60 / / ro,nosuid,nodev - overlay " GL_LAUNCH_OVERLAY_SOURCE " ro,lowerdir=/proc/self/fd/7,userxattr\n"
+      "501 500 0:61 / /home/a rw,nosuid,nodev - overlay " GL_LAUNCH_OVERLAY_SOURCE " rw,lowerdir=/proc/self/fd/9,upperdir=/proc/self/fd/10,workdir=/proc/self/fd/11,userxattr\n"
+      "502 500 0:62 / /var/lib/docker/overlay2/x/merged ro - overlay overlay rw,lowerdir=/l,upperdir=/u,workdir=/w\n"
+      "503 500 0:63 / /usr/share/themes ro,nosuid,nodev - overlay " GL_LAUNCH_OVERLAY_SOURCE " ro,lowerdir=/proc/self/fd/3:/proc/self/fd/4,userxattr\n"
+      "504 500 0:64 / /proc rw - proc proc rw\n";
+    unsigned ids[32];
+    size_t n = 0;
+    char *big = NULL, *many = NULL;
+    size_t off = 0;
+    int rc = overlay_ids_text (view, sizeof view, ids, 32, &n);
+    ok (rc == 0 && n == 3 && ids[0] == 500 && ids[1] == 501 && ids[2] == 503,
+        "overlay IDs: the view's own overlays (read-only ones too), not the host's");
+    rc = overlay_ids_text (view, strchr (view, '\n') + 1 - view, ids, 32, &n);
+    ok (rc == -EIO, "overlay IDs: a read error part of the way is an error, not a shorter list");
+    /* a line longer than any buffer (a host overlay with many lower
+     * layers): read whole, its numbers never taken for a line's ID */
+    big = malloc (20000);
+    off = (size_t) snprintf (big, 20000, "600 1 0:70 / /var/lib/c/merged ro - overlay overlay rw,lowerdir=");
+    while (off < 9000)
+      off += (size_t) snprintf (big + off, 20000 - off, "/l/4097\\040-\\040overlay\\040" GL_LAUNCH_OVERLAY_SOURCE ":");
+    snprintf (big + off, 20000 - off, ",upperdir=/u,workdir=/w\n%s", view);
+    rc = overlay_ids_text (big, (size_t) -1, ids, 32, &n);
+    ok (rc == 0 && n == 3 && ids[0] == 500 && ids[2] == 503,
+        "overlay IDs: a line longer than 4096 bytes is read whole");
+    rc = overlay_ids_text ("500 499 0:60 / / ro - overlay\n", (size_t) -1, ids, 32, &n);
+    ok (rc == -EINVAL, "overlay IDs: a line not in the format is an error");
+    rc = overlay_ids_text ("x500 499 0:60 / / ro - overlay " GL_LAUNCH_OVERLAY_SOURCE " ro\n",
+                           (size_t) -1, ids, 32, &n);
+    ok (rc == -EINVAL, "overlay IDs: a line whose ID is not a number is an error");
+    many = malloc (64 * 128);
+    off = 0;
+    for (int i = 0; i < 40; i++)
+      off += (size_t) snprintf (many + off, 64 * 128 - off, "%d 1 0:1 / /m%d ro - overlay "
+                                GL_LAUNCH_OVERLAY_SOURCE " ro\n", 700 + i, i);
+    rc = overlay_ids_text (many, (size_t) -1, ids, 32, &n);
+    ok (rc == -E2BIG, "overlay IDs: more than fit is an error, not the first ones");
+    free (big);
+    free (many);
   }
 
   /* paths */
