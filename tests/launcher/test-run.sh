@@ -195,6 +195,60 @@ gl_wait 30 [ -s /run/user/$UID_A/notify.log ]
 check "early (pre-clone) error also notified, as the user" grep -q "^uid: $UID_A " /run/user/$UID_A/notify.log
 rm -f /run/user/$UID_A/notify.log
 
+# --- a launch that joins a running view gets exactly a first launch's
+# treatment (SECURITY.md "Joining a running view"): the caller's ids, no
+# capability, no-new-privs, the terminal filter, the environment
+# allow-list, no inherited descriptor.  (The checks above are made on
+# first launches: each of them ends its view.) ---
+echo wait > "$WORK/go-join"; chmod 644 "$WORK/go-join"
+as_user $GL_USER_A "$LAUNCH" t-run-host -- /bin/sh -c \
+  "touch /tmp/gl-join-up; while [ \"\$(cat $WORK/go-join)\" != go ]; do sleep 0.05; done" &
+join_bg=$!
+gl_wait 30 [ -e "$GL_STORE/t-run-host/users/$UID_A/tmp/upper/gl-join-up" ]
+join_app=$(gl_wait_pid $GL_USER_A '^/bin/sh -c touch /tmp/gl-join-up')
+join_mnt=$(readlink /proc/"$join_app"/ns/mnt 2>/dev/null)
+# (the caller leaves descriptor 7 open, and an environment to filter)
+got=$(GL_EXTRA_ENV="LD_PRELOAD=/nonexistent.so LD_AUDIT=/x.so GCONV_PATH=/tmp GLIBC_TUNABLES=glibc.malloc.check=3 MALLOC_CHECK_=3 DISPLAYX=:98 HOME=/root PATH=/tmp SHELL=/tmp/x" \
+  as_user $GL_USER_A /bin/sh -c 'exec 7</etc/hostname; exec "$0" t-run-host -- /bin/sh -c "
+    echo ns \$(readlink /proc/self/ns/mnt)
+    echo ids \$(id -u) \$(id -g) \$(id -G | tr \" \" \"\\n\" | sort -n | tr \"\\n\" \" \")
+    echo fds \$(ls /proc/self/fd | tr \"\\n\" \" \")
+    grep -E \"^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs|Seccomp):\" /proc/self/status
+    env | sed \"s/^/env /\""' "$LAUNCH" 2>&1)
+check_sh "joined: the launch joined the running view (its mount namespace)" \
+  '[ -n "$join_mnt" ] && grep -qxF "ns $join_mnt" <<< "$got"'
+check_sh "joined: uid/gid/groups equal the caller's ($want)" 'grep -qx "ids ${want% }" <<< "$got"'
+check_sh "joined: no capability in any set" \
+  '[ "$(grep -cE "^Cap(Inh|Prm|Eff|Bnd|Amb):[[:space:]]+0000000000000000$" <<< "$got")" = 5 ]'
+check_sh "joined: NoNewPrivs 1 and the terminal filter (Seccomp 2)" \
+  'grep -qE "^NoNewPrivs:[[:space:]]+1$" <<< "$got" && grep -qE "^Seccomp:[[:space:]]+2$" <<< "$got"'
+check_sh "joined: the caller's descriptor 7 is not inherited (0-2 only)" 'grep -qx "fds 0 1 2 3" <<< "$got"'
+check_sh "joined: LD_*/GCONV_PATH/GLIBC_TUNABLES/MALLOC_*/DISPLAYX not passed" \
+  'grep -qx "env GLIMPSE_SANDBOX=t-run-host" <<< "$got" && ! grep -qE "^env (LD_|GCONV_PATH|GLIBC_TUNABLES|MALLOC_|DISPLAYX)" <<< "$got"'
+check_sh "joined: HOME/SHELL from passwd, PATH reset" \
+  'grep -qx "env HOME=$HOME_A" <<< "$got" && grep -qx "env SHELL=/bin/sh" <<< "$got" &&
+   grep -qx "env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" <<< "$got"'
+[ "$n_fail" -eq 0 ] || echo "$got" | sed 's/^/# /'
+if command -v script >/dev/null && command -v python3 >/dev/null; then
+  cat > "$WORK/join-sti.py" <<'PY'
+import fcntl, os, termios
+print("ns", os.readlink("/proc/self/ns/mnt"))
+try:
+    fcntl.ioctl(0, termios.TIOCSTI, b"\x00")
+    print("TIOCSTI allowed")
+except OSError as e:
+    print("TIOCSTI errno", e.errno)
+PY
+  chmod 0644 "$WORK/join-sti.py"
+  out=$(as_user $GL_USER_A script -qec "$LAUNCH t-run-host -- python3 $WORK/join-sti.py" /dev/null | tr -d '\r')
+  check_sh "joined on a terminal: TIOCSTI refused (EPERM)" \
+    'grep -qxF "ns $join_mnt" <<< "$out" && grep -qx "TIOCSTI errno 1" <<< "$out"'
+else
+  skip_case "joined: TIOCSTI" "script (util-linux) or python3 missing"
+fi
+echo go > "$WORK/go-join"
+wait $join_bg
+
 # --- as root, no setuid needed ---
 got=$("$GL_LAUNCHER" t-run-bb -- /bin/sh -c 'id -u; cat /etc/glimpse-test-marker; grep CapEff /proc/self/status')
 check_sh "root run works, no caps" '[ "$(echo "$got" | head -2 | tr "\n" " ")" = "0 busybox-rootfs " ] && grep -q "CapEff:[[:space:]]*0000000000000000" <<< "$got"' 
