@@ -46,7 +46,8 @@ const char gl_pkg_apt_conf[] =
    * data, then `current`); a crash before that discards it all anyway. */
   "Dpkg::Options { \"--force-confdef\"; \"--force-confold\"; \"--force-unsafe-io\"; };\n"
   /* Read after the sandbox's apt.conf.d (in place of its /etc/apt/apt.conf):
-   * the proxy of an operation that downloads (written by gl_pkg_op_run) */
+   * where apt's binary caches are, and the proxy of an operation that
+   * downloads (written by gl_pkg_op_run) */
   "Dir::Etc::main \"/run/glimpse-input/apt-proxy.conf\";\n";
 
 static gboolean
@@ -922,6 +923,10 @@ gl_pkg_upper_changes (const char *upper, const char * const *lowers, guint32 uid
 
 /* ------------------------------------------------------------ the op */
 
+/* (apt's binary caches, in a generation and in an operation's scratch:
+ * see apt_cache_prepare) */
+#define APT_CACHE_DIR "apt-cache"
+
 struct _GlPkgOp {
   GlSandbox *sandbox;          /* borrowed */
   GlPkgProgress progress;
@@ -932,6 +937,7 @@ struct _GlPkgOp {
   char *system;                /* <sandbox>/system */
   char *dir;                   /* system/.op-XXXXXX */
   char *input;                 /* dir/input */
+  char *apt_cache;             /* dir/apt-cache (an apt sandbox's), or NULL */
   char *new_base;              /* a rebase: the new base tree (in dir), or NULL */
   char *new_release, *new_follows; /* a rebase: the new base's record */
   GlPkgNetwork network;
@@ -1035,7 +1041,14 @@ delete_old_generations (const char *system, guint keep)
         }
       {
         g_autoptr(GError) error = NULL;
-        guint64 size = gl_reclaim_size (dir);
+        g_autofree char *caches = g_build_filename (dir, APT_CACHE_DIR, NULL);
+        guint64 size;
+        /* (apt's caches, replaced at every operation, are not worth a
+         * "Reclaimed") */
+        if (!gl_rm_rf (caches, NULL, &error))
+          g_debug ("%s", error->message);
+        g_clear_error (&error);
+        size = gl_reclaim_size (dir);
         if (!gl_rm_rf (dir, NULL, &error))
           g_debug ("%s", error->message);
         else
@@ -1178,6 +1191,105 @@ convert_old_layout (GlPkgOp *op, GError **error)
   return gl_rm_rf (work, NULL, error);
 }
 
+/* apt's binary caches: pkgcache.bin and srcpkgcache.bin, the package
+ * lists and dpkg's status as apt parsed them, which apt builds anew when
+ * it has none (a fraction of a second for a few lists, seconds for a whole
+ * archive's).  The sandbox's own configuration may turn them off (Docker
+ * images do) or keep them in the system layer (every index change would
+ * write tens of MB into the new generation), so glimpse's apt.conf puts
+ * them in /run/glimpse-cache, the operation's <op>/apt-cache shown
+ * writable there (glimpse-pkgns --cache).  An operation that makes a new
+ * generation keeps them with it, in <generation>/apt-cache (root's, beside
+ * its tree, never synced: apt checks a cache against the lists and status
+ * it read, and builds it anew when it does not match or does not parse);
+ * the next operation gets them there as links.  What that lets a hostile
+ * package do to a later operation is what the generation itself lets it
+ * do:
+ *   - they are kept only with the generation the same operation made:
+ *     whatever its namespace wrote into the caches (apt, or any maintainer
+ *     script of its packages), it could as well leave in that generation's
+ *     tree, which becomes the sandbox's system -- apt itself, its
+ *     configuration, its lists, dpkg's status.  A crafted cache that apt
+ *     takes as valid, or one that attacks apt's parser, reaches the next
+ *     operation's apt, which a replaced /usr/bin/apt-get would be anyway;
+ *   - an operation that makes no generation (failed, interrupted, killed,
+ *     or one that changed nothing) keeps nothing: the caches the next
+ *     operation gets are the ones kept with the generation it runs on;
+ *     `glimpse reset` and a rebase start from generations without them;
+ *   - the next operation gets them as links to root's files (mode 0644),
+ *     whose owner its namespace does not map: it may read them and
+ *     replace them (a rename in its own directory), never write into
+ *     them, so they stay as kept for every later operation over that
+ *     generation;
+ *   - what is kept is a regular file of the namespace's root (or the
+ *     link given, unchanged), made root's (which clears set-id bits) and
+ *     moved, never followed, never read by glimpse. */
+static const char * const apt_cache_files[] = { "pkgcache.bin", "srcpkgcache.bin" };
+
+/* <op>/apt-cache, the namespace's, with links to what the current
+ * generation kept */
+static gboolean
+apt_cache_prepare (GlPkgOp *op, GError **error)
+{
+  g_autofree char *dir = g_build_filename (op->dir, APT_CACHE_DIR, NULL);
+  g_autofree char *num = g_strdup_printf ("%u", op->current);
+
+  if (!gl_mkdir (dir, 0755, error))
+    return FALSE;
+  if (chown (dir, op->uid, op->gid) != 0)
+    return errno_error (error, errno, "Cannot hand over", dir);
+  for (gsize i = 0; op->current > 0 && i < G_N_ELEMENTS (apt_cache_files); i++)
+    {
+      g_autofree char *kept = g_build_filename (op->system, num, APT_CACHE_DIR, apt_cache_files[i], NULL);
+      g_autofree char *given = g_build_filename (dir, apt_cache_files[i], NULL);
+      if (link (kept, given) != 0 && errno != ENOENT)
+        g_debug ("%s is not given to the operation: %s", kept, g_strerror (errno));
+    }
+  op->apt_cache = g_steal_pointer (&dir);
+  return TRUE;
+}
+
+/* The caches of the operation into @gen/apt-cache, @gen the generation it
+ * made (see above); what is not as it should be is left out */
+static void
+apt_cache_keep (GlPkgOp *op, const char *gen)
+{
+  g_autofree char *dir = NULL, *num = g_strdup_printf ("%u", op->current);
+  int from, to;
+
+  if (op->apt_cache == NULL)
+    return;
+  dir = g_build_filename (gen, APT_CACHE_DIR, NULL);
+  from = open (op->apt_cache, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  to = from >= 0 && mkdir (dir, 0755) == 0 ? open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  for (gsize i = 0; to >= 0 && i < G_N_ELEMENTS (apt_cache_files); i++)
+    {
+      const char *name = apt_cache_files[i];
+      int fd = openat (from, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+      struct stat st, kept;
+      g_autofree char *kept_path = g_build_filename (op->system, num, APT_CACHE_DIR, name, NULL);
+      gboolean ok = FALSE;
+
+      if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+        ;
+      else if (st.st_uid == 0)
+        /* the link given, left as it was (the namespace makes no root's files) */
+        ok = lstat (kept_path, &kept) == 0 && kept.st_dev == st.st_dev && kept.st_ino == st.st_ino
+             && linkat (from, name, to, name, 0) == 0;
+      else
+        ok = st.st_uid == op->uid && st.st_gid == op->gid && st.st_nlink == 1
+             && fchown (fd, 0, 0) == 0 && fchmod (fd, 0644) == 0 && renameat (from, name, to, name) == 0;
+      if (fd >= 0 && !ok)
+        g_debug ("apt's %s of the operation is not kept", name);
+      if (fd >= 0)
+        close (fd);
+    }
+  if (from >= 0)
+    close (from);
+  if (to >= 0)
+    close (to);
+}
+
 GlPkgOp *
 gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GError **error)
 {
@@ -1241,6 +1353,8 @@ gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
     if (chown (upper, op->uid, op->gid) != 0 || chown (work, op->uid, op->gid) != 0)
       return errno_error (error, errno, "Cannot hand over", upper), NULL;
   }
+  if (g_strcmp0 (sandbox->family, "apt") == 0 && !apt_cache_prepare (op, error))
+    return NULL;
   return g_steal_pointer (&op);
 }
 
@@ -1293,6 +1407,7 @@ gl_pkg_op_free (GlPkgOp *op)
   g_free (op->system);
   g_free (op->dir);
   g_free (op->input);
+  g_free (op->apt_cache);
   g_free (op->new_release);
   g_free (op->new_follows);
   g_free (op->new_base);
@@ -1617,29 +1732,30 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
 
   g_return_val_if_fail (!op->ran, FALSE);
   op->ran = TRUE;
-  if (op->network != GL_PKG_NETWORK_NONE)
+  /* apt's configuration read last (gl_pkg_apt_conf): its binary caches
+   * (see "apt's binary caches"), the proxy of an operation that downloads.
+   * (Scratch, as the next: root's directory of the operation, read by the
+   * namespace; nothing of it is kept, so nothing synced.) */
+  if (op->apt_cache != NULL || op->network != GL_PKG_NETWORK_NONE)
     {
       g_autofree char *conf = g_build_filename (op->input, "apt-proxy.conf", NULL);
-      g_autofree char *text = g_strdup_printf (
-        "// glimpse: downloads go through glimpse's proxy (the only way out)\n"
-        "#clear Acquire::http::Proxy;\n#clear Acquire::https::Proxy;\n"
-        "Acquire::http::Proxy \"http://127.0.0.1:%d\";\n"
-        "Acquire::https::Proxy \"http://127.0.0.1:%d\";\n"
-        /* apt's binary caches in the view's /tmp, which both stages of
-         * the operation share and which goes with it: built once, by the
-         * fetch stage's first apt, and mapped by the others, where the
-         * sandbox's configuration may have turned them off (Docker images
-         * do) or keep them in the system layer (every index change would
-         * write tens of MB into the new generation) */
-        "Dir::Cache::pkgcache \"/tmp/glimpse-apt-pkgcache.bin\";\n"
-        "Dir::Cache::srcpkgcache \"/tmp/glimpse-apt-srcpkgcache.bin\";\n",
-        GL_PKG_PROXY_PORT, GL_PKG_PROXY_PORT);
+      g_autoptr(GString) text = g_string_new ("// glimpse: written for this operation\n");
+      if (op->apt_cache != NULL)
+        g_string_append (text, "Dir::Cache::pkgcache \"/run/glimpse-cache/pkgcache.bin\";\n"
+                               "Dir::Cache::srcpkgcache \"/run/glimpse-cache/srcpkgcache.bin\";\n");
+      if (op->network != GL_PKG_NETWORK_NONE)
+        g_string_append_printf (text,
+          "// downloads go through glimpse's proxy (the only way out)\n"
+          "#clear Acquire::http::Proxy;\n#clear Acquire::https::Proxy;\n"
+          "Acquire::http::Proxy \"http://127.0.0.1:%d\";\n"
+          "Acquire::https::Proxy \"http://127.0.0.1:%d\";\n", GL_PKG_PROXY_PORT, GL_PKG_PROXY_PORT);
+      if (!g_file_set_contents_full (conf, text->str, -1, G_FILE_SET_CONTENTS_NONE, 0644, error))
+        return FALSE;
+    }
+  if (op->network != GL_PKG_NETWORK_NONE)
+    {
       g_autofree char *base = op->new_base ? g_strdup (op->new_base) : rootfs ? gl_pkg_base_tree (op->sandbox)
                                                                               : g_strdup ("/");
-      /* (scratch, as the next: root's directory of the operation, read
-       * once by the namespace; nothing of it is kept, so nothing synced) */
-      if (!g_file_set_contents_full (conf, text, -1, G_FILE_SET_CONTENTS_NONE, 0644, error))
-        return FALSE;
       proxy = make_proxy (op, base);
       if (!gl_pkg_proxy_start (proxy, &relay_fd, &log_fd, error))
         return FALSE;
@@ -1683,6 +1799,11 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
     }
   g_ptr_array_add (argv, g_strdup ("--hide"));
   g_ptr_array_add (argv, g_strdup (gl_paths_cache_dir ()));
+  if (op->apt_cache != NULL)
+    {
+      g_ptr_array_add (argv, g_strdup ("--cache"));
+      g_ptr_array_add (argv, g_strdup (op->apt_cache));
+    }
   /* What the walk of the base found, for the next operation over the same
    * base (system/ is root's alone, and hidden above) */
   if (op->new_base == NULL)
@@ -2065,6 +2186,7 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
     return errno_error (error, errno, "Cannot set the mode of", tree);
   if (!make_lock_file (lock, error))
     return FALSE;
+  apt_cache_keep (op, gen);
   /* The new files' data went to disk one by one (or, for a large
    * operation, the file system is synced here); the directories and links
    * of the tree are metadata, which the journal commits in order before

@@ -6,8 +6,8 @@
  *
  *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR
  *                 [--net | --fetch-stage] [--proxy-fd FD]
- *                 [--lower DIR]… [--hide PATH]… [--input DIR] [--walk-cache FILE]
- *                 [LIMITS] -- COMMAND [ARG…]
+ *                 [--lower DIR]… [--hide PATH]… [--input DIR] [--cache DIR]
+ *                 [--walk-cache FILE] [LIMITS] -- COMMAND [ARG…]
  *   glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG…]
  *   LIMITS: [--cgroup DIR]… [--max-tasks N] [--max-seconds N] [--min-free-mib N]
  *
@@ -19,6 +19,10 @@
  * --lower  system-generation trees above the base, top first
  * --hide   a host path the command must not see (the sandbox store)
  * --input  a directory shown read-only at /run/glimpse-input inside
+ * --cache  a directory of the operation's (owned by the range) shown
+ *          writable at /run/glimpse-cache inside (nosuid, nodev, noexec):
+ *          the package manager's caches, which glimpse keeps with the
+ *          generation the operation makes (gl-pkg.c, "apt's binary caches")
  * --walk-cache  where the walk of the base (THE RULE, below) keeps what it
  *          found for the next operation: a file only the host's root
  *          writes, in no tree the command sees (see "The walk's cache")
@@ -270,6 +274,7 @@ typedef struct {
   const char *hide[MAX_HIDE];
   int n_hide;
   const char *input;
+  const char *cache;
   const char *tree;
   const char *walk_cache;
   const char *cgroups[MAX_CGROUPS];
@@ -283,8 +288,8 @@ static Args A = { .proxy_fd = -1, .max_tasks = 4096 };
 #define USAGE \
   "Usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR\n" \
   "                     [--net | --fetch-stage] [--proxy-fd FD]\n" \
-  "                     [--lower DIR]... [--hide PATH]... [--input DIR] [--walk-cache FILE]\n" \
-  "                     [LIMITS] -- COMMAND [ARG...]\n" \
+  "                     [--lower DIR]... [--hide PATH]... [--input DIR] [--cache DIR]\n" \
+  "                     [--walk-cache FILE] [LIMITS] -- COMMAND [ARG...]\n" \
   "       glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG...]\n" \
   "LIMITS: [--cgroup DIR]... [--max-tasks N] [--max-seconds N] [--min-free-mib N]\n" \
   "Run by glimpse, as root, for one package-manager command.\n"
@@ -352,6 +357,8 @@ parse_args (int argc, char **argv)
         A.op = v;
       else if (strcmp (a, "--input") == 0)
         A.input = v;
+      else if (strcmp (a, "--cache") == 0)
+        A.cache = v;
       else if (strcmp (a, "--walk-cache") == 0)
         A.walk_cache = v;
       else if (strcmp (a, "--proxy-fd") == 0)
@@ -404,8 +411,9 @@ parse_args (int argc, char **argv)
       i++;
     }
   if (A.tree != NULL && (A.base != NULL || A.host || A.n_lowers > 0 || A.n_hide > 0
-                         || A.net || A.fetch_stage || A.walk_cache))
-    die ("--tree takes none of --base, --host, --lower, --hide, --net, --fetch-stage, --walk-cache");
+                         || A.net || A.fetch_stage || A.walk_cache || A.cache))
+    die ("--tree takes none of --base, --host, --lower, --hide, --net, --fetch-stage, --walk-cache, "
+         "--cache");
   if (A.tree != NULL)
     A.base = A.tree;
   if (i >= argc || A.uid == 0 || A.base == NULL || A.op == NULL)
@@ -416,6 +424,7 @@ parse_args (int argc, char **argv)
   if ((A.net || A.fetch_stage) != (A.proxy_fd >= 0))
     die ("--net and --fetch-stage need --proxy-fd, and --proxy-fd needs one of them");
   if (!abs_clean (A.base) || !abs_clean (A.op) || (A.input && !abs_clean (A.input))
+      || (A.cache && !abs_clean (A.cache))
       || (A.walk_cache && !abs_clean (A.walk_cache)))
     die ("paths must be absolute, without \"..\", \":\" or \",\"");
   for (int k = 0; k < A.n_lowers; k++)
@@ -2208,7 +2217,7 @@ mount_overlay_view (int base_mnt)
 /* PID 1 of the operation's PID namespace, in its own mount namespace:
  * builds the view, starts the command and reaps until it exits. */
 static void __attribute__((noreturn))
-run_init (int base_mnt, int input_mnt)
+run_init (int base_mnt, int input_mnt, int cache_mnt)
 {
   char *stage = xasprintf ("%s/stage", A.op);
   int resolv;
@@ -2267,6 +2276,12 @@ run_init (int base_mnt, int input_mnt)
         die_errno ("cannot show %s inside", A.input);
       attach_at (input_mnt, "run/glimpse-input");
     }
+  if (cache_mnt >= 0 && is_dir ("run"))
+    {
+      if (mkdir ("run/glimpse-cache", 0755) != 0)
+        die_errno ("cannot show %s inside", A.cache);
+      attach_at (cache_mnt, "run/glimpse-cache");
+    }
   place_resolv (resolv);
   close (resolv);
 
@@ -2293,26 +2308,27 @@ run_init (int base_mnt, int input_mnt)
   _exit (status_code (run_stage (A.fetch_stage ? "apply" : "run", A.net)));
 }
 
-/* --input, read-only, cloned by root (the namespace's root need not reach it). */
+/* --input (read-only) or --cache (writable), cloned by root (the
+ * namespace's root need not reach it). */
 static int
-input_clone (void)
+dir_clone (const char *dir, bool writable)
 {
-  struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID
+  struct mount_attr attr = { .attr_set = (writable ? 0 : MOUNT_ATTR_RDONLY) | MOUNT_ATTR_NOSUID
                              | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
   int t;
 
-  if (A.input == NULL)
+  if (dir == NULL)
     return -1;
-  t = (int) syscall (SYS_open_tree, AT_FDCWD, A.input, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  t = (int) syscall (SYS_open_tree, AT_FDCWD, dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
   if (t < 0 || syscall (SYS_mount_setattr, t, "", AT_EMPTY_PATH, &attr, sizeof attr) != 0)
-    die_errno ("cannot show %s inside", A.input);
+    die_errno ("cannot show %s inside", dir);
   return t;
 }
 
 int
 main (int argc, char **argv)
 {
-  int userns, base_mnt, opfd, input_mnt;
+  int userns, base_mnt, opfd, input_mnt, cache_mnt;
   pid_t pid;
   int st;
 
@@ -2360,7 +2376,8 @@ main (int argc, char **argv)
     }
   userns = make_userns ();
   base_mnt = idmapped_clone (A.base, userns);
-  input_mnt = input_clone ();
+  input_mnt = dir_clone (A.input, false);
+  cache_mnt = dir_clone (A.cache, true);
 
   pid = fork ();
   if (pid < 0)
@@ -2387,7 +2404,7 @@ main (int argc, char **argv)
       if (pid < 0)
         die_errno ("fork");
       if (pid == 0)
-        run_init (base_mnt, input_mnt);
+        run_init (base_mnt, input_mnt, cache_mnt);
       close (base_mnt);
       if (mask_mnt >= 0)
         close (mask_mnt);
@@ -2405,5 +2422,7 @@ main (int argc, char **argv)
     close (A.proxy_fd);
   if (input_mnt >= 0)
     close (input_mnt);
+  if (cache_mnt >= 0)
+    close (cache_mnt);
   return status_code (supervise (pid));
 }
