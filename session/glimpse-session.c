@@ -212,17 +212,21 @@ on_signal (gpointer user_data)
 static void
 use_plain_malloc (char **argv)
 {
+  g_autofree char *self = NULL;
+
   if (g_getenv (REEXEC_MARK) != NULL)
     {
       g_unsetenv (REEXEC_MARK);
       g_unsetenv ("G_SLICE");
       return;
     }
-  if (glib_check_version (2, 76, 0) == NULL || g_getenv ("G_SLICE") != NULL)
+  if (glib_check_version (2, 76, 0) == NULL || g_getenv ("G_SLICE") != NULL ||
+      (self = g_file_read_link ("/proc/self/exe", NULL)) == NULL)
     return;
   g_setenv ("G_SLICE", "always-malloc", TRUE);
   g_setenv (REEXEC_MARK, "1", TRUE);
-  execv ("/proc/self/exe", argv);
+  /* by its path, not /proc/self/exe: the process keeps its name */
+  execv (self, argv);
   /* not started again: as GLib chose */
   g_unsetenv (REEXEC_MARK);
   g_unsetenv ("G_SLICE");
