@@ -193,6 +193,8 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -716,8 +718,9 @@ struct WalkDir {
 };
 
 static struct timespec walk_start;
-static bool walk_changed;
-static unsigned walk_read, walk_reused, walk_read_entries;
+/* (counted by every thread of the walk: walk_root) */
+static atomic_bool walk_changed;
+static atomic_uint walk_read, walk_reused, walk_read_entries;
 
 static void
 walk_dir_free (WalkDir *d)
@@ -903,6 +906,48 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
   return KEEP_NONE;
 }
 
+static WalkDir *walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *rel,
+                               size_t len, WalkDir *old);
+
+/* The kept entry E of the unchanged directory at REL (LEN; ANCHOR and
+ * AOFF as walk_dir_kept's): when it is a directory that is unchanged (one
+ * fstatat through ANCHOR) and still one every user may read and search,
+ * its record updated; else NULL.  E->sub is taken (NULL) when it was looked
+ * into, else left for walk_entry. */
+static WalkDir *
+walk_kept_unchanged (int mask, int anchor, size_t aoff, char *rel, size_t len, WalkEntry *e)
+{
+  size_t n, sublen;
+  struct stat sst;
+  WalkDir *sub = NULL;
+
+  if (e->kind != KEEP_WALKED)
+    return NULL;
+  n = strlen (e->name);
+  sublen = len + (len ? 1 : 0) + n;
+  /* (a directory too deep for walk_entry to enter is its business) */
+  if (sublen + 1 + NAME_MAX >= PATH_MAX)
+    return NULL;
+  rel_append (rel, len, e->name, n);
+  if (!is_skipped (rel, sublen) && fstatat (anchor, rel + aoff, &sst, AT_SYMLINK_NOFOLLOW) == 0
+      && S_ISDIR (sst.st_mode)
+      && (sst.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
+      && walk_dir_same (e->sub, &sst))
+    {
+      if (e->sub->n == 0)
+        {
+          walk_reused++;
+          sub = e->sub;
+        }
+      else
+        sub = walk_dir_kept (mask, anchor, aoff, &sst, rel, sublen, e->sub);
+      /* (taken: kept, or freed when it was replaced) */
+      e->sub = NULL;
+    }
+  rel[len] = '\0';
+  return sub;
+}
+
 /* The base's directory at REL (LEN characters of a PATH_MAX buffer),
  * unchanged since the walk that kept OLD (ST: its attributes now), seen
  * from ANCHOR, the descriptor of the directory at the first AOFF - 1
@@ -935,40 +980,14 @@ walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *r
   for (uint32_t i = 0; i < old->n; i++)
     {
       WalkEntry e = old->e[i];
-      WalkDir *sub = NULL;
+      WalkDir *sub = walk_kept_unchanged (mask, anchor, aoff, rel, len, &e);
       int kind;
 
-      if (e.kind == KEEP_WALKED)
+      if (sub != NULL)
         {
-          size_t n = strlen (e.name), sublen = len + (len ? 1 : 0) + n;
-          struct stat sst;
-          /* (a directory too deep for walk_entry to enter is its business) */
-          if (sublen + 1 + NAME_MAX < PATH_MAX)
-            {
-              rel_append (rel, len, e.name, n);
-              if (!is_skipped (rel, sublen) && fstatat (anchor, rel + aoff, &sst, AT_SYMLINK_NOFOLLOW) == 0
-                  && S_ISDIR (sst.st_mode)
-                  && (sst.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
-                  && walk_dir_same (e.sub, &sst))
-                {
-                  if (e.sub->n == 0)
-                    {
-                      walk_reused++;
-                      sub = e.sub;
-                    }
-                  else
-                    sub = walk_dir_kept (mask, anchor, aoff, &sst, rel, sublen, e.sub);
-                  /* (taken: kept, or freed when it was replaced) */
-                  e.sub = NULL;
-                }
-              rel[len] = '\0';
-              if (sub != NULL)
-                {
-                  e.sub = sub;
-                  old->e[j++] = e;
-                  continue;
-                }
-            }
+          e.sub = sub;
+          old->e[j++] = e;
+          continue;
         }
       if (dfd < 0)
         {
@@ -1058,6 +1077,116 @@ walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkD
       walk_changed = true;
   walk_dir_free (old);
   return d;
+}
+
+/* The walk of the base's root ROOT (an O_PATH descriptor; ST its
+ * attributes; OLD what the cache kept of it, taken) in as many threads as
+ * the machine has processors (up to 4): when the root is unchanged, its
+ * kept entries are shared out, the largest first, each looked at as
+ * walk_dir_kept does (the kept directories, one fstatat each, are most
+ * of an operation's start on a host base).  Each entry's subtree is one
+ * thread's: the mask's paths under it are that thread's alone. */
+typedef struct {
+  int mask, root;
+  WalkDir *old;
+  uint32_t *order;        /* the entries, the largest subtree first */
+  atomic_uint next;
+  int *kinds;
+  WalkDir **subs;
+} WalkRoot;
+
+static size_t
+walk_count (const WalkDir *d)
+{
+  size_t c = 1;
+  for (uint32_t i = 0; i < d->n; i++)
+    if (d->e[i].kind == KEEP_WALKED)
+      c += walk_count (d->e[i].sub);
+  return c;
+}
+
+static void *
+walk_root_worker (void *data)
+{
+  WalkRoot *w = data;
+  char rel[PATH_MAX] = "";
+
+  for (;;)
+    {
+      unsigned k = atomic_fetch_add (&w->next, 1);
+      uint32_t i;
+      WalkEntry *e;
+      if (k >= w->old->n)
+        break;
+      i = w->order[k];
+      e = &w->old->e[i];
+      w->subs[i] = walk_kept_unchanged (w->mask, w->root, 0, rel, 0, e);
+      if (w->subs[i] != NULL)
+        w->kinds[i] = KEEP_WALKED;
+      else
+        w->kinds[i] = walk_entry (w->mask, w->root, e->name, e->kind == KEEP_MASKED ? DT_UNKNOWN : DT_DIR,
+                                  rel, 0, e->kind == KEEP_WALKED ? e->sub : NULL, &w->subs[i]);
+      e->sub = NULL;   /* (taken) */
+    }
+  return NULL;
+}
+
+static WalkDir *
+walk_root (int mask, int root, const struct stat *st, WalkDir *old)
+{
+  char rel[PATH_MAX] = "";
+  long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+  int n_threads = cpus < 1 ? 1 : cpus > 4 ? 4 : (int) cpus;
+  pthread_t threads[4];
+  int started = 0;
+  WalkRoot w = { .mask = mask, .root = root, .old = old };
+  size_t *size;
+  uint32_t j = 0;
+
+  if (n_threads == 1 || !walk_dir_same (old, st) || old->n < 2)
+    return walk_dir (mask, root, st, rel, 0, old);
+  w.order = calloc (old->n, sizeof *w.order);
+  w.kinds = calloc (old->n, sizeof *w.kinds);
+  w.subs = calloc (old->n, sizeof *w.subs);
+  size = calloc (old->n, sizeof *size);
+  if (w.order == NULL || w.kinds == NULL || w.subs == NULL || size == NULL)
+    die ("out of memory");
+  for (uint32_t i = 0; i < old->n; i++)
+    {
+      w.order[i] = i;
+      size[i] = old->e[i].kind == KEEP_WALKED ? walk_count (old->e[i].sub) : 1;
+    }
+  /* (a few dozen entries) */
+  for (uint32_t i = 1; i < old->n; i++)
+    for (uint32_t k = i; k > 0 && size[w.order[k]] > size[w.order[k - 1]]; k--)
+      {
+        uint32_t t = w.order[k];
+        w.order[k] = w.order[k - 1];
+        w.order[k - 1] = t;
+      }
+  walk_reused++;
+  for (int t = 1; t < n_threads; t++)
+    if (pthread_create (&threads[started], NULL, walk_root_worker, &w) == 0)
+      started++;
+  walk_root_worker (&w);
+  for (int t = 0; t < started; t++)
+    pthread_join (threads[t], NULL);
+  for (uint32_t i = 0; i < old->n; i++)
+    {
+      WalkEntry e = old->e[i];
+      if (w.kinds[i] != e.kind)
+        walk_changed = true;
+      if (w.kinds[i] != KEEP_NONE)
+        old->e[j++] = (WalkEntry) { .kind = (unsigned char) w.kinds[i], .name = e.name, .sub = w.subs[i] };
+      else if (!old->loaded)
+        free (e.name);
+    }
+  old->n = j;
+  free (w.order);
+  free (w.kinds);
+  free (w.subs);
+  free (size);
+  return old;
 }
 
 /* ------------------------------------------------ the walk cache's file
@@ -1301,7 +1430,6 @@ build_mask (int opfd)
 {
   int mask, fd;
   struct stat st;
-  char rel[PATH_MAX] = "";
   static const char policy[] = "#!/bin/sh\n# glimpse: no service starts during a package operation\nexit 101\n";
   /* replaced by the view's own mounts whatever the base has there */
   static const char *mounted[] = { "proc", "sys", "dev", "tmp", "var/tmp" };
@@ -1358,7 +1486,7 @@ build_mask (int opfd)
     WalkDir *old = A.walk_cache ? walk_cache_load () : NULL;
     bool had_old = old != NULL;
     /* (OLD is taken: updated where it is) */
-    WalkDir *now = walk_dir (mask, fd, &st, rel, 0, old);
+    WalkDir *now = walk_root (mask, fd, &st, old);
     if (A.walk_cache && (walk_changed || !had_old || walk_read_entries > WALK_RESAVE_ENTRIES))
       walk_cache_save (now);
     walk_dir_free (now);
