@@ -48,6 +48,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -2557,12 +2558,17 @@ read_groups (void)
     die_with_error ("cannot read your groups");
 }
 
-/* How long a launch waits for the view lock.  Launches of yours hold it
- * for milliseconds (finding, building or joining your view), but one whose
- * command a process of yours stopped (SIGSTOP) in the view before it
- * started holds it until that command is continued or killed: a joining
- * launch's helper waits for the command's exec (vfork), and the launcher
- * for the helper.  Later launches give up then, rather than hang. */
+/* How long a launch waits for the view lock while one process holds it.
+ * Launches of yours hold it for milliseconds (finding, building or joining
+ * your view), and one after the other: a launch behind many others waits
+ * as long as they take, since the wait counts from the last change of
+ * holder.  But one whose command a process of yours stopped (SIGSTOP) in
+ * the view before it started holds it until that command is continued or
+ * killed: a joining launch's helper waits for the command's exec (vfork),
+ * and the launcher for the helper.  Later launches give up then, naming
+ * the holder, rather than hang.  (The stopped launch itself waits: it is
+ * yours by then, holds no privilege, and only you - or an app of yours -
+ * can stop, continue or kill it.) */
 #define GL_VIEW_LOCK_WAIT_S 20
 
 static void
@@ -2571,14 +2577,89 @@ on_alarm (int sig)
   (void) sig;
 }
 
-/* Takes the view lock FD exclusively, waiting at most GL_VIEW_LOCK_WAIT_S
- * (SIGALRM, without SA_RESTART, ends a blocking flock), or dies. */
+/* The process holding the flock lock on the file ST (from /proc/locks:
+ * "N: FLOCK  ADVISORY  WRITE PID MAJ:MIN:INODE 0 EOF"; a waiter's line
+ * has "->" after the number), or 0 when none is seen.  (The device there
+ * is the superblock's, which fstat() may not give, as on btrfs: a line
+ * with the inode number alone counts when none has both.) */
+static pid_t
+lock_holder (const struct stat *st)
+{
+  FILE *f = fopen ("/proc/locks", "re");
+  cleanup_free char *line = NULL;
+  size_t cap = 0;
+  pid_t holder = 0, by_inode = 0;
+  char want[64], want_ino[32];
+
+  if (f == NULL)
+    return 0;
+  snprintf (want, sizeof want, " %02x:%02x:%llu ", major (st->st_dev), minor (st->st_dev),
+            (unsigned long long) st->st_ino);
+  snprintf (want_ino, sizeof want_ino, ":%llu ", (unsigned long long) st->st_ino);
+  while (holder == 0 && getline (&line, &cap, f) > 0)
+    {
+      const char *p = strchr (line, ':');
+      int pid;
+      if (p == NULL || strncmp (p, ": FLOCK ", 8) != 0
+          || sscanf (p + 8, " ADVISORY WRITE %d", &pid) != 1 || pid <= 0)
+        continue;
+      if (strstr (line, want) != NULL)
+        holder = pid;
+      else if (by_inode == 0 && strstr (line, want_ino) != NULL)
+        by_inode = pid;
+    }
+  fclose (f);
+  return holder ? holder : by_inode;
+}
+
+/* PID's name and state ("stopped", ...), for saying who holds a lock. */
+static void
+describe_process (pid_t pid, char *comm, size_t comm_size, const char **state)
+{
+  char path[64], buf[512];
+  cleanup_fd int fd = -1;
+  ssize_t n;
+  char *l, *r;
+
+  snprintf (comm, comm_size, "?");
+  *state = "gone";
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+    return;
+  buf[n] = '\0';
+  l = strchr (buf, '(');
+  r = strrchr (buf, ')');
+  if (l == NULL || r == NULL || r < l || r[1] != ' ')
+    return;
+  *r = '\0';
+  snprintf (comm, comm_size, "%s", l + 1);
+  for (char *c = comm; *c; c++)
+    if ((unsigned char) *c < 0x20 || *c == 0x7f)
+      *c = '?';
+  switch (r[2])
+    {
+    case 'R': *state = "running"; break;
+    case 'S': *state = "sleeping"; break;
+    case 'D': *state = "waiting in the kernel (state D)"; break;
+    case 'T': *state = "stopped (state T)"; break;
+    case 't': *state = "stopped by a debugger (state t)"; break;
+    case 'Z': *state = "a zombie"; break;
+    default: *state = "in state ?"; break;
+    }
+}
+
+/* Takes the view lock FD exclusively, or dies once one process has held
+ * it for GL_VIEW_LOCK_WAIT_S (a blocking flock ended each second by
+ * SIGALRM, without SA_RESTART, to see who holds it now). */
 static void
 lock_view_bounded (int fd)
 {
   struct sigaction sa, old;
-  struct timespec start, now;
+  struct timespec since, now;
   sigset_t alrm, mask;
+  struct stat st;
+  pid_t holder = -1;
 
   if (flock (fd, LOCK_EX | LOCK_NB) == 0)
     return;
@@ -2590,20 +2671,40 @@ lock_view_bounded (int fd)
   sigemptyset (&alrm);
   sigaddset (&alrm, SIGALRM);
   /* (the caller may have blocked it) */
-  if (sigaction (SIGALRM, &sa, &old) != 0 || sigprocmask (SIG_UNBLOCK, &alrm, &mask) != 0
-      || clock_gettime (CLOCK_MONOTONIC, &start) != 0)
+  if (fstat (fd, &st) != 0 || sigaction (SIGALRM, &sa, &old) != 0
+      || sigprocmask (SIG_UNBLOCK, &alrm, &mask) != 0
+      || clock_gettime (CLOCK_MONOTONIC, &since) != 0)
     die_with_error ("cannot wait for your view of sandbox \"%s\"", L.id);
   for (;;)
     {
-      long left;
+      pid_t now_holder = lock_holder (&st);
       (void) clock_gettime (CLOCK_MONOTONIC, &now);
-      left = GL_VIEW_LOCK_WAIT_S - (long) (now.tv_sec - start.tv_sec);
-      if (left <= 0)
-        die ("your view of sandbox \"%s\" has been busy for %d s: another launch of yours "
-             "is stuck, its command stopped before it started (ps -u %s -o pid,stat,comm "
-             "shows it in state T); end or continue it, then try again", L.id,
-             GL_VIEW_LOCK_WAIT_S, L.user);
-      alarm ((unsigned) left);
+      if (now_holder != holder)
+        {
+          holder = now_holder;
+          since = now;
+        }
+      else if (now.tv_sec - since.tv_sec >= GL_VIEW_LOCK_WAIT_S)
+        {
+          char comm[64];
+          const char *state = "";
+          if (holder <= 0)
+            die ("your view of sandbox \"%s\" has been busy for %d s: another launch of yours "
+                 "is stuck, its command stopped before it started (ps -u %s -o pid,stat,comm "
+                 "shows it in state T); end or continue it, then try again", L.id,
+                 GL_VIEW_LOCK_WAIT_S, L.user);
+          describe_process (holder, comm, sizeof comm, &state);
+          if (strncmp (state, "stopped", 7) == 0)
+            die ("your view of sandbox \"%s\" has been held for %d s by process %d (%s), %s: "
+                 "it keeps your view while it is stopped; continue it (kill -CONT %d) or end "
+                 "it, then try again", L.id, GL_VIEW_LOCK_WAIT_S, (int) holder, comm, state,
+                 (int) holder);
+          die ("your view of sandbox \"%s\" has been held for %d s by process %d (%s), %s: "
+               "another launch of yours is stuck, its command stopped before it started (ps -u "
+               "%s -o pid,stat,comm shows that command in state T); end or continue it, then "
+               "try again", L.id, GL_VIEW_LOCK_WAIT_S, (int) holder, comm, state, L.user);
+        }
+      alarm (1);
       if (flock (fd, LOCK_EX) == 0)
         break;
       if (errno != EINTR)

@@ -343,11 +343,12 @@ wait $bg
 got=$(A readlink /proc/self/ns/mnt)
 check_sh "21: after PID 1 was killed, the next launch gets a new view" '[ -n "$got" ] && [ -n "$vp" ] && gone "$vp"'
 
-# A first launch that dies after starting its app but before recording the
-# view takes the view with it, the app and what it started included:
-# nothing may run in a view that later launches cannot find (they would
-# build a second one over the same layers).  Here a file size limit of one
-# byte, which the setuid launcher inherits, kills it at the record's write.
+# A first launch that dies before recording the view takes the view with
+# it (the record is written before the app starts; were it after, the app
+# and what it started included): nothing may run in a view that later
+# launches cannot find (they would build a second one over the same
+# layers).  Here a file size limit of one byte, which the setuid launcher
+# inherits, kills it at the record's write.
 vp=$(view_pid)
 [ -z "$vp" ] || gl_wait 30 gone "$vp"
 as_user $GL_USER_A prlimit --fsize=1 "$LAUNCH" t-view -- /bin/sh -c "sleep 3017 & exec sleep 3018" \
@@ -358,5 +359,48 @@ gl_wait 10 no_sleepers && left=no || left=yes
 pkill -KILL -u "$UID_A" -f '^sleep 301[78]$' 2>/dev/null
 check_sh "a first launch killed before it recorded its view fails ($rc) and leaves nothing of its app running (left: $left)" \
   '[ "$rc" != 0 ] && [ "$left" = no ]'
+
+# The view lock held for longer than a launch waits for one holder (20 s),
+# by one holder after another (as behind many launches of yours): the
+# launch waits for them all and runs.  (Root's holders convert the lock,
+# SH then EX, from one process to the next: each becomes its holder in
+# /proc/locks without a moment when it is free.)
+vp=$(view_pid)
+[ -z "$vp" ] || gl_wait 30 gone "$vp"
+lockf=$VIEWS/$UID_A.lock
+(
+  exec 9< "$lockf"
+  flock -x 9
+  touch "$WORK/chain-up"
+  for _ in $(seq 12); do
+    sh -c 'flock -s 9 && flock -x 9 && sleep 2' 9<&9
+  done
+) & chain=$!
+gl_wait 10 test -e "$WORK/chain-up"
+t0=$SECONDS
+out=$(A echo ran 2>&1); rc=$?
+waited=$((SECONDS - t0))
+wait "$chain"
+check_sh "a launch behind a lock held 24 s by 12 holders in turn waits for them and runs (rc $rc after $waited s)" \
+  '[ $rc = 0 ] && [ "$out" = ran ] && [ $waited -ge 20 ]'
+[ $rc = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+
+# A holder of the view lock that is itself stopped: a later launch gives
+# up after 20 s of that one holder, naming it and its state.
+# (-o: the lock is flock's alone, not its sleep's too)
+flock -o -x "$VIEWS/$UID_A.lock" sleep 120 & holder=$!
+gl_wait 10 grep_quiet -E "FLOCK +ADVISORY +WRITE +$holder " /proc/locks
+hchild=$(pgrep -P "$holder")
+GL_CLEANUPS+=("kill -KILL $holder $hchild 2>/dev/null")
+kill -STOP "$holder"
+t0=$SECONDS
+out=$(as_user $GL_USER_A timeout 90 "$LAUNCH" t-view -- true 2>&1); rc=$?
+waited=$((SECONDS - t0))
+kill -KILL "$holder" $hchild; wait "$holder" 2>/dev/null
+check_sh "a launch behind a stopped holder gives up after 20 s (rc $rc after $waited s), naming it and its state" \
+  '[ $rc = 125 ] && [ $waited -ge 20 ] && [ $waited -lt 60 ] \
+   && grep_quiet "held for 20 s by process $holder (flock), stopped (state T): .*kill -CONT $holder" <<<"$out"'
+[ $rc = 125 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check "once it is gone, launches work again" A true
 
 finish
