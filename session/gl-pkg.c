@@ -2305,6 +2305,9 @@ pacman_sync (const char *cmd, const char *add, const char *drop)
 /* what apt's fetch stage said, for the apply stage (the view's /tmp) */
 #define APT_FETCH_OUT "/tmp/glimpse-fetch.out"
 #define APT_FETCH_RC "/tmp/glimpse-fetch.rc"
+/* what a fetch stage leaves when the apply stage has nothing to do
+ * (glimpse-pkgns --fetch-stage) */
+#define FETCH_COMPLETE "/tmp/glimpse-fetch-complete"
 
 const char *
 gl_pkg_staged_cleanup (const char *family)
@@ -2355,9 +2358,10 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
        * downloads no index.
        * apply: not at all when the fetch stage's apt said it has nothing
        * to do (an update with nothing to upgrade, a package installed
-       * already): one run of apt less.  Its output is kept in the view's
-       * /tmp, which both stages share; a fetch stage that lies can only
-       * make the operation do less. */
+       * already): the fetch stage reads its output (shell built-ins, no
+       * grep) and leaves FETCH_COMPLETE, and glimpse-pkgns starts no apply
+       * stage.  A fetch stage that lies can only make the operation do
+       * less. */
       g_autofree char *first = NULL;
       if (!install)
         first = g_strdup_printf ("%s; ", refresh);
@@ -2368,12 +2372,15 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
           refresh);
       fetch = g_strdup_printf ("%s{ %s --download-only%s && echo 0 > " APT_FETCH_RC " || echo $? > "
                                APT_FETCH_RC "; } | tee " APT_FETCH_OUT "; read rc < " APT_FETCH_RC
-                               " || rc=1; (exit \"$rc\")",
+                               " || rc=1; if [ \"$rc\" = 0 ]; then n=; b=; "
+                               "while IFS= read -r l; do case $l in "
+                               "'0 upgraded, 0 newly installed, 0 to remove'*) n=1;; "
+                               "*'not fully installed or removed'*) b=1;; esac; done < " APT_FETCH_OUT "; "
+                               "if [ -n \"$n\" ] && [ -z \"$b\" ]; then "
+                               "echo 'Nothing to install, upgrade or remove.'; : > " FETCH_COMPLETE "; fi; fi; "
+                               "(exit \"$rc\")",
                                first ? first : "", cmd, args);
-      apply = g_strdup_printf ("if grep -q '^0 upgraded, 0 newly installed, 0 to remove' " APT_FETCH_OUT
-                               " && ! grep -q 'not fully installed or removed' " APT_FETCH_OUT "; "
-                               "then echo 'Nothing to install, upgrade or remove.'; else %s%s; fi",
-                               cmd, args);
+      apply = g_strdup_printf ("%s%s", cmd, args);
     }
   return g_strdup_printf ("if [ \"$GLIMPSE_STAGE\" = fetch ]; then %s; else %s; fi", fetch, apply);
 }

@@ -38,7 +38,10 @@
  * --fetch-stage  the command runs twice: first with GLIMPSE_STAGE=fetch and
  *          the relay (it downloads, e.g. `apt-get --download-only`), then,
  *          after every process of the first run (and the relay) is killed,
- *          with GLIMPSE_STAGE=apply and no way out at all
+ *          with GLIMPSE_STAGE=apply and no way out at all; a fetch stage
+ *          that leaves a regular file /tmp/glimpse-fetch-complete found
+ *          nothing for the apply stage to do: there is none (a fetch stage
+ *          that lies can only make the operation do less)
  * --proxy-fd  with --net or --fetch-stage: a SOCK_SEQPACKET socket of
  *          glimpse's download proxy (gl-pkg-proxy.h), the relay's only peer
  * Every stage runs in a network namespace of its own: only a loopback
@@ -2454,6 +2457,12 @@ run_init (int base_mnt, int input_mnt, int cache_mnt)
       kill (-1, SIGKILL);
       while (wait (NULL) > 0 || errno == EINTR)
         ;
+      {
+        struct stat done;
+        if (fstatat (AT_FDCWD, "/tmp/glimpse-fetch-complete", &done, AT_SYMLINK_NOFOLLOW) == 0
+            && S_ISREG (done.st_mode))
+          _exit (0);
+      }
     }
   _exit (status_code (run_stage (A.fetch_stage ? "apply" : "run", A.net)));
 }

@@ -863,11 +863,14 @@ test_staged (void)
   g_autofree char *apk = gl_pkg_staged_script ("apk", NULL, "apk add", TRUE);
   g_autofree char *apk_up = gl_pkg_staged_script ("apk", "apk update", "apk upgrade", FALSE);
 #define STAGES(f, a) "if [ \"$GLIMPSE_STAGE\" = fetch ]; then " f "; else " a "; fi"
+/* (apt's output read by shell built-ins; nothing to do: no apply stage) */
 #define APT_FETCH(c) "{ " c " && echo 0 > /tmp/glimpse-fetch.rc || echo $? > /tmp/glimpse-fetch.rc; } " \
-  "| tee /tmp/glimpse-fetch.out; read rc < /tmp/glimpse-fetch.rc || rc=1; (exit \"$rc\")"
-#define APT_APPLY(c) "if grep -q '^0 upgraded, 0 newly installed, 0 to remove' /tmp/glimpse-fetch.out " \
-  "&& ! grep -q 'not fully installed or removed' /tmp/glimpse-fetch.out; " \
-  "then echo 'Nothing to install, upgrade or remove.'; else " c "; fi"
+  "| tee /tmp/glimpse-fetch.out; read rc < /tmp/glimpse-fetch.rc || rc=1; if [ \"$rc\" = 0 ]; then n=; b=; " \
+  "while IFS= read -r l; do case $l in '0 upgraded, 0 newly installed, 0 to remove'*) n=1;; " \
+  "*'not fully installed or removed'*) b=1;; esac; done < /tmp/glimpse-fetch.out; " \
+  "if [ -n \"$n\" ] && [ -z \"$b\" ]; then echo 'Nothing to install, upgrade or remove.'; " \
+  ": > /tmp/glimpse-fetch-complete; fi; fi; (exit \"$rc\")"
+#define APT_APPLY(c) c
   g_assert_cmpstr (apt, ==, STAGES (APT_FETCH ("apt-get install -y --download-only \"$@\""),
                                     APT_APPLY ("apt-get install -y \"$@\"")));
   /* an install given Refresh= (a source has no index) refreshes first */
