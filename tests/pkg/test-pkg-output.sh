@@ -7,7 +7,8 @@
 # as input) and a byte that is not UTF-8; the output of `glimpse install`
 # holds none of those bytes, and still shows the lines.  Nor do
 # `glimpse apps` and `glimpse repos`, which show what the postinst wrote in
-# a desktop entry and a sources file of the sandbox.  Needs root.
+# a desktop entry and a sources file of the sandbox.  And an operation that
+# waits for another on the same sandbox says so.  Needs root.
 source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
 
@@ -44,11 +45,33 @@ check_sh "… with no escape, BEL or other C0 control but tab and newline" \
 check_sh "… no C1 control (U+0080…U+009F in UTF-8) and no byte that is not UTF-8" \
   '! LC_ALL=C grep -aqP "\xc2[\x80-\x9f]" "$WORK/out" && iconv -f UTF-8 -t UTF-8 "$WORK/out" >/dev/null 2>&1'
 "$GLIMPSE" apps "$id" > "$WORK/apps" 2>&1
+gen_before_wait=$(gl_current "$id")
 "$GLIMPSE" repos "$id" > "$WORK/repos" 2>&1
 grep -a -e glimpse-esc -e glimpse.invalid "$WORK/apps" "$WORK/repos" | cat -v | sed 's/^/# /'
 check_sh "glimpse apps shows the application, without its name's control characters" \
   'grep -aq "glimpse-esc-app .* end" "$WORK/apps" && ! LC_ALL=C grep -aq "[[:cntrl:]]" <(tr -d "\t\n" < "$WORK/apps")'
 check_sh "glimpse repos shows the repository, without its address's" \
   'grep -aq "glimpse.invalid" "$WORK/repos" && ! LC_ALL=C grep -aq "[[:cntrl:]]" <(tr -d "\t\n" < "$WORK/repos")'
+
+# --- operations on one sandbox are serialised, and one that waits says so
+# (issue 10): with the operation lock held (as a running operation holds
+# it), an uninstall says that it waits, waits, and runs once it is free
+oplock_path=$GL_STORE/$id/system/op.lock
+check "(the sandbox has the operation lock of its first operation)" [ -f "$oplock_path" ]
+flock -x "$oplock_path" sh -c "touch '$WORK/op-held'; while [ ! -e '$WORK/op-release' ]; do sleep 0.05; done" &
+holder=$!
+gl_wait 30 [ -e "$WORK/op-held" ]
+"$GLIMPSE" uninstall "$id" glimpse-esc > "$WORK/wait-out" 2>&1 &
+op=$!
+says_waiting () { grep -q "Waiting for another package operation on “$id” to finish" "$WORK/wait-out"; }
+gl_wait 60 says_waiting; said=$?
+gen_held=$(gl_current "$id")
+check_sh "an operation on a sandbox another one holds says it waits, and waits (nothing written meanwhile)" \
+  '[ $said = 0 ] && kill -0 $op 2>/dev/null && [ "$gen_held" = "$gen_before_wait" ]'
+touch "$WORK/op-release"; wait $holder
+wait $op; rc=$?
+check_sh "… and runs once the other has finished (exit $rc)" \
+  '[ $rc -eq 0 ] && [ ! -e "$(gl_tree "$id")/usr/share/applications/org.glimpse.glimpse-esc.desktop" ]'
+[ $rc -eq 0 ] || sed 's/^/# /' "$WORK/wait-out" | tail -5
 check "remove" "$GLIMPSE" remove "$id"
 finish
