@@ -12,6 +12,7 @@
 
 #include <malloc.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gl-agent.h"
 #include "gl-store-monitor.h"
@@ -224,21 +225,37 @@ prepare_sandbox (GlAgent *self, const char *id, gboolean *gone)
   return source;
 }
 
-/* Up to this much of the heap a run freed stays for the next run */
-#define KEEP_FREE_HEAP (4 * 1024 * 1024)
+/* The agent's resident size (/proc/self/statm), in bytes; 0 if unknown */
+static gsize
+resident_bytes (void)
+{
+  g_autofree char *statm = NULL;
+  char *end = NULL;
+  guint64 pages;
+
+  if (!g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL))
+    return 0;
+  pages = g_ascii_strtoull (statm, &end, 10);          /* size */
+  pages = g_ascii_strtoull (end, NULL, 10);            /* resident */
+  return (gsize) pages * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+/* Above this resident size the heap a run freed goes back to the system */
+#define KEEP_RESIDENT (9 * 1024 * 1024)
 
 /* An export reads every changed entry and icon, and the manifest, into
- * memory: what it freed goes back to the system when that is much, so the
- * idle agent stays small.  Not after every run: malloc_trim() walks every
- * free chunk and madvise()s each one (15-30 ms on a loaded machine, more
- * than the rest of a one-app change), and the next run then faults the
- * same pages in again; a peak is a peak either way. */
+ * memory: what it freed goes back to the system after a run over more
+ * than one sandbox (a complete sync, a burst over several), and after any
+ * run that left the agent above KEEP_RESIDENT, so the idle agent stays
+ * small.  Not otherwise: malloc_trim() walks every free chunk and
+ * madvise()s it (5-35 ms on a loaded machine, as much as the rest of a
+ * one-app change), and the next run faults the same pages in again.
+ * (mallinfo2's free bytes cannot decide it: they count the free chunks
+ * trimmed already.) */
 static void
-trim_heap (void)
+trim_heap (guint n_sandboxes, gboolean all)
 {
-  struct mallinfo2 mi = mallinfo2 ();
-
-  if (mi.fordblks > KEEP_FREE_HEAP)
+  if (all || n_sandboxes > 1 || resident_bytes () > KEEP_RESIDENT)
     malloc_trim (0);
 }
 
@@ -344,7 +361,7 @@ sync_sandboxes (GlAgent *self, GHashTable *ids, gboolean all, GError **error)
            stats.written, stats.unchanged, stats.removed, stats.skipped,
            gl_store_monitor_n_watches (self->monitor));
   emit_changed (self, changed);
-  trim_heap ();
+  trim_heap (synced->len + remove->len, all);
   return ok;
 }
 
