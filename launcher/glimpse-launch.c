@@ -1973,11 +1973,21 @@ open_view_record (const char *name)
  * In place, not by renaming a new file over it (a create and a rename
  * for the journal): the record is read and written only under the view
  * lock, and one left half-written (a full disk, a crash) is malformed,
- * so view_find refuses it and the next launch builds a view. */
+ * so view_find refuses it and the next launch builds a view.
+ *
+ * Always GL_VIEW_RECORD_SIZE bytes, the text followed by NUL bytes (where
+ * view_find's parsing stops), written with one write over the whole file:
+ * no step leaves the new record's start followed by the end of a longer
+ * old one, so the file need not be emptied first.  Emptying it (its block
+ * freed, for the journal, to be allocated again by the write) took 0.4 ms
+ * of every first launch here. */
+#define GL_VIEW_RECORD_SIZE 1000
+
 static void
 view_record (pid_t pid, const unsigned long long id[8])
 {
   char path[64], name[32], buf[1024];
+  struct stat st;
   unsigned long long start = proc_start_time (pid);
   unsigned mounts[GL_VIEW_MAX_MOUNTS];
   size_t n_mounts = 0;
@@ -2005,19 +2015,26 @@ view_record (pid_t pid, const unsigned long long id[8])
                      mounts[i]);
   if (n_mounts > 0)
     len += snprintf (buf + len, sizeof buf - (size_t) len, "\n");
-  if ((size_t) len >= sizeof buf)
+  if ((size_t) len >= GL_VIEW_RECORD_SIZE)
     die ("internal error: the view's record does not fit");
+  memset (buf + len, 0, GL_VIEW_RECORD_SIZE - (size_t) len);
 
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
   fd = open_view_record (name);
   if (fd < 0)
     die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
                     "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
-  /* Emptied first: a launcher killed between the two steps (its caller
-   * may SIGKILL it) leaves an empty record, never the new record's start
-   * followed by the end of a longer old one. */
-  if (ftruncate (fd, 0) != 0 || gl_write_all (fd, buf, (size_t) len) != 0)
+  /* One write of less than a page from offset 0: all of it or (killed:
+   * its caller may SIGKILL it) none of it.  A longer file (never written
+   * by glimpse-launch) is emptied first; a write cut short (the caller's
+   * RLIMIT_FSIZE) or failed empties it, leaving no mixture either. */
+  errno = 0;
+  if (fstat (fd, &st) != 0 || (st.st_size > GL_VIEW_RECORD_SIZE && ftruncate (fd, 0) != 0)
+      || pwrite (fd, buf, GL_VIEW_RECORD_SIZE, 0) != GL_VIEW_RECORD_SIZE)
     {
+      int errsv = errno ? errno : EFBIG;
+      (void) ftruncate (fd, 0);
+      errno = errsv;
       if (errno == ENOSPC || errno == EDQUOT)
         die_with_error ("cannot start sandbox \"%s\": the file system that holds it (and your "
                         "layers) is full; free some space, or \"glimpse purge\" a layer", L.id);
