@@ -3,7 +3,8 @@
 # ordinary user on a private session bus.  Root creates sandboxes, gives
 # them applications and removes them while it runs; the user's menu, as
 # GNOME's own menu implementation (gnome-menus) builds it, must follow
-# within a second.  Also: one agent per bus, glimpse status, a crash during
+# within a second.  Also: one agent per bus (and --replace), its
+# SandboxesChanged signal, glimpse status, a crash during
 # an export repaired by the next start, and no wake-ups while idle.
 # Needs root for the set-up.
 # SPDX-License-Identifier: LGPL-2.1-or-later
@@ -162,11 +163,20 @@ as_user "$GL_USER_A" "$GLIMPSE" status > "$WORK/status.out" 2>&1; rc=$?
 check_sh "glimpse status asks the running agent" '[ $rc -eq 0 ] && grep -q "^$A (Alpha)" "$WORK/status.out" && grep -q "menu: exported, 1 application" "$WORK/status.out"'
 sed 's/^/# /' "$WORK/status.out"
 
-# A sandbox created by root while the agent runs.
+# A sandbox created by root while the agent runs (the agent's signals
+# recorded meanwhile: SandboxesChanged names it)
+as_user "$GL_USER_A" gdbus monitor --session --dest org.glimpse.Session1 > "$WORK/signals.log" 2>&1 &
+MONITOR=$!
+monitoring () { grep -q 'org.glimpse.Session1' "$WORK/signals.log"; }
+wait_for 10000 monitoring
 new_sandbox "$B" "Beta"
 app "$B" "$(apps_of "$B")" org.example.Two.desktop "Two"
 check "a sandbox created by root is in the menu within 1 s" wait_for 1000 exported "$B" org.example.Two.desktop
 echo "# created: exported after ${WAITED} ms"
+changed_b () { grep 'SandboxesChanged' "$WORK/signals.log" | grep -qF "'$B'"; }
+check "… and the agent signals SandboxesChanged naming it" wait_for 10000 changed_b
+kill "$MONITOR" 2>/dev/null; wait "$MONITOR" 2>/dev/null
+grep SandboxesChanged "$WORK/signals.log" | head -n 3 | sed 's/^/# signal: /'
 check "… as gnome-menus sees it" wait_for 10000 in_menu "Glimpse/Beta	glimpse-$B+org.example.Two.desktop"
 
 # An application installed into a sandbox.
@@ -342,6 +352,15 @@ check "… and what went meanwhile is gone" wait_for 10000 not_exported "$A" org
 check "… and gnome-menus agrees" wait_for 10000 in_menu "Glimpse/Alpha	glimpse-$A+org.example.Crash17.desktop"
 # (a write cut short by the kill may leave its temporary file: not a menu entry)
 ls -a "$xdg/data/applications" | grep -v '\.desktop$' | grep -vx -e . -e .. -e mimeinfo.cache | sed 's/^/# left by the kill: /'
+
+# --replace takes over; the agent that lost its name quits
+OLD=$AGENT
+as_user "$GL_USER_A" "$GLIMPSE_SESSION" --replace --verbose >> "$WORK/agent.log" 2>&1 &
+replaced () { have_agent && [ "$AGENT" != "$OLD" ]; }
+check "an agent started with --replace takes the bus name" wait_for 30000 replaced
+old_gone () { [ ! -e "/proc/$OLD" ]; }
+check_sh "… and the one it replaced quits (it lost its name)" \
+  'wait_for 20000 old_gone && grep -q "was taken over by another agent; quitting" "$WORK/agent.log"'
 
 # SIGTERM: a clean exit.
 kill -TERM "$AGENT"
