@@ -199,6 +199,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
@@ -1303,6 +1304,30 @@ wi_dir (WalkIn *in, int depth)
   return d;
 }
 
+/* LEN bytes of memory for the cache's records, mapped at once: the file's
+ * bytes made present in one call (MAP_POPULATE), the pools, sized for the
+ * most a file of that size can hold and only partly used, in huge pages
+ * where the kernel gives them (a fault per 4 KiB page, some 1,200 of them,
+ * cost more than reading the file here).  NULL when there is none. */
+static void *
+walk_pool (size_t len, bool populate)
+{
+  void *p = mmap (NULL, len, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
+  if (p == MAP_FAILED)
+    return NULL;
+  if (!populate)
+    (void) madvise (p, len, MADV_HUGEPAGE);   /* (a hint: without it, small pages) */
+  return p;
+}
+
+static void
+walk_pool_free (void *p, size_t len)
+{
+  if (p != NULL)
+    munmap (p, len);
+}
+
 /* What the cache file kept, or NULL (none, not root's alone, damaged).
  * What it returns points into memory kept for the rest of the program. */
 static WalkDir *
@@ -1318,15 +1343,15 @@ walk_cache_load (void)
   if (fd < 0)
     return NULL;
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)
-      || st.st_size > WALK_MAX_SIZE || (buf = malloc ((size_t) st.st_size + 1)) == NULL)
+      || st.st_size > WALK_MAX_SIZE || (buf = walk_pool ((size_t) st.st_size + 1, true)) == NULL)
     {
       close (fd);
       return NULL;
     }
   in.max_dirs = (size_t) st.st_size / WALK_DIR_MIN + 1;
   in.max_entries = (size_t) st.st_size / WALK_ENTRY_MIN + 1;
-  in.dirs = malloc (in.max_dirs * sizeof *in.dirs);
-  in.entries = malloc (in.max_entries * sizeof *in.entries);
+  in.dirs = walk_pool (in.max_dirs * sizeof *in.dirs, false);
+  in.entries = walk_pool (in.max_entries * sizeof *in.entries, false);
   if (in.dirs != NULL && in.entries != NULL && read (fd, buf, (size_t) st.st_size + 1) == st.st_size)
     {
       size_t m = strlen (WALK_MAGIC);
@@ -1344,9 +1369,9 @@ walk_cache_load (void)
   close (fd);
   if (d == NULL)
     {
-      free (in.dirs);
-      free (in.entries);
-      free (buf);
+      walk_pool_free (in.dirs, in.max_dirs * sizeof *in.dirs);
+      walk_pool_free (in.entries, in.max_entries * sizeof *in.entries);
+      walk_pool_free (buf, (size_t) st.st_size + 1);
     }
   return d;
 }
