@@ -2596,37 +2596,34 @@ on_alarm (int sig)
 
 /* The process holding the flock lock on the file ST (from /proc/locks:
  * "N: FLOCK  ADVISORY  WRITE PID MAJ:MIN:INODE 0 EOF"; a waiter's line
- * has "->" after the number), or 0 when none is seen.  (The device there
- * is the superblock's, which fstat() may not give, as on btrfs: a line
- * with the inode number alone counts when none has both.) */
+ * has "->" after the number), or 0 when none is seen.  Device and inode
+ * both: a lock of another user's on a file with the same inode number
+ * elsewhere must not pass for the holder.  (Where the device there, the
+ * superblock's, is not the one fstat() gives, as on btrfs, no holder is
+ * seen, and the wait counts from its start.) */
 static pid_t
 lock_holder (const struct stat *st)
 {
   FILE *f = fopen ("/proc/locks", "re");
   cleanup_free char *line = NULL;
   size_t cap = 0;
-  pid_t holder = 0, by_inode = 0;
-  char want[64], want_ino[32];
+  pid_t holder = 0;
+  char want[64];
 
   if (f == NULL)
     return 0;
   snprintf (want, sizeof want, " %02x:%02x:%llu ", major (st->st_dev), minor (st->st_dev),
             (unsigned long long) st->st_ino);
-  snprintf (want_ino, sizeof want_ino, ":%llu ", (unsigned long long) st->st_ino);
   while (holder == 0 && getline (&line, &cap, f) > 0)
     {
       const char *p = strchr (line, ':');
       int pid;
-      if (p == NULL || strncmp (p, ": FLOCK ", 8) != 0
-          || sscanf (p + 8, " ADVISORY WRITE %d", &pid) != 1 || pid <= 0)
-        continue;
-      if (strstr (line, want) != NULL)
+      if (p != NULL && strncmp (p, ": FLOCK ", 8) == 0 && strstr (line, want) != NULL
+          && sscanf (p + 8, " ADVISORY WRITE %d", &pid) == 1 && pid > 0)
         holder = pid;
-      else if (by_inode == 0 && strstr (line, want_ino) != NULL)
-        by_inode = pid;
     }
   fclose (f);
-  return holder ? holder : by_inode;
+  return holder;
 }
 
 /* PID's name and state ("stopped", ...), for saying who holds a lock. */

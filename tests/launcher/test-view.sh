@@ -329,6 +329,34 @@ held_case fd 7
 held_case nsenter 8
 held_case cwd 10
 
+# The attack of the review: a first launch's app runs, a process of yours
+# outside enters (and so keeps) the view's mount namespace, and you
+# SIGKILL the launcher, then the app: the view's PID 1 ends, but its
+# overlays stay mounted.  Root recorded the view before the app started,
+# so --held (glimpse purge) names that process whenever the launcher was
+# killed.
+vp=$(view_pid)
+[ -z "$vp" ] || gl_wait 30 gone "$vp"
+A /bin/sh -c "touch /tmp/gl-view-started14; exec sleep 3014" > /dev/null 2>&1 &
+bg=$!
+wait_for gl-view-started14
+app=$(gl_wait_pid $GL_USER_A "^sleep 3014\$")
+as_user $GL_USER_A nsenter -t "$app" -U -m --preserve-credentials sleep 64.814 &
+holder_bg=$!
+holder=$(gl_wait_pid $GL_USER_A "^sleep 64[.]814\$")
+gl_wait 30 [ "$(stat -L -c %d:%i /proc/"$holder"/ns/mnt 2>/dev/null)" = "$(stat -L -c %d:%i /proc/"$app"/ns/mnt)" ]
+vp=$(view_pid)
+kill -KILL "$(ps -o ppid= -p "$vp" | tr -d ' ')"
+wait $bg
+kill -KILL "$app"
+gl_wait 30 gone "$vp"
+out=$(as_user $GL_USER_A "$LAUNCH" --held t-view 2>&1); rc=$?
+check_sh "launcher and app killed, the view's namespace kept outside: --held names the holder ($rc)" \
+  '[ $rc = 124 ] && grep -q "still held by process $holder (sleep)" <<< "$out"'
+grep -q "still held by process $holder (sleep)" <<< "$out" || printf '%s\n' "$out" | sed 's/^/#   /'
+kill "$holder" 2>/dev/null; wait "$holder_bg" 2>/dev/null
+gl_wait 30 as_user $GL_USER_A "$LAUNCH" --held t-view
+
 # PID 1 killed while an app runs: the app dies with the view; the next
 # launch builds a new one
 go_reset
