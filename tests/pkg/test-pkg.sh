@@ -19,7 +19,13 @@ mkdir -p "$WORK/hostile-extra/usr/lib/glimpse-hostile"
 printf '#!/bin/sh\nwhile :; do sleep 1; done\n' > "$WORK/hostile-extra/usr/lib/glimpse-hostile/linger"
 chmod 755 "$WORK/hostile-extra/usr/lib/glimpse-hostile/linger"
 gl_deb glimpse-hostile 1.0 "$(dirname "$0")/hostile-postinst" "$WORK/hostile-extra"
-gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_1.0_all.deb "$WORK"/debs/glimpse-hostile_1.0_all.deb
+# a package whose dependency no repository has (an unmet dependency)
+mkdir -p "$WORK/needy-extra/DEBIAN"
+printf 'Package: glimpse-needy\nVersion: 1.0\nArchitecture: all\nMaintainer: Glimpse tests <t@glimpse.invalid>\nDepends: glimpse-missing-dep (>= 2)\nDescription: glimpse test package\n' \
+  > "$WORK/needy-extra/DEBIAN/control"
+gl_deb glimpse-needy 1.0 "" "$WORK/needy-extra"
+gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_1.0_all.deb "$WORK"/debs/glimpse-hostile_1.0_all.deb \
+  "$WORK"/debs/glimpse-needy_1.0_all.deb
 # the same index, tampered with after signing
 cp -a "$REPO/repo" "$REPO/tampered"
 sed -i 's/^Version: 1.0/Version: 9.9/' "$REPO/tampered/Packages"; rm -f "$REPO/tampered/Packages.gz"
@@ -49,6 +55,9 @@ out=$("$GLIMPSE" add-repo "$id" "deb $URL/tampered ./" --key "$WORK/good.asc" --
 check_sh "add-repo of an index that fails its signature is refused" '[ $rc -ne 0 ]'
 out=$("$GLIMPSE" add-repo "$id" "deb http://127.0.0.1:1/repo ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
 check_sh "add-repo of an address that does not answer is refused" '[ $rc -ne 0 ] && grep -q "127.0.0.1:1" <<<"$out"'
+out=$("$GLIMPSE" add-repo "$id" "deb $URL/no-such-repo ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
+check_sh "add-repo of a repository the server does not have (404) is refused, naming it" \
+  '[ $rc -ne 0 ] && grep -q "$URL/no-such-repo" <<<"$out"'
 out=$("$GLIMPSE" add-repo "$id" "deb ftp://x/ y z" --key "$WORK/good.asc" 2>&1); rc=$?
 check_sh "a malformed spec is refused with exit 6" '[ $rc -eq 6 ] && grep -q "http" <<<"$out"'
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/repo ./" 2>&1); rc=$?
@@ -112,6 +121,10 @@ check_sh "glimpse apps lists the new application, chosen for the menu" \
 out=$("$GLIMPSE" install "$id" no-such-package 2>&1); rc=$?
 check_sh "installing an unknown package fails, names it, and changes nothing" \
   '[ $rc -eq 1 ] && grep -q "no-such-package" <<<"$out" && [ "$(gl_tree "$id")" = "$tree" ]'
+out=$("$GLIMPSE" install "$id" glimpse-needy 2>&1); rc=$?
+check_sh "a package whose dependency cannot be met fails, names the dependency, and changes nothing" \
+  '[ $rc -ne 0 ] && grep -q "glimpse-missing-dep" <<<"$out" && [ "$(gl_tree "$id")" = "$tree" ] && [ ! -e "$tree/usr/bin/glimpse-needy" ]'
+[ $rc -ne 0 ] || sed 's/^/# /' <<<"$out" | tail -5
 out=$("$GLIMPSE" install "$id" -- '--force-yes' 2>&1); rc=$?
 check_sh "an option as package name is refused" '[ $rc -ne 0 ] && [ "$(gl_tree "$id")" = "$tree" ]'
 
