@@ -59,9 +59,11 @@ cmd_warm="$LAUNCH bench-warm -- /bin/true"
 cmd_cold="$LAUNCH bench-bb -- /bin/true"
 cmd_bwrap="bwrap --unshare-user --unshare-pid ${bwrap_args[*]} /bin/true"
 cmd_chroot="chroot --userspec=$UID_A:$GID_A --groups=$groups_a $TREE /bin/true"
-# Until the previous cold view's PID 1 (a process of the user with the
-# launcher's command line) has gone; at most 10 s.
-cold_gone="bash -c 'for _ in \$(seq 1000); do pgrep -u $uid -f -- \"^$LAUNCH bench-bb \" >/dev/null || exit 0; sleep 0.01; done'"
+# Until the previous cold view has gone, its unmounts included; at most
+# about 10 s.  Asked of the launcher (--held waits for an exiting PID 1),
+# not of pgrep: a PID 1 that is exiting has no command line any more, so
+# a pattern took it for gone and the next cold run timed its teardown.
+cold_gone="bash -c 'for _ in \$(seq 1000); do $LAUNCH --held bench-bb 2>/dev/null && exit 0; sleep 0.01; done'"
 
 for c in "$cmd_warm" "$cmd_cold" "$cmd_bwrap"; do
   # shellcheck disable=SC2086
