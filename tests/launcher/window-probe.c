@@ -64,23 +64,32 @@ is_launcher (int pid)
   return read_file (path, comm, sizeof comm) > 0 && strcmp (comm, comm_want) == 0;
 }
 
+/* Waits (200 ms at most) until PID, sent SIGSTOP, is stopped. */
+static bool
+wait_stopped (int pid)
+{
+  char path[64], buf[4096];
+  snprintf (path, sizeof path, "/proc/%d/stat", pid);
+  for (int i = 0; i < 200; i++)
+    {
+      char *p;
+      if (read_file (path, buf, sizeof buf) <= 0)
+        return false;
+      p = strrchr (buf, ')');
+      if (p != NULL && (p[2] == 'T' || p[2] == 't'))
+        return true;
+      usleep (1000);
+    }
+  return false;
+}
+
 /* PID stopped by us: is it the user's, in our mount table? */
 static void
 inspect_stopped (int pid)
 {
   char path[64], buf[4096], mounts[65536];
   const char *uid, *gid;
-  for (int i = 0; i < 200; i++)     /* until it is stopped (200 ms at most) */
-    {
-      char *p;
-      snprintf (path, sizeof path, "/proc/%d/stat", pid);
-      if (read_file (path, buf, sizeof buf) <= 0)
-        return;
-      p = strrchr (buf, ')');
-      if (p != NULL && (p[2] == 'T' || p[2] == 't'))
-        break;
-      usleep (1000);
-    }
+  wait_stopped (pid);
   if (!is_launcher (pid))
     return;     /* it had run the app: the user's */
   snprintf (path, sizeof path, "/proc/%d/status", pid);
@@ -208,10 +217,20 @@ main (int argc, char **argv)
                 state[pid] = 2;
               continue;
             }
+          /* A stop takes effect on the way back to user space: one sent
+           * while the command was already in exec (its launch no longer
+           * waiting for it) stops the app, no longer named NAME; that
+           * one is continued, and the next is tried. */
           if (stop && kill (pid, SIGSTOP) == 0)
             {
-              printf ("STOPPED %d\n", pid);
-              return 0;
+              if (wait_stopped (pid) && is_launcher (pid))
+                {
+                  printf ("STOPPED %d\n", pid);
+                  return 0;
+                }
+              kill (pid, SIGCONT);
+              state[pid] = 2;
+              continue;
             }
           if (state[pid] == 0)
             seen++;
