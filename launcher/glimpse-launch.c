@@ -739,8 +739,8 @@ report_view_holders (const char *again)
       fd = open (path, O_RDONLY | O_CLOEXEC);
       if (fd >= 0 && (n = read (fd, comm, sizeof comm - 1)) > 0)
         comm[n - (comm[n - 1] == '\n')] = '\0';
-      for (char *c = comm; *c; c++)
-        if ((unsigned char) *c < 0x20 || *c == 0x7f)
+      for (char *c = comm; *c; c++)   /* (the process chose it; see describe_process) */
+        if ((unsigned char) *c < 0x20 || (unsigned char) *c >= 0x7f)
           *c = '?';
       fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
                "process %s (%s)%s; close it, then %s\n", L.id, e->d_name, comm,
@@ -2648,8 +2648,12 @@ describe_process (pid_t pid, char *comm, size_t comm_size, const char **state)
     return;
   *r = '\0';
   snprintf (comm, comm_size, "%s", l + 1);
+  /* The process chose its name, and glimpse shows this message on root's
+   * terminal (remove, reclaim): every byte but printable ASCII is "?",
+   * so neither a C0 nor a UTF-8-encoded C1 control (U+009B is a CSI)
+   * gets through. */
   for (char *c = comm; *c; c++)
-    if ((unsigned char) *c < 0x20 || *c == 0x7f)
+    if ((unsigned char) *c < 0x20 || (unsigned char) *c >= 0x7f)
       *c = '?';
   switch (r[2])
     {

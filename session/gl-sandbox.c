@@ -5,6 +5,7 @@
 #include "gl-sandbox.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
+#include "gl-pkg.h"
 #include "gl-spawn.h"
 #include "gl-store.h"
 
@@ -678,7 +679,8 @@ gl_sandbox_lock_user (GlSandbox *sandbox, uid_t uid, GError **error)
 
 /* What the launcher wrote on stderr (ERR, may be NULL), for a message of
  * ours: its lines without "glimpse-launch: ", joined by "; ", valid
- * UTF-8, control characters replaced. */
+ * UTF-8, control characters (C0 and C1: it names processes of the user's,
+ * shown on root's terminal) replaced. */
 static char *
 launcher_says (GBytes *err)
 {
@@ -693,10 +695,10 @@ launcher_says (GBytes *err)
       const char *line = g_str_has_prefix (*l, "glimpse-launch: ") ? *l + 16 : *l;
       if (*line == '\0')
         continue;
+      g_autofree char *shown = gl_pkg_printable (line);
       if (out->len > 0)
         g_string_append (out, "; ");
-      for (const char *c = line; *c; c++)
-        g_string_append_c (out, (guchar) *c < 0x20 || *c == 0x7f ? '?' : *c);
+      g_string_append (out, shown);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
@@ -711,7 +713,7 @@ uid_process (uid_t uid)
 
   while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
     {
-      g_autofree char *status_path = NULL, *status = NULL, *comm = NULL;
+      g_autofree char *status_path = NULL, *status = NULL, *comm = NULL, *shown = NULL;
       const char *line;
       gboolean found = FALSE;
       char *end;
@@ -732,10 +734,9 @@ uid_process (uid_t uid)
         continue;
       line = g_str_has_prefix (status, "Name:\t") ? status + 6 : "?";
       comm = g_strndup (line, strcspn (line, "\n"));
-      for (char *c = comm; *c; c++)   /* (the process chose it: no control characters) */
-        if ((guchar) *c < 0x20 || *c == 0x7f)
-          *c = '?';
-      return g_strdup_printf ("process %s (%s)", name, comm);
+      /* (the process chose it: no control characters, C0 or C1) */
+      shown = gl_pkg_printable (comm);
+      return g_strdup_printf ("process %s (%s)", name, shown);
     }
   return NULL;
 }

@@ -34,11 +34,12 @@ held () {
   runner=$!
   app_up () { app=$(pgrep -u "$user" -fx "sleep $secs" | head -n1); [ -n "$app" ] && [ -d "/proc/$app/root$home/$mark.d" ]; }
   check "$user: the app runs, its directory made in the view" gl_wait 30 app_up
-  as_user "$user" sh -c 'exec 3< "$1" && exec sleep "$2"' sh "/proc/$app/root$dir" "$hsecs" &
+  as_user "$user" sh -c 'exec 3< "$1" && exec "$3" "$2"' sh "/proc/$app/root$dir" "$hsecs" \
+    "${HOLD_AS:-sleep}" &
   holder_bg=$!
   # (the sleep itself, not the subshell that runs as_user: its pid is the
   # one the launcher names, and the one whose fd 3 is the directory)
-  holder=$(gl_wait_pid "$user" "^sleep $hsecs\$")
+  holder=$(gl_wait_pid "$user" " $hsecs\$")
   holders+=("$holder")
   # (its fd 3: a directory on an overlay, which it keeps after the view)
   holding () { [ -d "/proc/$holder/fd/3" ] && [ "$(stat -L -f -c %T "/proc/$holder/fd/3")" = overlayfs ]; }
@@ -98,12 +99,20 @@ check "once the holder has exited, --held says free" as_user "$GL_USER_A" "$LAUN
 
 # --- remove (root, every user's layer): the user's ended view held ---
 layer=$GL_STORE/$id/users/$UID_A
-held "$GL_USER_A" "$HOME_A"
+# (the user names the holder, which the message shows on root's terminal:
+# a CSI as UTF-8 (U+009B) and "2J", "clear the screen" for a terminal that
+# honours C1 controls; sleep run by a link of that name)
+names=$(mktemp -d /tmp/gl-purge-held.XXXXXX); chmod 755 "$names"
+GL_CLEANUPS+=("rm -rf '$names'")
+ln -s "$(command -v sleep)" "$names/$(printf 'sl\302\2332Jp')"
+HOLD_AS="$names/$(printf 'sl\302\2332Jp')" held "$GL_USER_A" "$HOME_A"
 out=$("$GLIMPSE" remove "$id" 2>&1); rc=$?
 check_sh "remove refuses while a user's ended view is held (exit 5), naming the holder" \
-  '[ $rc -eq 5 ] && grep_quiet "held by process $holder (sleep)" <<<"$out" \
+  '[ $rc -eq 5 ] && grep_quiet "held by process $holder (sl??2Jp)" <<<"$out" \
    && grep_quiet "Not removed (--force removes it anyway): the layer of $GL_USER_A (uid $UID_A) of “$id” is still in use" <<<"$out"'
 [ $rc -eq 5 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check_sh "… and that name reaches root's terminal without its control bytes" \
+  '! LC_ALL=C grep -q "$(printf "\\302\\233")" <<<"$out"'
 check "… and the sandbox and the user's layer are intact" [ -f "$layer/home/upper/$mark" ]
 check "the holder was not disturbed" holding
 kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
