@@ -1585,14 +1585,20 @@ set_oom_score_adj (const char *value)
 /* Into every --cgroup, before anything is forked: all of the operation
  * is counted there, and nothing in its namespaces can leave it (the
  * cgroups are the host root's; the namespace's root owns none of them). */
+static bool pids_cgroup;   /* one of them limits the operation's tasks */
+
 static void
 join_cgroups (void)
 {
   for (int i = 0; i < A.n_cgroups; i++)
     {
       char *procs = xasprintf ("%s/cgroup.procs", A.cgroups[i]);
+      char *pids = xasprintf ("%s/pids.max", A.cgroups[i]);
       write_file (procs, "0\n");
+      if (access (pids, F_OK) == 0)
+        pids_cgroup = true;
       free (procs);
+      free (pids);
     }
 }
 
@@ -2280,8 +2286,16 @@ run_stage (const char *stage, bool proxied)
       {
         /* A fork bomb stays small (per uid: the range's root); where
          * glimpse found a pids cgroup, that one counts every task of the
-         * operation, this one only a uid's: the cgroup's is reached first */
-        struct rlimit nproc = { A.max_tasks, A.max_tasks };
+         * operation and is the limit that is reported (pids.events), so
+         * this one is set a little above it: a fork counts against
+         * RLIMIT_NPROC before it is charged to the cgroup, and with
+         * forks racing on several processors the rlimit alone could
+         * refuse them all, the limit then going unnamed */
+        rlim_t n = (rlim_t) A.max_tasks;
+        struct rlimit nproc;
+        if (pids_cgroup)
+          n += 16 + n / 8;
+        nproc.rlim_cur = nproc.rlim_max = n;
         if (A.max_tasks > 0)
           setrlimit (RLIMIT_NPROC, &nproc);
       }
