@@ -9,7 +9,9 @@
  * is not yet the user's in the view (an id of 0 in its status, or another
  * mount table than ours); it is then continued.  PID 1 (the view's) is
  * left alone.  Prints "HIT what pid" lines, then "seen N" (how many
- * distinct launcher pids it saw: none means it proved nothing).  With
+ * distinct launcher pids it saw: none means it proved nothing).  Having
+ * seen fewer than MIN_SEEN by then (a loaded machine: the launches it
+ * watches came slowly), it goes on until it has, for a minute at most.  With
  * --stop (run inside a view) it only stops the first one it sees (a joining
  * launch's command before it has started), prints "STOPPED pid" and exits,
  * leaving it stopped.  Static, so that it runs in a busybox sandbox too.
@@ -29,6 +31,8 @@
 #include <unistd.h>
 
 #define MAX_PIDS 4194304
+#define MIN_SEEN 3
+#define EXTRA_MS 60000
 
 static unsigned char *state;    /* per pid: 0 unknown, 1 launcher, 2 was one */
 static char own_mounts[65536];
@@ -198,7 +202,8 @@ main (int argc, char **argv)
   if (state == NULL || read_file ("/proc/self/mountinfo", own_mounts, sizeof own_mounts) <= 0)
     return 2;
   setvbuf (stdout, NULL, _IOLBF, 0);
-  while (now_ms () < end)
+  while (now_ms () < end
+         || (!stop && seen < MIN_SEEN && now_ms () < end + EXTRA_MS))
     {
       DIR *d = opendir ("/proc");
       struct dirent *e;
