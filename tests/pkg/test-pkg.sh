@@ -26,9 +26,13 @@ printf 'Package: glimpse-needy\nVersion: 1.0\nArchitecture: all\nMaintainer: Gli
 gl_deb glimpse-needy 1.0 "" "$WORK/needy-extra"
 gl_publish "$REPO/repo" good "$WORK"/debs/glimpse-hello_1.0_all.deb "$WORK"/debs/glimpse-hostile_1.0_all.deb \
   "$WORK"/debs/glimpse-needy_1.0_all.deb
-# the same index, tampered with after signing
+# the same index, tampered with after signing: its Packages (no longer the
+# one the signed Release names), and its signed Release itself (the
+# signature no longer verifies)
 cp -a "$REPO/repo" "$REPO/tampered"
 sed -i 's/^Version: 1.0/Version: 9.9/' "$REPO/tampered/Packages"; rm -f "$REPO/tampered/Packages.gz"
+cp -a "$REPO/repo" "$REPO/badsig"
+sed -i 's/^Origin: glimpse-test$/Origin: glimpse-tampered/' "$REPO/badsig/InRelease" "$REPO/badsig/Release"
 gl_serve
 
 check "glimpse create host --name $id" "$GLIMPSE" create host --name "$id"
@@ -48,11 +52,25 @@ check_sh "the host's own sources are untouched" '[ "$(gl_tree_sums /etc/apt)" = 
 
 # --- case 30: refused, nothing written
 gen=$(gl_current "$id")
+# what a refused add-repo must leave as it was: the sandbox's system layer
+# (its sources, keys and package database among it), its settings, and
+# the repositories glimpse lists for it
+sandbox_state () {
+  { gl_current "$id"; gl_tree_sums "$(gl_tree "$id")"; sha256sum < "$GL_STORE/$id/sandbox.conf"
+    "$GLIMPSE" repos "$id"; } 2>&1 | sha256sum
+}
+state=$(sandbox_state)
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/wrong.asc" --name bad 2>&1); rc=$?
 check_sh "add-repo with the wrong key is refused" '[ $rc -ne 0 ] && grep -q "NO_PUBKEY\|not signed\|signature" <<<"$out"'
 check_sh "… and names the repository" 'grep -q "$URL/repo" <<<"$out"'
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/tampered ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
-check_sh "add-repo of an index that fails its signature is refused" '[ $rc -ne 0 ]'
+check_sh "add-repo of an index that does not match its signed Release is refused, naming it" \
+  '[ $rc -ne 0 ] && grep -q "^glimpse: .*$URL/tampered.*Hash Sum mismatch" <<<"$out"'
+out=$("$GLIMPSE" add-repo "$id" "deb $URL/badsig ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
+check_sh "add-repo of an index whose signature fails with the given key is refused" '[ $rc -ne 0 ]'
+check_sh "… saying so, naming the repository's address" \
+  'grep -q "^glimpse: .*$URL/badsig.*not signed" <<<"$out" && grep -q "BADSIG" <<<"$out"'
+check_sh "… and the sandbox is unchanged (system layer, settings, repositories)" '[ "$(sandbox_state)" = "$state" ]'
 out=$("$GLIMPSE" add-repo "$id" "deb http://127.0.0.1:1/repo ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
 check_sh "add-repo of an address that does not answer is refused" '[ $rc -ne 0 ] && grep -q "127.0.0.1:1" <<<"$out"'
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/no-such-repo ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
