@@ -229,8 +229,4 @@ gboolean gl_pkg_name_validate (const char *name, GError **error);
 /* The family's apt.conf for operations (apt family only) */
 extern const char gl_pkg_apt_conf[];
 
-/* TEXT of the sandbox's, safe to show on a terminal: its control
- * characters (but tabs) and bytes that are not UTF-8 as "?" */
-char *gl_pkg_printable (const char *text);
-
 G_END_DECLS

@@ -5,7 +5,7 @@
 #include "gl-sandbox.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
-#include "gl-pkg.h"
+#include "gl-printable.h"
 #include "gl-spawn.h"
 #include "gl-store.h"
 
@@ -695,7 +695,7 @@ launcher_says (GBytes *err)
       const char *line = g_str_has_prefix (*l, "glimpse-launch: ") ? *l + 16 : *l;
       if (*line == '\0')
         continue;
-      g_autofree char *shown = gl_pkg_printable (line);
+      g_autofree char *shown = gl_printable (line);
       if (out->len > 0)
         g_string_append (out, "; ");
       g_string_append (out, shown);
@@ -735,7 +735,7 @@ uid_process (uid_t uid)
       line = g_str_has_prefix (status, "Name:\t") ? status + 6 : "?";
       comm = g_strndup (line, strcspn (line, "\n"));
       /* (the process chose it: no control characters, C0 or C1) */
-      shown = gl_pkg_printable (comm);
+      shown = gl_printable (comm);
       return g_strdup_printf ("process %s (%s)", name, shown);
     }
   return NULL;

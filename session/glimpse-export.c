@@ -21,6 +21,7 @@
 #include "gl-open.h"
 #include "gl-paths.h"
 #include "gl-pkg.h"
+#include "gl-printable.h"
 #include "gl-store.h"
 #include "glimpse-cli.h"
 #include "glimpse-export.h"
@@ -183,8 +184,8 @@ gl_cmd_apps (int argc, char **argv)
                        : app->on_host ? " (the host has it too)"
                        : !app->visible ? " (hidden)" : "";
       /* (from the sandbox's desktop entries, which its packages write) */
-      g_autofree char *id = gl_pkg_printable (app->desktop_id);
-      g_autofree char *name = gl_pkg_printable (app->name != NULL ? app->name : "");
+      g_autofree char *id = gl_printable (app->desktop_id);
+      g_autofree char *name = gl_printable (app->name != NULL ? app->name : "");
 
       g_print ("%s %s\t%s%s\n", app->exported ? "*" : " ", id, name, note);
     }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gl-pkg.h"
+#include "gl-printable.h"
 #include "gl-paths.h"
 #include "gl-rebase.h"
 #include "gl-repo.h"
@@ -140,8 +141,8 @@ gl_cmd_repos (int argc, char **argv)
     {
       GlRepoEntry *e = list->pdata[i];
       /* (both read from the sandbox's files, which its packages may write) */
-      g_autofree char *name = gl_pkg_printable (e->name);
-      g_autofree char *summary = gl_pkg_printable (e->summary);
+      g_autofree char *name = gl_printable (e->name);
+      g_autofree char *summary = gl_printable (e->summary);
       g_print ("%-24s %s%s\n", name, summary, e->added ? "  (added)" : "");
     }
   return GL_EXIT_OK;

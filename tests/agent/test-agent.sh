@@ -331,6 +331,10 @@ sleep "$QUIET"
 c1=$(ctxt "$AGENT")
 check_sh "no context switches over ${QUIET} s of quiet ($c0 -> $c1)" '[ "$c1" -eq "$c0" ]'
 echo "# agent resident memory: $(rss_kb "$AGENT") kB"
+# the HTTP client and its TLS stack (megabytes resident, loaded and set up
+# at start) belong to glimpse-updates-check, never to the agent
+tls_mapped () { grep -E '/lib(curl|ssl|crypto|gnutls)[.-]' "/proc/$AGENT/maps"; }
+check_sh "the agent maps no HTTP or TLS library" '! tls_mapped'
 
 # kill -9 in the middle of an export, then a restart repairs the menu.
 for i in $(seq 200); do app "$A" "$(apps_of "$A")" "org.example.Crash$i.desktop" "Crash $i"; done
