@@ -8,23 +8,26 @@
 # shellcheck source=../launcher/libtest.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../launcher/libtest.sh"
 
-# gl_pkg_env [--profiles] [--cache] [--launcher]: glimpse's environment for
-# the test: the test store and the bundled profiles, and with
+# gl_pkg_env [--profiles] [--cache] [--launcher] [--sandbox NAME]: glimpse's
+# environment for the test: the test store and the bundled profiles, and with
 #   --profiles  the test's own profiles in $WORK/profiles before them
 #   --cache     a download cache in $WORK/cache
 #   --launcher  a setuid copy of the launcher (gl_install_setuid); GL_EXTRA_ENV
 #               hands the store, the launcher (and --profiles) to `as_user`
+#   --sandbox NAME  the test's sandbox: $id is NAME-PID, removed at the end
 gl_pkg_env () {
-  local a profiles=0 launcher=0
+  local profiles=0 launcher=0
   export GLIMPSE_SANDBOX_DIR=$GL_STORE
   export GLIMPSE_PROFILES_PATH=${GLIMPSE_BUNDLED_PROFILES:?}
-  for a; do
-    case $a in
+  while [ $# -gt 0 ]; do
+    case $1 in
       --profiles) profiles=1 ;;
       --cache) export GLIMPSE_CACHE_DIR=$WORK/cache ;;
       --launcher) launcher=1 ;;
-      *) echo "Bail out! gl_pkg_env: unknown option $a"; exit 1 ;;
+      --sandbox) id=${2:?gl_pkg_env: --sandbox NAME}-$$; GL_SANDBOXES+=("$id"); shift ;;
+      *) echo "Bail out! gl_pkg_env: unknown option $1"; exit 1 ;;
     esac
+    shift
   done
   if [ $profiles = 1 ]; then
     mkdir -p "$WORK/profiles"

@@ -9,9 +9,7 @@
 # Needs root.
 source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
-gl_pkg_env
-id=pkgcache-$$
-GL_SANDBOXES+=("$id")
+gl_pkg_env --sandbox pkgcache
 
 # postinsts that write the operation's caches (/run/glimpse-cache)
 cat > "$WORK/fail-postinst" <<'SH'

@@ -11,10 +11,7 @@
 # waits for another on the same sandbox says so.  Needs root.
 source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
-
-gl_pkg_env
-id=pkgout-$$
-GL_SANDBOXES+=("$id")
+gl_pkg_env --sandbox pkgout
 
 cat > "$WORK/esc-postinst" <<'POSTINST'
 #!/bin/sh
