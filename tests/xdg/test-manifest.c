@@ -16,6 +16,17 @@ manifest_path (void)
   return g_build_filename (g_get_user_data_dir (), "glimpse", "export-manifest", NULL);
 }
 
+/* The saved text of the shared manifest at @path (*@shared) and of a
+ * sandbox's own at @sandbox_path (*@own), each with its header */
+static void
+read_saved (const char *path, const char *sandbox_path, char **shared, char **own)
+{
+  g_assert_true (g_file_get_contents (path, shared, NULL, NULL));
+  g_assert_true (g_str_has_prefix (*shared, "glimpse-export-manifest 2\n"));
+  g_assert_true (g_file_get_contents (sandbox_path, own, NULL, NULL));
+  g_assert_true (g_str_has_prefix (*own, "glimpse-export-sandbox-manifest 1\n"));
+}
+
 /* A sandbox's line: its display name is a field of its own (a ';', a tab,
  * quotes and a backslash in it are kept), and an exported entry whose name
  * holds a ';' (a sandbox's desktop file may be called so) stays one entry,
@@ -235,7 +246,7 @@ test_per_sandbox (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *deb = gl_manifest_sandbox_path (path, "deb");
   g_autofree char *other = gl_manifest_sandbox_path (path, "fed.42");
-  g_autofree char *text = NULL;
+  g_autofree char *text = NULL, *own_text = NULL;
   struct stat before, after;
 
   {
@@ -252,15 +263,11 @@ test_per_sandbox (void)
     g_assert_true (gl_manifest_save (m, &error));
     g_assert_no_error (error);
   }
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  g_assert_true (g_str_has_prefix (text, "glimpse-export-manifest 2\n"));
+  read_saved (path, deb, &text, &own_text);
   g_assert_nonnull (strstr (text, "/menus/glimpse.menu"));
   g_assert_null (strstr (text, "/apps/"));
-  g_clear_pointer (&text, g_free);
-  g_assert_true (g_file_get_contents (deb, &text, NULL, NULL));
-  g_assert_true (g_str_has_prefix (text, "glimpse-export-sandbox-manifest 1\n"));
-  g_assert_nonnull (strstr (text, "/apps/glimpse-deb+2.desktop"));
-  g_assert_null (strstr (text, "fed.42"));
+  g_assert_nonnull (strstr (own_text, "/apps/glimpse-deb+2.desktop"));
+  g_assert_null (strstr (own_text, "fed.42"));
   for (gsize i = 0; ids[i] != NULL; i++)
     {
       g_autofree char *own = gl_manifest_sandbox_path (path, ids[i]);
@@ -338,7 +345,7 @@ test_migration (void)
                                          "cache\t/apps/glimpse-deb+a.desktop\t1:2:3.000000004:5.000000006:100644\t\n"
                                          "file\t/apps/glimpse-fed+b.desktop\tfed\t%s\n"
                                          "file\t/menus/glimpse.menu\t\t%s\n", s1, s2, s3);
-  g_autofree char *text = NULL;
+  g_autofree char *text = NULL, *own_text = NULL;
   g_autoptr(GError) error = NULL;
 
   g_assert_no_errno (g_mkdir_with_parents (dir, 0755));
@@ -354,17 +361,13 @@ test_migration (void)
     g_assert_true (gl_manifest_save (m, &error));
     g_assert_no_error (error);
   }
-  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
-  g_assert_true (g_str_has_prefix (text, "glimpse-export-manifest 2\n"));
+  read_saved (path, deb, &text, &own_text);
   g_assert_null (strstr (text, "glimpse-deb+a.desktop\tdeb"));
   g_assert_nonnull (strstr (text, "sandbox\tdeb\tDebian\tglimpse-deb+a.desktop\n"));
   g_assert_nonnull (strstr (text, "dir\t/apps\n"));
-  g_clear_pointer (&text, g_free);
-  g_assert_true (g_file_get_contents (deb, &text, NULL, NULL));
-  g_assert_true (g_str_has_prefix (text, "glimpse-export-sandbox-manifest 1\n"));
-  g_assert_nonnull (strstr (text, s1));
-  g_assert_nonnull (strstr (text, "cache\t/apps/glimpse-deb+a.desktop\t1:2:3.000000004:5.000000006:100644\t\n"));
-  g_assert_null (strstr (text, "fed"));
+  g_assert_nonnull (strstr (own_text, s1));
+  g_assert_nonnull (strstr (own_text, "cache\t/apps/glimpse-deb+a.desktop\t1:2:3.000000004:5.000000006:100644\t\n"));
+  g_assert_null (strstr (own_text, "fed"));
   {
     g_autoptr(GlManifest) m = gl_manifest_load (path, &error);
     GlManifestFile *a;
