@@ -42,6 +42,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1983,6 +1984,26 @@ open_view_record (const char *name)
  * of every first launch here. */
 #define GL_VIEW_RECORD_SIZE 1000
 
+static GL_NORETURN void
+die_record_fsize (void)
+{
+  die ("cannot start sandbox \"%s\": your file size limit (ulimit -f; RLIMIT_FSIZE) is below "
+       "the %d bytes of the record root keeps of your view; raise it (ulimit -f unlimited) and "
+       "launch again", L.id, GL_VIEW_RECORD_SIZE);
+}
+
+/* Before a view is built: the caller's RLIMIT_FSIZE lets its record be
+ * written whole (a soft limit is the caller's, and a setuid process's
+ * cannot be changed from outside by the caller meanwhile). */
+static void
+check_record_fits (void)
+{
+  struct rlimit rl;
+  if (getrlimit (RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+      && rl.rlim_cur < GL_VIEW_RECORD_SIZE)
+    die_record_fsize ();
+}
+
 static void
 view_record (pid_t pid, const unsigned long long id[8])
 {
@@ -1992,6 +2013,7 @@ view_record (pid_t pid, const unsigned long long id[8])
   unsigned mounts[GL_VIEW_MAX_MOUNTS];
   size_t n_mounts = 0;
   cleanup_fd int fd = -1;
+  struct sigaction ign = { .sa_handler = SIG_IGN }, old_xfsz;
   FILE *f;
   int len, rc;
 
@@ -2026,21 +2048,33 @@ view_record (pid_t pid, const unsigned long long id[8])
                     "\"%s\" (ask your administrator to remove it if it is not a file)", name, L.id);
   /* One write of less than a page from offset 0: all of it or (killed:
    * its caller may SIGKILL it) none of it.  A longer file (never written
-   * by glimpse-launch) is emptied first; a write cut short (the caller's
-   * RLIMIT_FSIZE) or failed empties it, leaving no mixture either. */
+   * by glimpse-launch) is emptied first; a write that fails empties it,
+   * leaving no mixture either.  The caller's RLIMIT_FSIZE (a soft limit
+   * below GL_VIEW_RECORD_SIZE is refused before the view is built:
+   * check_record_fits) would cut the write short, or, below its offset,
+   * send SIGXFSZ, whose default action ends the launcher between the
+   * view and its record: ignored here, so such a write fails with EFBIG
+   * like any other. */
   errno = 0;
-  if (fstat (fd, &st) != 0 || (st.st_size > GL_VIEW_RECORD_SIZE && ftruncate (fd, 0) != 0)
+  if (fstat (fd, &st) != 0 || sigaction (SIGXFSZ, &ign, &old_xfsz) != 0)
+    die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%s of sandbox "
+                    "\"%s\"", name, L.id);
+  if ((st.st_size > GL_VIEW_RECORD_SIZE && ftruncate (fd, 0) != 0)
       || pwrite (fd, buf, GL_VIEW_RECORD_SIZE, 0) != GL_VIEW_RECORD_SIZE)
     {
       int errsv = errno ? errno : EFBIG;
       (void) ftruncate (fd, 0);
+      (void) sigaction (SIGXFSZ, &old_xfsz, NULL);
       errno = errsv;
       if (errno == ENOSPC || errno == EDQUOT)
         die_with_error ("cannot start sandbox \"%s\": the file system that holds it (and your "
                         "layers) is full; free some space, or \"glimpse purge\" a layer", L.id);
+      if (errno == EFBIG)
+        die_record_fsize ();
       die_with_error ("cannot record the view in users/" GL_LAUNCH_VIEWS_DIR "/%u of sandbox "
                       "\"%s\"", (unsigned) L.uid, L.id);
     }
+  (void) sigaction (SIGXFSZ, &old_xfsz, NULL);
 }
 
 /* What the app's process needs, all made before it starts (setuid, it
@@ -2906,6 +2940,7 @@ main (int argc, char **argv)
       pid_t view_pid = view_find (&ns, &why);
       if (view_pid > 0)
         return run_in_view (&ns, view_lock, args.command, -1);
+      check_record_fits ();
     }
 
   make_copies ();

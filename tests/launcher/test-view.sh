@@ -379,22 +379,33 @@ wait $bg
 got=$(A readlink /proc/self/ns/mnt)
 check_sh "21: after PID 1 was killed, the next launch gets a new view" '[ -n "$got" ] && [ -n "$vp" ] && gone "$vp"'
 
-# A first launch that dies before recording the view takes the view with
-# it (the record is written before the app starts; were it after, the app
-# and what it started included): nothing may run in a view that later
-# launches cannot find (they would build a second one over the same
-# layers).  Here a file size limit of one byte, which the setuid launcher
-# inherits, kills it at the record's write.
+# A caller's file size limit below the 1000 bytes of the view's record,
+# which the setuid launcher inherits: at 0 bytes the record's write sends
+# SIGXFSZ, which ended the launcher between the view and its record; at
+# 1-999 the write is cut short.  The launch is refused before a view is
+# built, saying why (exit 125, not killed by a signal), the record of the
+# previous view is left as it was, and nothing of the app runs.
 vp=$(view_pid)
 [ -z "$vp" ] || gl_wait 30 gone "$vp"
-as_user $GL_USER_A prlimit --fsize=1 "$LAUNCH" t-view -- /bin/sh -c "sleep 3017 & exec sleep 3018" \
-  > "$WORK/fsize" 2>&1
-rc=$?
+A true
+vp=$(view_pid)
+gl_wait 30 gone "$vp"
+rec_before=$(sha256sum < "$VIEWS/$UID_A")
 no_sleepers () { ! pgrep -u "$UID_A" -f '^sleep 301[78]$' > /dev/null; }
-gl_wait 10 no_sleepers && left=no || left=yes
-pkill -KILL -u "$UID_A" -f '^sleep 301[78]$' 2>/dev/null
-check_sh "a first launch killed before it recorded its view fails ($rc) and leaves nothing of its app running (left: $left)" \
-  '[ "$rc" != 0 ] && [ "$left" = no ]'
+for lim in 0 1 999; do
+  out=$(as_user $GL_USER_A prlimit --fsize=$lim "$LAUNCH" t-view -- \
+    /bin/sh -c "sleep 3017 & exec sleep 3018" 2>&1)
+  rc=$?
+  gl_wait 10 no_sleepers && left=no || left=yes
+  pkill -KILL -u "$UID_A" -f '^sleep 301[78]$' 2>/dev/null
+  check_sh "a launch under a file size limit of $lim bytes is refused, saying why (rc $rc), and leaves nothing of its app running (left: $left)" \
+    '[ "$rc" = 125 ] && [ "$left" = no ] \
+     && grep_quiet "your file size limit (ulimit -f; RLIMIT_FSIZE) is below the 1000 bytes" <<<"$out"'
+  [ "$rc" = 125 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+  check_sh "… and the previous view's record is unchanged" \
+    '[ "$(sha256sum < "$VIEWS/$UID_A")" = "$rec_before" ]'
+done
+check "a launch with a 1000-byte limit runs" as_user $GL_USER_A prlimit --fsize=1000 "$LAUNCH" t-view -- true
 
 # The view lock held for longer than a launch waits for one holder (20 s),
 # by one holder after another (as behind many launches of yours): the
