@@ -2660,26 +2660,58 @@ lock_holder (const struct stat *st)
   return holder;
 }
 
-/* PID's name and state ("stopped", ...), for saying who holds a lock. */
-static void
+/* True if the process whose /proc directory is DIR is the caller's: its
+ * real uid (a launcher of the caller's, setuid and not dumpable, has a
+ * /proc directory of root's), or the owner of that directory. */
+static bool
+proc_is_callers (int dir)
+{
+  char buf[2048];
+  cleanup_fd int fd = -1;
+  struct stat st;
+  const char *line;
+  ssize_t n;
+
+  if (fstat (dir, &st) == 0 && st.st_uid == L.uid)
+    return true;
+  fd = openat (dir, "status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+    return false;
+  buf[n] = '\0';
+  line = strstr (buf, "\nUid:\t");
+  return line != NULL && line[6] >= '0' && line[6] <= '9'
+         && strtoul (line + 6, NULL, 10) == (unsigned long) L.uid;
+}
+
+/* PID's name and state ("stopped", ...), for saying who holds a lock:
+ * false (nothing said) unless it is a process of the caller's.  The pid
+ * is the one /proc/locks gives for the lock: its locker's, which may have
+ * ended, and the pid been taken by another user's process since, whose
+ * name root must not read out.  Read through one descriptor of its /proc
+ * directory, so the owner checked is the one named. */
+static bool
 describe_process (pid_t pid, char *comm, size_t comm_size, const char **state)
 {
   char path[64], buf[512];
+  cleanup_fd int dir = -1;
   cleanup_fd int fd = -1;
   ssize_t n;
   char *l, *r;
 
   snprintf (comm, comm_size, "?");
   *state = "gone";
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
+  snprintf (path, sizeof path, "/proc/%d", (int) pid);
+  dir = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir < 0 || !proc_is_callers (dir))
+    return false;
+  fd = openat (dir, "stat", O_RDONLY | O_CLOEXEC);
   if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
-    return;
+    return true;
   buf[n] = '\0';
   l = strchr (buf, '(');
   r = strrchr (buf, ')');
   if (l == NULL || r == NULL || r < l || r[1] != ' ')
-    return;
+    return true;
   *r = '\0';
   snprintf (comm, comm_size, "%s", l + 1);
   /* The process chose its name, and glimpse shows this message on root's
@@ -2699,6 +2731,7 @@ describe_process (pid_t pid, char *comm, size_t comm_size, const char **state)
     case 'Z': *state = "a zombie"; break;
     default: *state = "in state ?"; break;
     }
+  return true;
 }
 
 /* Takes the view lock FD exclusively, or dies once one process has held
@@ -2740,12 +2773,12 @@ lock_view_bounded (int fd)
         {
           char comm[64];
           const char *state = "";
-          if (holder <= 0)
-            die ("your view of sandbox \"%s\" has been busy for %d s: another launch of yours "
-                 "is stuck, its command stopped before it started (ps -u %s -o pid,stat,comm "
-                 "shows it in state T); end or continue it, then try again", L.id,
-                 GL_VIEW_LOCK_WAIT_S, L.user);
-          describe_process (holder, comm, sizeof comm, &state);
+          /* (a holder not yours is "a process": see describe_process) */
+          if (holder <= 0 || !describe_process (holder, comm, sizeof comm, &state))
+            die ("your view of sandbox \"%s\" has been busy for %d s%s: another launch of "
+                 "yours is stuck, its command stopped before it started (ps -u %s -o "
+                 "pid,stat,comm shows it in state T); end or continue it, then try again", L.id,
+                 GL_VIEW_LOCK_WAIT_S, holder > 0 ? ", held by a process" : "", L.user);
           if (strncmp (state, "stopped", 7) == 0)
             die ("your view of sandbox \"%s\" has been held for %d s by process %d (%s), %s: "
                  "it keeps your view while it is stopped; continue it (kill -CONT %d) or end "
