@@ -3,9 +3,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <locale.h>
+#include <stdio.h>
 #include <unistd.h>
-#include <libnotify/notify.h>
 
+#include "gl-notification.h"
 #include "gl-profile.h"
 #include "gl-store.h"
 #include "glimpse-cli.h"
@@ -148,7 +149,7 @@ cmd_notify_error (int argc, char **argv)
   g_autoptr(GOptionContext) context = gl_cli_context_new ("MESSAGE",
                                                           "Show an error as a desktop notification.");
   g_autoptr(GError) error = NULL;
-  NotifyNotification *n = NULL;
+  g_autoptr(GlNotification) n = NULL;
   g_autofree char *body = NULL;
   int status = GL_EXIT_OK;
 
@@ -161,18 +162,17 @@ cmd_notify_error (int argc, char **argv)
 
   /* Always also on stderr: the session's journal keeps it. */
   g_printerr ("%s: %s\n", title ? title : "Glimpse", body);
-  if (!notify_init ("Glimpse"))
-    return GL_EXIT_FAILED;
-  n = notify_notification_new (title ? title : "Glimpse could not start the app", body, "dialog-error");
-  notify_notification_set_urgency (n, NOTIFY_URGENCY_CRITICAL);
-  notify_notification_set_hint (n, "desktop-entry", g_variant_new_string ("glimpse"));
-  if (!notify_notification_show (n, &error))
+  gl_notification_set_app_name ("Glimpse");
+  n = gl_notification_new (title ? title : "Glimpse could not start the app", body, "dialog-error");
+  gl_notification_set_urgency (n, GL_NOTIFICATION_URGENCY_CRITICAL);
+  gl_notification_set_hint (n, "desktop-entry", g_variant_new_string ("glimpse"));
+  if (!gl_notification_show (n, &error))
     {
       g_printerr ("glimpse: cannot show a notification: %s\n", error->message);
       status = GL_EXIT_FAILED;
     }
-  g_object_unref (n);
-  notify_uninit ();
+  g_clear_object (&n);
+  gl_notification_shutdown ();
   g_free (title);
   return status;
 }
