@@ -9,10 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include <curl/curl.h>
+#include "gl-curl.h"
 #include <glib/gstdio.h>
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CURL, curl_easy_cleanup)
 
 G_DEFINE_QUARK (gl-apt-error-quark, gl_apt_error)
 
@@ -119,7 +117,6 @@ gl_apt_http_get (const char       *url,
                  GCancellable     *cancellable,
                  GError          **error)
 {
-  static gsize curl_initialized = 0;
   g_autoptr(CURL) curl = NULL;
   struct curl_slist *headers = NULL;
   char errbuf[CURL_ERROR_SIZE] = "";
@@ -127,55 +124,49 @@ gl_apt_http_get (const char       *url,
   CURLcode res;
   long status = 0;
 
-  if (g_once_init_enter (&curl_initialized))
-    {
-      curl_global_init (CURL_GLOBAL_DEFAULT);
-      g_once_init_leave (&curl_initialized, 1);
-    }
-
-  curl = curl_easy_init ();
+  curl = gl_curl_easy_init ();
   if (curl == NULL)
     {
       g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_NETWORK, "Cannot initialise libcurl");
       return FALSE;
     }
-  curl_easy_setopt (curl, CURLOPT_URL, url);
-  curl_easy_setopt (curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt (curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt (curl, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https,file");
-  curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt (curl, CURLOPT_CONNECTTIMEOUT, connect_timeout);
-  curl_easy_setopt (curl, CURLOPT_LOW_SPEED_LIMIT, 100L);
-  curl_easy_setopt (curl, CURLOPT_LOW_SPEED_TIME, low_speed_time);
-  curl_easy_setopt (curl, CURLOPT_USERAGENT, "glimpse/" PACKAGE_VERSION);
-  curl_easy_setopt (curl, CURLOPT_HEADERFUNCTION, header_cb);
-  curl_easy_setopt (curl, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, write_cb);
-  curl_easy_setopt (curl, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
-  curl_easy_setopt (curl, CURLOPT_XFERINFODATA, &t);
+  gl_curl_easy_setopt (curl, CURLOPT_URL, url);
+  gl_curl_easy_setopt (curl, CURLOPT_NOSIGNAL, 1L);
+  gl_curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, errbuf);
+  gl_curl_easy_setopt (curl, CURLOPT_FOLLOWLOCATION, 1L);
+  gl_curl_easy_setopt (curl, CURLOPT_MAXREDIRS, 10L);
+  gl_curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https,file");
+  gl_curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  gl_curl_easy_setopt (curl, CURLOPT_CONNECTTIMEOUT, connect_timeout);
+  gl_curl_easy_setopt (curl, CURLOPT_LOW_SPEED_LIMIT, 100L);
+  gl_curl_easy_setopt (curl, CURLOPT_LOW_SPEED_TIME, low_speed_time);
+  gl_curl_easy_setopt (curl, CURLOPT_USERAGENT, "glimpse/" PACKAGE_VERSION);
+  gl_curl_easy_setopt (curl, CURLOPT_HEADERFUNCTION, header_cb);
+  gl_curl_easy_setopt (curl, CURLOPT_HEADERDATA, &t);
+  gl_curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, write_cb);
+  gl_curl_easy_setopt (curl, CURLOPT_WRITEDATA, &t);
+  gl_curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
+  gl_curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+  gl_curl_easy_setopt (curl, CURLOPT_XFERINFODATA, &t);
   if (validators != NULL)
     {
       validators->not_modified = FALSE;
       if (validators->etag != NULL)
         {
           g_autofree char *h = g_strdup_printf ("If-None-Match: %s", validators->etag);
-          headers = curl_slist_append (headers, h);
+          headers = gl_curl_slist_append (headers, h);
         }
       if (validators->last_modified != NULL)
         {
           g_autofree char *h = g_strdup_printf ("If-Modified-Since: %s", validators->last_modified);
-          headers = curl_slist_append (headers, h);
+          headers = gl_curl_slist_append (headers, h);
         }
-      curl_easy_setopt (curl, CURLOPT_HTTPHEADER, headers);
+      gl_curl_easy_setopt (curl, CURLOPT_HTTPHEADER, headers);
     }
 
-  res = curl_easy_perform (curl);
-  curl_slist_free_all (headers);
-  curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
+  res = gl_curl_easy_perform (curl);
+  gl_curl_slist_free_all (headers);
+  gl_curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
 
   if (t.error != NULL)
     {
@@ -187,7 +178,7 @@ gl_apt_http_get (const char       *url,
   if (res != CURLE_OK)
     {
       g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_NETWORK, "Cannot fetch %s: %s", url,
-                   errbuf[0] ? errbuf : curl_easy_strerror (res));
+                   errbuf[0] ? errbuf : gl_curl_easy_strerror (res));
       g_free (t.etag);
       g_free (t.last_modified);
       return FALSE;
@@ -254,7 +245,7 @@ gl_apt_release_free (GlAptRelease *r)
 static gint64
 parse_date (const char *value)
 {
-  time_t t = curl_getdate (value, NULL);
+  time_t t = gl_curl_getdate (value);
 
   return t < 0 ? -1 : (gint64) t;
 }

@@ -11,11 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
+#include "gl-curl.h"
 #include <gio/gunixoutputstream.h>
 #include <glib/gstdio.h>
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CURL, curl_easy_cleanup)
 
 G_DEFINE_QUARK (gl-download-error-quark, gl_download_error)
 
@@ -52,18 +50,6 @@ gl_transfer_clear (GlTransfer *t)
 {
   g_clear_pointer (&t->reason, g_free);
   g_clear_error (&t->error);
-}
-
-static void
-gl_curl_global_init (void)
-{
-  static gsize initialized = 0;
-
-  if (g_once_init_enter (&initialized))
-    {
-      curl_global_init (CURL_GLOBAL_DEFAULT);
-      g_once_init_leave (&initialized, 1);
-    }
 }
 
 static gboolean
@@ -127,7 +113,7 @@ transfer_start (GlTransfer *t)
   long code = 0;
 
   t->started = TRUE;
-  curl_easy_getinfo (t->curl, CURLINFO_RESPONSE_CODE, &code);
+  gl_curl_easy_getinfo (t->curl, CURLINFO_RESPONSE_CODE, &code);
   if (code >= 400)
     {
       t->http_failed = TRUE;
@@ -215,34 +201,33 @@ transfer_setup (GlTransfer *t, char *errbuf)
 {
   CURL *curl;
 
-  gl_curl_global_init ();
-  curl = curl_easy_init ();
+  curl = gl_curl_easy_init ();
   if (curl == NULL)
     return NULL;
 
-  curl_easy_setopt (curl, CURLOPT_URL, t->url);
-  curl_easy_setopt (curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt (curl, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt (curl, CURLOPT_MAXREDIRS, 10L);
+  gl_curl_easy_setopt (curl, CURLOPT_URL, t->url);
+  gl_curl_easy_setopt (curl, CURLOPT_NOSIGNAL, 1L);
+  gl_curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, errbuf);
+  gl_curl_easy_setopt (curl, CURLOPT_FOLLOWLOCATION, 1L);
+  gl_curl_easy_setopt (curl, CURLOPT_MAXREDIRS, 10L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https,file");
-  curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  gl_curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https,file");
+  gl_curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 #else
-  curl_easy_setopt (curl, CURLOPT_PROTOCOLS, (long) (CURLPROTO_HTTP | CURLPROTO_HTTPS | CURLPROTO_FILE));
-  curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS, (long) (CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  gl_curl_easy_setopt (curl, CURLOPT_PROTOCOLS, (long) (CURLPROTO_HTTP | CURLPROTO_HTTPS | CURLPROTO_FILE));
+  gl_curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS, (long) (CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-  curl_easy_setopt (curl, CURLOPT_CONNECTTIMEOUT, GL_DOWNLOAD_CONNECT_TIMEOUT);
-  curl_easy_setopt (curl, CURLOPT_LOW_SPEED_LIMIT, GL_DOWNLOAD_LOW_SPEED_LIMIT);
-  curl_easy_setopt (curl, CURLOPT_LOW_SPEED_TIME, GL_DOWNLOAD_LOW_SPEED_TIME);
-  curl_easy_setopt (curl, CURLOPT_USERAGENT, "glimpse/" PACKAGE_VERSION);
-  curl_easy_setopt (curl, CURLOPT_HEADERFUNCTION, header_cb);
-  curl_easy_setopt (curl, CURLOPT_HEADERDATA, t);
-  curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, write_cb);
-  curl_easy_setopt (curl, CURLOPT_WRITEDATA, t);
-  curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
-  curl_easy_setopt (curl, CURLOPT_XFERINFODATA, t);
+  gl_curl_easy_setopt (curl, CURLOPT_CONNECTTIMEOUT, GL_DOWNLOAD_CONNECT_TIMEOUT);
+  gl_curl_easy_setopt (curl, CURLOPT_LOW_SPEED_LIMIT, GL_DOWNLOAD_LOW_SPEED_LIMIT);
+  gl_curl_easy_setopt (curl, CURLOPT_LOW_SPEED_TIME, GL_DOWNLOAD_LOW_SPEED_TIME);
+  gl_curl_easy_setopt (curl, CURLOPT_USERAGENT, "glimpse/" PACKAGE_VERSION);
+  gl_curl_easy_setopt (curl, CURLOPT_HEADERFUNCTION, header_cb);
+  gl_curl_easy_setopt (curl, CURLOPT_HEADERDATA, t);
+  gl_curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, write_cb);
+  gl_curl_easy_setopt (curl, CURLOPT_WRITEDATA, t);
+  gl_curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
+  gl_curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+  gl_curl_easy_setopt (curl, CURLOPT_XFERINFODATA, t);
 
   t->curl = curl;
   t->range_start = -1;
@@ -265,7 +250,7 @@ set_curl_error (GError **error, const char *url, CURLcode res, const char *errbu
 {
   g_set_error (error, GL_DOWNLOAD_ERROR, GL_DOWNLOAD_ERROR_NETWORK,
                "Downloading %s failed: %s; check the address and the network connection and rerun%s",
-               url, errbuf[0] != '\0' ? errbuf : curl_easy_strerror (res),
+               url, errbuf[0] != '\0' ? errbuf : gl_curl_easy_strerror (res),
                resumable ? " (the partial download is kept and will be resumed)" : "");
 }
 
@@ -295,12 +280,12 @@ download_attempt (GlTransfer *t, GError **error)
   if (t->offset > 0)
     {
       range = g_strdup_printf ("%" G_GUINT64_FORMAT "-", t->offset);
-      curl_easy_setopt (curl, CURLOPT_RANGE, range);
+      gl_curl_easy_setopt (curl, CURLOPT_RANGE, range);
       g_debug ("resuming %s from byte %" G_GUINT64_FORMAT, t->url, t->offset);
     }
 
-  res = curl_easy_perform (curl);
-  curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &code);
+  res = gl_curl_easy_perform (curl);
+  gl_curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &code);
   t->curl = NULL;
 
   if (t->error != NULL)
@@ -577,8 +562,8 @@ gl_download_to_string (const char    *url,
       return NULL;
     }
 
-  res = curl_easy_perform (curl);
-  curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &code);
+  res = gl_curl_easy_perform (curl);
+  gl_curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &code);
 
   if (t.error != NULL)
     {
