@@ -200,6 +200,15 @@ sync_thunar (GlExportContext *ctx, GlManifest *m, const GlExportedSandbox *sandb
     g_hash_table_insert (m->merged, g_strdup (path), g_strdup (we_created ? "1" : "0"));
 }
 
+/* A complete sync of several sandboxes made one sandbox at a time (see
+ * gl_export_sync): what the steps carry to the last one. */
+typedef struct {
+  gboolean last;                   /* this step drops the sandboxes recorded but not synced */
+  GPtrArray *synced;               /* ids of the sources, for the last step */
+  gboolean desktop_changed;        /* of the steps before: the last one refreshes the caches */
+  gboolean icons_changed;
+} SyncSteps;
+
 /* One run of the sync engine: what is wanted, what is there, what changed. */
 typedef struct {
   GlExportContext *ctx;
@@ -910,9 +919,38 @@ load_manifest (const char *path, GPtrArray *sources, gboolean complete,
   return g_steal_pointer (&m);
 }
 
+/* The manifest for the last step of a complete sync made in steps: with
+ * the records of the sandboxes it records that are not among the steps'
+ * (@others), which go */
+static GlManifest *
+load_manifest_others (const char *path, SyncSteps *steps, GStrv *others, GError **error)
+{
+  g_autoptr(GlManifest) m = gl_manifest_load_shared (path, error);
+  g_autoptr(GPtrArray) ids = NULL;
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+
+  if (m == NULL)
+    return NULL;
+  ids = gl_manifest_recorded_ids (m);
+  for (guint i = 0; i < ids->len; i++)
+    if (!g_ptr_array_find_with_equal_func (steps->synced, ids->pdata[i], g_str_equal, NULL) &&
+        !g_ptr_array_find_with_equal_func (gone, ids->pdata[i], g_str_equal, NULL))
+      {
+        if (!gl_manifest_load_sandbox (m, ids->pdata[i], error))
+          return NULL;
+        g_ptr_array_add (gone, g_strdup (ids->pdata[i]));
+      }
+  g_ptr_array_add (gone, NULL);
+  *others = (GStrv) g_ptr_array_free (g_steal_pointer (&gone), FALSE);
+  return g_steal_pointer (&m);
+}
+
+/* One run.  With @steps, a step of a complete sync: only its sources (and,
+ * the last, the sandboxes gone) loaded and planned, but checked as
+ * thoroughly as a complete sync checks. */
 static gboolean
 export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
-             const char * const *remove_ids,
+             const char * const *remove_ids, SyncSteps *steps,
              GlExportStats *stats_out, GPtrArray *warnings, GError **error)
 {
   g_autofree char *manifest_path = gl_export_manifest_path (ctx);
@@ -921,6 +959,8 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   g_autoptr(GPtrArray) prints = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_fingerprint_free);
   gint64 started = g_get_real_time ();
   g_auto(LockFd) lock_fd = -1;
+  g_auto(GStrv) others = NULL;
+  gboolean thorough = complete || steps != NULL;
 
   /* the fingerprints are made before anything is read: a change while
    * this run reads makes the next run's differ */
@@ -928,7 +968,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     {
       GlExportStats unchanged = { 0, };
 
-      if (sync_unchanged (ctx, sources, complete, remove_ids, manifest_path, prints, &unchanged))
+      if (sync_unchanged (ctx, sources, thorough, remove_ids, manifest_path, prints, &unchanged))
         {
           gl_export_cache_keep_stats (ctx->cache, FALSE);
           if (stats_out != NULL)
@@ -938,7 +978,13 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     }
 
   lock_fd = lock_export_state (manifest_path, error);
-  run.m = lock_fd >= 0 ? load_manifest (manifest_path, sources, complete, remove_ids, error) : NULL;
+  if (lock_fd >= 0 && steps != NULL && steps->last)
+    {
+      run.m = load_manifest_others (manifest_path, steps, &others, error);
+      remove_ids = (const char * const *) others;
+    }
+  else if (lock_fd >= 0)
+    run.m = load_manifest (manifest_path, sources, complete, remove_ids, error);
   if (run.m == NULL)
     {
       gl_export_cache_keep_stats (ctx->cache, FALSE);
@@ -960,20 +1006,34 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
 
   sync_plan (&run, sources);
   gl_export_cache_keep_stats (ctx->cache, FALSE);   /* the plan was their only reader */
-  if (complete)
+  if (thorough)
     sync_remove_temporaries (&run, started);
   if (!sync_classify (&run, write_set, error))
     return FALSE;
   sync_write (&run, write_set);
   sync_remove_stale (&run);
   sync_shared (&run);
-  sync_caches (&run);
+  if (steps != NULL && !steps->last)
+    {
+      /* the tools run once, after the last step */
+      steps->desktop_changed |= run.desktop_changed;
+      steps->icons_changed |= run.icons_changed;
+    }
+  else
+    {
+      if (steps != NULL)
+        {
+          run.desktop_changed |= steps->desktop_changed;
+          run.icons_changed |= steps->icons_changed;
+        }
+      sync_caches (&run);
+    }
   /* the defaults depend on the types the exported entries claim (and the
    * host's applications): again when those may have changed, and on every
    * complete sync (start-up, "glimpse export"); not on a refresh that
    * changed no entry's MimeType, which would read every exported entry and
    * the host's applications for nothing */
-  if (run.claims_changed || complete)
+  if (run.claims_changed || complete || (steps != NULL && steps->last))
     gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
   if (!sync_finish (&run, error))
     return FALSE;
@@ -985,11 +1045,58 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   return TRUE;
 }
 
+static void
+add_stats (GlExportStats *sum, const GlExportStats *step)
+{
+  sum->written += step->written;
+  sum->unchanged += step->unchanged;
+  sum->removed += step->removed;
+  sum->skipped += step->skipped;
+}
+
+/* A complete sync of several sandboxes, one at a time: what a run holds
+ * (the plan, the entries and icons read, the manifest's records) is one
+ * sandbox's, not every sandbox's at once (10 sandboxes of 300 apps: the
+ * session agent's peak 23 MB resident).  Each sandbox in a step of its
+ * own, checked as a complete sync checks; then a last step drops the
+ * sandboxes recorded but not among @sources, refreshes the caches and the
+ * defaults once. */
+static gboolean
+export_sync_in_steps (GlExportContext *ctx, GPtrArray *sources,
+                      GlExportStats *stats_out, GPtrArray *warnings, GError **error)
+{
+  g_autoptr(GPtrArray) synced = g_ptr_array_new ();
+  g_autoptr(GPtrArray) none = g_ptr_array_new ();
+  SyncSteps steps = { FALSE, synced, FALSE, FALSE };
+  GlExportStats sum = { 0, };
+  GlExportStats one = { 0, };
+
+  for (guint i = 0; i < sources->len; i++)
+    {
+      g_autoptr(GPtrArray) step = g_ptr_array_new ();
+
+      g_ptr_array_add (step, sources->pdata[i]);
+      g_ptr_array_add (synced, ((GlExportSource *) sources->pdata[i])->id);
+      if (!export_sync (ctx, step, FALSE, NULL, &steps, &one, warnings, error))
+        return FALSE;
+      add_stats (&sum, &one);
+    }
+  steps.last = TRUE;
+  if (!export_sync (ctx, none, FALSE, NULL, &steps, &one, warnings, error))
+    return FALSE;
+  add_stats (&sum, &one);
+  if (stats_out != NULL)
+    *stats_out = sum;
+  return TRUE;
+}
+
 gboolean
 gl_export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
                 GlExportStats *stats_out, GPtrArray *warnings, GError **error)
 {
-  return export_sync (ctx, sources, complete, NULL, stats_out, warnings, error);
+  if (complete && sources->len > 1)
+    return export_sync_in_steps (ctx, sources, stats_out, warnings, error);
+  return export_sync (ctx, sources, complete, NULL, NULL, stats_out, warnings, error);
 }
 
 gboolean
@@ -998,6 +1105,6 @@ gl_export_unexport (GlExportContext *ctx, const char *id, GError **error)
   g_autoptr(GPtrArray) none = g_ptr_array_new ();
   const char *remove_ids[] = { id, NULL };
 
-  return export_sync (ctx, none, FALSE, remove_ids, NULL, NULL, error);
+  return export_sync (ctx, none, FALSE, remove_ids, NULL, NULL, NULL, error);
 }
 

@@ -574,12 +574,12 @@ load_sandboxes_of (GlManifest *m, GHashTable *files, GError **error)
   return TRUE;
 }
 
-gboolean
-gl_manifest_load_all (GlManifest *manifest, GError **error)
+GPtrArray *
+gl_manifest_recorded_ids (GlManifest *manifest)
 {
   g_autofree char *dir_path = sandboxes_dir (manifest->path);
   g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
-  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *ids = g_ptr_array_new_with_free_func (g_free);
   GHashTableIter iter;
   gpointer key;
   const char *name;
@@ -594,6 +594,18 @@ gl_manifest_load_all (GlManifest *manifest, GError **error)
   g_hash_table_iter_init (&iter, manifest->sandboxes);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_ptr_array_add (ids, g_strdup (key));
+  /* and those of records loaded already (a journal's, an older manifest's) */
+  g_hash_table_iter_init (&iter, manifest->loaded);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (ids, g_strdup (key));
+  return ids;
+}
+
+gboolean
+gl_manifest_load_all (GlManifest *manifest, GError **error)
+{
+  g_autoptr(GPtrArray) ids = gl_manifest_recorded_ids (manifest);
+
   for (guint i = 0; i < ids->len; i++)
     if (!gl_manifest_load_sandbox (manifest, ids->pdata[i], error))
       return FALSE;

@@ -54,6 +54,9 @@ GlManifest *gl_manifest_load_shared (const char *path, GError **error);
 gboolean    gl_manifest_load_sandbox (GlManifest *manifest, const char *id, GError **error);
 /* Adds the records of every sandbox with a manifest or a line. */
 gboolean    gl_manifest_load_all (GlManifest *manifest, GError **error);
+/* The ids of every sandbox with a manifest or a line, or with records
+ * loaded (an id may be there more than once) */
+GPtrArray  *gl_manifest_recorded_ids (GlManifest *manifest);
 gboolean    gl_manifest_sandbox_loaded (GlManifest *manifest, const char *id);
 /* The manifest of sandbox @id's files beside @manifest_path */
 char       *gl_manifest_sandbox_path (const char *manifest_path, const char *id);
