@@ -579,28 +579,65 @@ sync_set_flush (SyncSet *ss, GError **error)
   return ok;
 }
 
+/* @visit is called on a file of a tree walked by walk_tree (@st: its
+ * lstat); it may remove a file that is not a directory. */
+typedef gboolean (*TreeVisit) (int dfd, const char *name, const struct stat *st, const char *shown,
+                               gpointer data, GError **error);
+
+/* Calls @visit on @name (at @dfd; @shown names it in messages) and, if it
+ * is a directory, on everything below it, each directory before its
+ * contents; no link is followed. */
 static gboolean
-defang_at (int dfd, const char *name, const char *shown, SyncSet *ss, GError **error)
+walk_tree (int dfd, const char *name, const char *shown, TreeVisit visit, gpointer data, GError **error)
 {
   struct stat st;
-  mode_t mode;
   if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     return errno_error (error, errno, "Cannot inspect", shown);
-  if (S_ISLNK (st.st_mode))
+  if (!visit (dfd, name, &st, shown, data, error))
+    return FALSE;
+  if (S_ISDIR (st.st_mode))
+    {
+      int fd = open_dir_at (dfd, name);
+      DIR *d;
+      struct dirent *de;
+      gboolean ok = TRUE;
+      if (fd < 0 || (d = fdopendir (fd)) == NULL)
+        return errno_error (error, errno, "Cannot read", shown);
+      while (ok && (de = readdir (d)) != NULL)
+        {
+          g_autofree char *child = NULL;
+          if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
+            continue;
+          child = g_build_filename (shown, de->d_name, NULL);
+          ok = walk_tree (dirfd (d), de->d_name, child, visit, data, error);
+        }
+      closedir (d);
+      return ok;
+    }
+  return TRUE;
+}
+
+static gboolean
+defang_one (int dfd, const char *name, const struct stat *st, const char *shown, gpointer data,
+            GError **error)
+{
+  SyncSet *ss = data;
+  mode_t mode;
+  if (S_ISLNK (st->st_mode))
     return TRUE;
   /* A device node in the store would open a host device for anyone who
    * reaches it (views and package operations have their own /dev); a
    * whiteout (0/0) is no device. */
-  if ((S_ISBLK (st.st_mode) || S_ISCHR (st.st_mode)) && st.st_rdev != makedev (0, 0))
+  if ((S_ISBLK (st->st_mode) || S_ISCHR (st->st_mode)) && st->st_rdev != makedev (0, 0))
     {
       if (unlinkat (dfd, name, 0) != 0)
         return errno_error (error, errno, "Cannot remove the device node", shown);
       return TRUE;
     }
-  mode = st.st_mode & 07777 & ~(mode_t) 022;
-  if (!S_ISDIR (st.st_mode))
+  mode = st->st_mode & 07777 & ~(mode_t) 022;
+  if (!S_ISDIR (st->st_mode))
     mode &= ~(mode_t) 06000;
-  if (S_ISREG (st.st_mode))
+  if (S_ISREG (st->st_mode))
     {
       char path[64];
       g_snprintf (path, sizeof path, "/proc/self/fd/%d/", dfd);
@@ -621,28 +658,15 @@ defang_at (int dfd, const char *name, const char *shown, SyncSet *ss, GError **e
             return FALSE;
         }
     }
-  if (mode != (st.st_mode & 07777) && fchmodat (dfd, name, mode, AT_SYMLINK_NOFOLLOW) != 0)
+  if (mode != (st->st_mode & 07777) && fchmodat (dfd, name, mode, AT_SYMLINK_NOFOLLOW) != 0)
     return errno_error (error, errno, "Cannot change the mode of", shown);
-  if (S_ISDIR (st.st_mode))
-    {
-      int fd = open_dir_at (dfd, name);
-      DIR *d;
-      struct dirent *de;
-      gboolean ok = TRUE;
-      if (fd < 0 || (d = fdopendir (fd)) == NULL)
-        return errno_error (error, errno, "Cannot read", shown);
-      while (ok && (de = readdir (d)) != NULL)
-        {
-          g_autofree char *child = NULL;
-          if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
-            continue;
-          child = g_build_filename (shown, de->d_name, NULL);
-          ok = defang_at (dirfd (d), de->d_name, child, ss, error);
-        }
-      closedir (d);
-      return ok;
-    }
   return TRUE;
+}
+
+static gboolean
+defang_at (int dfd, const char *name, const char *shown, SyncSet *ss, GError **error)
+{
+  return walk_tree (dfd, name, shown, defang_one, ss, error);
 }
 
 gboolean
@@ -1117,44 +1141,35 @@ make_lock_file (const char *path, GError **error)
   return TRUE;
 }
 
+typedef struct {
+  guint32 uid, gid;
+} ShiftIds;
+
+static gboolean
+shift_one (int dfd, const char *name, const struct stat *st, const char *shown, gpointer data,
+           GError **error)
+{
+  const ShiftIds *ids = data;
+  if (st->st_uid < GL_PKG_RANGE || st->st_gid < GL_PKG_RANGE)
+    {
+      uid_t u = st->st_uid < GL_PKG_RANGE ? ids->uid + st->st_uid : st->st_uid;
+      gid_t g = st->st_gid < GL_PKG_RANGE ? ids->gid + st->st_gid : st->st_gid;
+      if (fchownat (dfd, name, u, g, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno_error (error, errno, "Cannot change the owner of", shown);
+      /* chown clears set-id bits */
+      if (!S_ISLNK (st->st_mode) && fchmodat (dfd, name, st->st_mode & 07777, 0) != 0)
+        return errno_error (error, errno, "Cannot change the mode of", shown);
+    }
+  return TRUE;
+}
+
 /* Ids on disk shifted into the range (the conversion of a system layer
  * written by the host's root). */
 static gboolean
 shift_tree (int dfd, const char *name, guint32 uid, guint32 gid, const char *shown, GError **error)
 {
-  struct stat st;
-  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return errno_error (error, errno, "Cannot inspect", shown);
-  if (st.st_uid < GL_PKG_RANGE || st.st_gid < GL_PKG_RANGE)
-    {
-      uid_t u = st.st_uid < GL_PKG_RANGE ? uid + st.st_uid : st.st_uid;
-      gid_t g = st.st_gid < GL_PKG_RANGE ? gid + st.st_gid : st.st_gid;
-      if (fchownat (dfd, name, u, g, AT_SYMLINK_NOFOLLOW) != 0)
-        return errno_error (error, errno, "Cannot change the owner of", shown);
-      /* chown clears set-id bits */
-      if (!S_ISLNK (st.st_mode) && fchmodat (dfd, name, st.st_mode & 07777, 0) != 0)
-        return errno_error (error, errno, "Cannot change the mode of", shown);
-    }
-  if (S_ISDIR (st.st_mode))
-    {
-      int fd = open_dir_at (dfd, name);
-      DIR *d;
-      struct dirent *de;
-      gboolean ok = TRUE;
-      if (fd < 0 || (d = fdopendir (fd)) == NULL)
-        return errno_error (error, errno, "Cannot read", shown);
-      while (ok && (de = readdir (d)) != NULL)
-        {
-          g_autofree char *child = NULL;
-          if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
-            continue;
-          child = g_build_filename (shown, de->d_name, NULL);
-          ok = shift_tree (dirfd (d), de->d_name, uid, gid, child, error);
-        }
-      closedir (d);
-      return ok;
-    }
-  return TRUE;
+  ShiftIds ids = { uid, gid };
+  return walk_tree (dfd, name, shown, shift_one, &ids, error);
 }
 
 /* system/{upper,work} (the layout before generations) becomes
