@@ -321,3 +321,11 @@ gl_launch_path_candidate (const char *search_path, const char *command, size_t i
       p += len + 1;
     }
 }
+
+void
+gl_launch_printable_name (char *name)
+{
+  for (char *c = name; *c; c++)
+    if ((unsigned char) *c < 0x20 || (unsigned char) *c >= 0x7f)
+      *c = '?';
+}

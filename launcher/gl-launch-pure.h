@@ -66,3 +66,9 @@ bool gl_launch_path_is_canonical (const char *path);
  * element = "."), or NULL when exhausted.  COMMAND containing '/' has
  * exactly one candidate, itself. */
 char *gl_launch_path_candidate (const char *search_path, const char *command, size_t i);
+
+/* A process's name (the process chose it) made fit for a message on a
+ * terminal, in place: every byte but printable ASCII becomes "?", so
+ * neither a C0 nor a UTF-8-encoded C1 control (U+009B is a CSI) gets
+ * through. */
+void gl_launch_printable_name (char *name);

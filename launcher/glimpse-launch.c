@@ -740,9 +740,7 @@ report_view_holders (const char *again)
       fd = open (path, O_RDONLY | O_CLOEXEC);
       if (fd >= 0 && (n = read (fd, comm, sizeof comm - 1)) > 0)
         comm[n - (comm[n - 1] == '\n')] = '\0';
-      for (char *c = comm; *c; c++)   /* (the process chose it; see describe_process) */
-        if ((unsigned char) *c < 0x20 || (unsigned char) *c >= 0x7f)
-          *c = '?';
+      gl_launch_printable_name (comm);
       fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
                "process %s (%s)%s; close it, then %s\n", L.id, e->d_name, comm,
                by_file ? ", which has a file of it open" : "", again);
@@ -2714,13 +2712,8 @@ describe_process (pid_t pid, char *comm, size_t comm_size, const char **state)
     return true;
   *r = '\0';
   snprintf (comm, comm_size, "%s", l + 1);
-  /* The process chose its name, and glimpse shows this message on root's
-   * terminal (remove, reclaim): every byte but printable ASCII is "?",
-   * so neither a C0 nor a UTF-8-encoded C1 control (U+009B is a CSI)
-   * gets through. */
-  for (char *c = comm; *c; c++)
-    if ((unsigned char) *c < 0x20 || (unsigned char) *c >= 0x7f)
-      *c = '?';
+  /* (glimpse shows this message on root's terminal: remove, reclaim) */
+  gl_launch_printable_name (comm);
   switch (r[2])
     {
     case 'R': *state = "running"; break;

@@ -385,6 +385,13 @@ main (void)
     free (c0); free (c1); free (c2); free (c3); free (d0);
   }
 
+  /* a process's name on root's terminal (remove, reclaim; a held view) */
+  {
+    char name[] = "a\033]0;x\007 \302\233" "31m~\177\tz";
+    gl_launch_printable_name (name);
+    ok (strcmp (name, "a?]0;x? ??31m~??z") == 0, "a process name keeps printable ASCII only");
+  }
+
   printf ("1..%d\n", n_test);
   return n_fail ? 1 : 0;
 }
