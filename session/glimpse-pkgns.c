@@ -911,7 +911,7 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
 }
 
 static WalkDir *walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *rel,
-                               size_t len, WalkDir *old);
+                               size_t len, WalkDir *old, WalkDir **pre);
 
 /* The kept entry E of the unchanged directory at REL (LEN; ANCHOR and
  * AOFF as walk_dir_kept's): when it is a directory that is unchanged (one
@@ -944,7 +944,7 @@ walk_kept_unchanged (int mask, int anchor, size_t aoff, char *rel, size_t len, W
           sub = e->sub;
         }
       else
-        sub = walk_dir_kept (mask, anchor, aoff, &sst, rel, sublen, e->sub);
+        sub = walk_dir_kept (mask, anchor, aoff, &sst, rel, sublen, e->sub, NULL);
       /* (taken: kept, or freed when it was replaced) */
       e->sub = NULL;
     }
@@ -969,10 +969,12 @@ walk_kept_unchanged (int mask, int anchor, size_t aoff, char *rel, size_t len, W
  * Returns OLD, updated where it is (no record is built anew), or NULL:
  * this directory is no longer the one ST describes (it was replaced while
  * the walk ran; OLD is freed); its parent looks at it again as walk_entry
- * does. */
+ * does.
+ * PRE, when not NULL: what walk_kept_unchanged returned for each entry of
+ * OLD, looked at already (by the walk's threads: walk_root), taken here. */
 static WalkDir *
 walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *rel, size_t len,
-               WalkDir *old)
+               WalkDir *old, WalkDir **pre)
 {
   bool own = aoff != (len ? len + 1 : 0);
   int dfd = own ? -1 : anchor;
@@ -984,9 +986,11 @@ walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *r
   for (uint32_t i = 0; i < old->n; i++)
     {
       WalkEntry e = old->e[i];
-      WalkDir *sub = walk_kept_unchanged (mask, anchor, aoff, rel, len, &e);
+      WalkDir *sub = pre != NULL ? pre[i] : walk_kept_unchanged (mask, anchor, aoff, rel, len, &e);
       int kind;
 
+      if (pre != NULL)
+        pre[i] = NULL;   /* (taken) */
       if (sub != NULL)
         {
           e.sub = sub;
@@ -1008,6 +1012,12 @@ walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *r
               old->e[i] = e;
               for (uint32_t k = j; k < i; k++)
                 old->e[k] = (WalkEntry) { .kind = KEEP_NONE };
+              /* (what was looked at already of the rest) */
+              for (uint32_t k = i + 1; pre != NULL && k < old->n; k++)
+                {
+                  walk_dir_free (pre[k]);
+                  pre[k] = NULL;
+                }
               walk_dir_free (old);
               return NULL;
             }
@@ -1043,7 +1053,7 @@ walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkD
   /* Unchanged: its entries are the kept ones; the directories looked at
    * again, what it masked checked again */
   if (walk_dir_same (old, st))
-    return walk_dir_kept (mask, pfd, len ? len + 1 : 0, st, rel, len, old);
+    return walk_dir_kept (mask, pfd, len ? len + 1 : 0, st, rel, len, old, NULL);
   d = walk_dir_new (st);
   fd = openat (pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   dir = fd >= 0 ? fdopendir (fd) : NULL;
@@ -1088,15 +1098,29 @@ walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkD
  * the machine has processors (up to 4): when the root is unchanged, its
  * kept entries are shared out, the largest first, each looked at as
  * walk_dir_kept does (the kept directories, one fstatat each, are most
- * of an operation's start on a host base).  Each entry's subtree is one
- * thread's: the mask's paths under it are that thread's alone. */
+ * of an operation's start on a host base).  An entry holding more than
+ * a share of the kept directories (/usr) that is itself unchanged is
+ * split: its kept directories are shared out instead, each looked at as
+ * walk_kept_unchanged does, and then the entry as walk_dir_kept does with
+ * those results (what changed in it, and what it masked, looked at then,
+ * by one thread).  The threads' mask paths meet only in the parents they
+ * mirror, which mask_mirror_dirs makes whoever comes first. */
+typedef struct {
+  uint32_t root;          /* the root's entry */
+  int32_t child;          /* of a split entry: its entry; else -1 */
+  size_t size;            /* the kept directories it covers */
+} WalkTask;
+
 typedef struct {
   int mask, root;
   WalkDir *old;
-  uint32_t *order;        /* the entries, the largest subtree first */
+  WalkTask *tasks;        /* the largest first */
+  uint32_t n_tasks;
   atomic_uint next;
   int *kinds;
   WalkDir **subs;
+  WalkDir ***pre;         /* a split entry's results per entry, else NULL */
+  struct stat *sst;       /* a split entry's attributes */
 } WalkRoot;
 
 static size_t
@@ -1120,10 +1144,19 @@ walk_root_worker (void *data)
       unsigned k = atomic_fetch_add (&w->next, 1);
       uint32_t i;
       WalkEntry *e;
-      if (k >= w->old->n)
+      if (k >= w->n_tasks)
         break;
-      i = w->order[k];
+      i = w->tasks[k].root;
       e = &w->old->e[i];
+      if (w->tasks[k].child >= 0)
+        {
+          size_t len = strlen (e->name);
+          memcpy (rel, e->name, len + 1);
+          w->pre[i][w->tasks[k].child] = walk_kept_unchanged (w->mask, w->root, 0, rel, len,
+                                                               &e->sub->e[w->tasks[k].child]);
+          rel[0] = '\0';
+          continue;
+        }
       w->subs[i] = walk_kept_unchanged (w->mask, w->root, 0, rel, 0, e);
       if (w->subs[i] != NULL)
         w->kinds[i] = KEEP_WALKED;
@@ -1135,6 +1168,27 @@ walk_root_worker (void *data)
   return NULL;
 }
 
+static int
+walk_task_cmp (const void *a, const void *b)
+{
+  size_t x = ((const WalkTask *) a)->size, y = ((const WalkTask *) b)->size;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The root's entry E, a kept directory holding more than a share of the
+ * walk: when it is unchanged (as walk_kept_unchanged decides it), its
+ * attributes in *SST, and true: it is split */
+static bool
+walk_can_split (int root, const WalkEntry *e, struct stat *sst)
+{
+  size_t n = strlen (e->name);
+
+  return e->kind == KEEP_WALKED && e->sub != NULL && e->sub->n > 0 && n + 1 + NAME_MAX < PATH_MAX
+         && !is_skipped (e->name, n) && fstatat (root, e->name, sst, AT_SYMLINK_NOFOLLOW) == 0
+         && S_ISDIR (sst->st_mode) && (sst->st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
+         && walk_dir_same (e->sub, sst);
+}
+
 static WalkDir *
 walk_root (int mask, int root, const struct stat *st, WalkDir *old)
 {
@@ -1144,30 +1198,48 @@ walk_root (int mask, int root, const struct stat *st, WalkDir *old)
   pthread_t threads[4];
   int started = 0;
   WalkRoot w = { .mask = mask, .root = root, .old = old };
-  size_t *size;
+  size_t *size, total = 0, cap;
   uint32_t j = 0;
 
   if (n_threads == 1 || !walk_dir_same (old, st) || old->n < 2)
     return walk_dir (mask, root, st, rel, 0, old);
-  w.order = calloc (old->n, sizeof *w.order);
   w.kinds = calloc (old->n, sizeof *w.kinds);
   w.subs = calloc (old->n, sizeof *w.subs);
+  w.pre = calloc (old->n, sizeof *w.pre);
+  w.sst = calloc (old->n, sizeof *w.sst);
   size = calloc (old->n, sizeof *size);
-  if (w.order == NULL || w.kinds == NULL || w.subs == NULL || size == NULL)
+  if (w.kinds == NULL || w.subs == NULL || w.pre == NULL || w.sst == NULL || size == NULL)
     die ("out of memory");
   for (uint32_t i = 0; i < old->n; i++)
     {
-      w.order[i] = i;
       size[i] = old->e[i].kind == KEEP_WALKED ? walk_count (old->e[i].sub) : 1;
+      total += size[i];
     }
-  /* (a few dozen entries) */
-  for (uint32_t i = 1; i < old->n; i++)
-    for (uint32_t k = i; k > 0 && size[w.order[k]] > size[w.order[k - 1]]; k--)
+  /* The tasks: an entry each, or for a split one, one per entry of it */
+  cap = old->n;
+  for (uint32_t i = 0; i < old->n; i++)
+    if (size[i] > total / (2 * (size_t) n_threads) && walk_can_split (root, &old->e[i], &w.sst[i]))
       {
-        uint32_t t = w.order[k];
-        w.order[k] = w.order[k - 1];
-        w.order[k - 1] = t;
+        w.pre[i] = calloc (old->e[i].sub->n, sizeof **w.pre);
+        if (w.pre[i] == NULL)
+          die ("out of memory");
+        cap += old->e[i].sub->n;
       }
+  w.tasks = calloc (cap, sizeof *w.tasks);
+  if (w.tasks == NULL)
+    die ("out of memory");
+  for (uint32_t i = 0; i < old->n; i++)
+    {
+      const WalkDir *d = old->e[i].sub;
+      if (w.pre[i] == NULL)
+        w.tasks[w.n_tasks++] = (WalkTask) { .root = i, .child = -1, .size = size[i] };
+      else
+        for (uint32_t k = 0; k < d->n; k++)
+          w.tasks[w.n_tasks++] = (WalkTask) {
+            .root = i, .child = (int32_t) k,
+            .size = d->e[k].kind == KEEP_WALKED ? walk_count (d->e[k].sub) : 0 };
+    }
+  qsort (w.tasks, w.n_tasks, sizeof *w.tasks, walk_task_cmp);
   walk_reused++;
   for (int t = 1; t < n_threads; t++)
     if (pthread_create (&threads[started], NULL, walk_root_worker, &w) == 0)
@@ -1175,6 +1247,21 @@ walk_root (int mask, int root, const struct stat *st, WalkDir *old)
   walk_root_worker (&w);
   for (int t = 0; t < started; t++)
     pthread_join (threads[t], NULL);
+  /* The split entries, with what the threads found in them */
+  for (uint32_t i = 0; i < old->n; i++)
+    if (w.pre[i] != NULL)
+      {
+        WalkEntry *e = &old->e[i];
+        size_t len = strlen (e->name);
+        memcpy (rel, e->name, len + 1);
+        w.subs[i] = walk_dir_kept (mask, root, 0, &w.sst[i], rel, len, e->sub, w.pre[i]);
+        rel[0] = '\0';
+        /* (replaced while it was looked at: walked as walk_entry does) */
+        w.kinds[i] = w.subs[i] != NULL ? KEEP_WALKED
+                     : walk_entry (mask, root, e->name, DT_DIR, rel, 0, NULL, &w.subs[i]);
+        e->sub = NULL;   /* (taken) */
+        free (w.pre[i]);
+      }
   for (uint32_t i = 0; i < old->n; i++)
     {
       WalkEntry e = old->e[i];
@@ -1186,9 +1273,11 @@ walk_root (int mask, int root, const struct stat *st, WalkDir *old)
         free (e.name);
     }
   old->n = j;
-  free (w.order);
+  free (w.tasks);
   free (w.kinds);
   free (w.subs);
+  free (w.pre);
+  free (w.sst);
   free (size);
   return old;
 }
