@@ -259,9 +259,16 @@ gl_notification_show (GlNotification *n, GError **error)
   GHashTableIter it;
   gpointer key, value;
   guint32 id = 0;
+  const char *body = n->body != NULL ? n->body : "";
+  g_autofree char *escaped = NULL;
 
   if (get_bus (error) == NULL)
     return FALSE;
+  /* The body is plain text, and holds what sandboxes and users named
+   * (packages, sandboxes, their messages); a server that reads markup in
+   * bodies gets it escaped, so a "<" or "&" in it is shown as it is. */
+  if (*body != '\0' && gl_notification_server_has ("body-markup"))
+    body = escaped = g_markup_escape_text (body, -1);
   g_variant_builder_init (&actions, G_VARIANT_TYPE_STRING_ARRAY);
   for (guint i = 0; i < n->actions->len; i++)
     {
@@ -278,7 +285,7 @@ gl_notification_show (GlNotification *n, GError **error)
                                    g_variant_new ("(susssasa{sv}i)", app_name != NULL ? app_name : "Glimpse",
                                                   n->id, n->icon != NULL ? n->icon : "",
                                                   n->summary != NULL ? n->summary : "",
-                                                  n->body != NULL ? n->body : "", &actions, &hints, -1),
+                                                  body, &actions, &hints, -1),
                                    G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, error);
   if (r == NULL)
     return FALSE;

@@ -39,6 +39,8 @@ gboolean        gl_notification_server_has   (const char *capability);
 /* Drops the connection and the signal subscriptions (tests, at exit). */
 void            gl_notification_shutdown     (void);
 
+/* @summary and @body are plain text: the body is escaped for a server
+ * that reads markup in it ("body-markup"). */
 GlNotification *gl_notification_new          (const char *summary,
                                               const char *body,
                                               const char *icon);

@@ -42,6 +42,23 @@ set_capabilities (const char *python_list)
   gl_notification_shutdown ();
 }
 
+/* The server advertises @python_list from now on, and has recorded no
+ * call yet */
+static void
+server_reset (const char *python_list)
+{
+  set_capabilities (python_list);
+  g_variant_unref (mock_call ("ClearCalls", NULL));
+}
+
+/* The summary and body of the @i-th Notify call of @calls (notify_calls) */
+static void
+call_texts (GPtrArray *calls, guint i, const char **summary, const char **body)
+{
+  g_assert_cmpuint (i, <, calls->len);
+  g_variant_get (calls->pdata[i], "(&su&s&s&s^a&s@a{sv}i)", NULL, NULL, NULL, summary, body, NULL, NULL, NULL);
+}
+
 /* The Notify calls recorded so far: an array of (app, replaces, icon,
  * summary, body, actions, hints, timeout) tuples. */
 static GPtrArray *
@@ -131,8 +148,7 @@ test_actions_and_replace (void)
   g_autoptr(GVariant) entry = NULL;
   guint32 first_id;
 
-  set_capabilities ("['actions', 'body']");
-  g_variant_unref (mock_call ("ClearCalls", NULL));
+  server_reset ("['actions', 'body']");
   n = gl_notify_new ("Glimpse", on_action, &seen);
 
   g_assert_true (gl_notify_updates (n, "sid", "Debian unstable", NULL, ups, &error));
@@ -207,8 +223,7 @@ test_no_actions (void)
   const char *summary, *body;
   g_autofree const char **actions = NULL;
 
-  set_capabilities ("['body']");
-  g_variant_unref (mock_call ("ClearCalls", NULL));
+  server_reset ("['body']");
   n = gl_notify_new ("Glimpse", NULL, NULL);
   g_assert_true (gl_notify_updates (n, "sid", "Debian unstable", NULL, ups, &error));
   calls = notify_calls ();
@@ -218,6 +233,47 @@ test_no_actions (void)
   g_assert_cmpstr (summary, ==, "1 update for Debian unstable");
   g_assert_cmpuint (g_strv_length ((char **) actions), ==, 0);
   g_assert_nonnull (strstr (body, "sudo glimpse update sid"));
+}
+
+/* A body is plain text holding names and messages from sandboxes: a
+ * server that reads markup in bodies gets "<b>&" escaped (shown, not
+ * bold), one that does not gets it as it is; a summary is never markup */
+static void
+test_body_markup (void)
+{
+  g_autoptr(GPtrArray) ups = some_updates (1, FALSE);
+  g_autoptr(GlNotify) n = gl_notify_new ("Glimpse", NULL, NULL);
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *summary, *body;
+
+  g_free (((GlUpdate *) ups->pdata[0])->name);
+  ((GlUpdate *) ups->pdata[0])->name = g_strdup ("pkg<b>&");
+  server_reset ("['actions', 'body', 'body-markup']");
+  g_assert_true (gl_notify_message (n, "sid", "dialog-error", "Updating <b>& failed",
+                                    "the sandbox <b>& said: E: 'x' & \"y\"", &error));
+  g_assert_no_error (error);
+  g_assert_true (gl_notify_updates (n, "other", "Other <b>&", NULL, ups, &error));
+  g_assert_no_error (error);
+  calls = notify_calls ();
+  g_assert_cmpuint (calls->len, ==, 2);
+  call_texts (calls, 0, &summary, &body);
+  g_assert_cmpstr (summary, ==, "Updating <b>& failed");
+  g_assert_cmpstr (body, ==, "the sandbox &lt;b&gt;&amp; said: E: &apos;x&apos; &amp; &quot;y&quot;");
+  call_texts (calls, 1, &summary, &body);
+  g_assert_cmpstr (summary, ==, "1 update for Other <b>&");
+  g_assert_nonnull (strstr (body, "pkg&lt;b&gt;&amp; 1.0-1 → 1.0-2"));
+  g_assert_null (strstr (body, "<b>"));
+
+  server_reset ("['actions', 'body']");
+  g_assert_true (gl_notify_message (n, "sid", "dialog-error", "Updating <b>& failed", "the sandbox <b>& said",
+                                    &error));
+  g_assert_no_error (error);
+  g_clear_pointer (&calls, g_ptr_array_unref);
+  calls = notify_calls ();
+  g_assert_cmpuint (calls->len, ==, 1);
+  call_texts (calls, 0, &summary, &body);
+  g_assert_cmpstr (body, ==, "the sandbox <b>& said");
 }
 
 /* --- "Update now" through a pkexec recorder --- */
@@ -355,11 +411,13 @@ main (int argc, char **argv)
       g_test_add_func ("/notify/update-now", skip_no_dbusmock);
       g_test_add_func ("/notify/actions-and-replace", skip_no_dbusmock);
       g_test_add_func ("/notify/no-actions", skip_no_dbusmock);
+      g_test_add_func ("/notify/body-markup", skip_no_dbusmock);
       return g_test_run ();
     }
   g_test_add_func ("/notify/update-now", test_update_now);
   g_test_add_func ("/notify/actions-and-replace", test_actions_and_replace);
   g_test_add_func ("/notify/no-actions", test_no_actions);
+  g_test_add_func ("/notify/body-markup", test_body_markup);
 
   dbus = g_test_dbus_new (G_TEST_DBUS_NONE);
   g_test_dbus_up (dbus);
