@@ -200,13 +200,16 @@ sync_thunar (GlExportContext *ctx, GlManifest *m, const GlExportedSandbox *sandb
     g_hash_table_insert (m->merged, g_strdup (path), g_strdup (we_created ? "1" : "0"));
 }
 
-/* A complete sync of several sandboxes made one sandbox at a time (see
+/* A sync of several sandboxes made one sandbox at a time (see
  * gl_export_sync): what the steps carry to the last one. */
 typedef struct {
-  gboolean last;                   /* this step drops the sandboxes recorded but not synced */
+  gboolean complete;               /* every step checks as a complete sync does */
+  gboolean last;                   /* this step (of no source) runs the tools and the defaults,
+                                    * and a complete sync's drops the sandboxes recorded but not synced */
   GPtrArray *synced;               /* ids of the sources, for the last step */
-  gboolean desktop_changed;        /* of the steps before: the last one refreshes the caches */
+  gboolean desktop_changed;        /* of the steps before */
   gboolean icons_changed;
+  gboolean claims_changed;
 } SyncSteps;
 
 /* One run of the sync engine: what is wanted, what is there, what changed. */
@@ -945,9 +948,9 @@ load_manifest_others (const char *path, SyncSteps *steps, GStrv *others, GError 
   return g_steal_pointer (&m);
 }
 
-/* One run.  With @steps, a step of a complete sync: only its sources (and,
- * the last, the sandboxes gone) loaded and planned, but checked as
- * thoroughly as a complete sync checks. */
+/* One run.  With @steps, a step of a sync made in steps: one source (or,
+ * the last, none and a complete sync's sandboxes gone) loaded and planned,
+ * checked as thoroughly as the sync is. */
 static gboolean
 export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
              const char * const *remove_ids, SyncSteps *steps,
@@ -960,7 +963,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   gint64 started = g_get_real_time ();
   g_auto(LockFd) lock_fd = -1;
   g_auto(GStrv) others = NULL;
-  gboolean thorough = complete || steps != NULL;
+  gboolean thorough = complete || (steps != NULL && steps->complete);
 
   /* the fingerprints are made before anything is read: a change while
    * this run reads makes the next run's differ */
@@ -978,7 +981,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     }
 
   lock_fd = lock_export_state (manifest_path, error);
-  if (lock_fd >= 0 && steps != NULL && steps->last)
+  if (lock_fd >= 0 && steps != NULL && steps->last && steps->complete)
     {
       run.m = load_manifest_others (manifest_path, steps, &others, error);
       remove_ids = (const char * const *) others;
@@ -1015,9 +1018,10 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   sync_shared (&run);
   if (steps != NULL && !steps->last)
     {
-      /* the tools run once, after the last step */
+      /* the tools and the defaults run once, in the last step */
       steps->desktop_changed |= run.desktop_changed;
       steps->icons_changed |= run.icons_changed;
+      steps->claims_changed |= run.claims_changed;
     }
   else
     {
@@ -1025,6 +1029,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
         {
           run.desktop_changed |= steps->desktop_changed;
           run.icons_changed |= steps->icons_changed;
+          run.claims_changed |= steps->claims_changed;
         }
       sync_caches (&run);
     }
@@ -1033,7 +1038,8 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
    * complete sync (start-up, "glimpse export"); not on a refresh that
    * changed no entry's MimeType, which would read every exported entry and
    * the host's applications for nothing */
-  if (run.claims_changed || complete || (steps != NULL && steps->last))
+  if (steps == NULL ? run.claims_changed || complete
+                    : steps->last && (run.claims_changed || steps->complete))
     gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
   if (!sync_finish (&run, error))
     return FALSE;
@@ -1054,20 +1060,20 @@ add_stats (GlExportStats *sum, const GlExportStats *step)
   sum->skipped += step->skipped;
 }
 
-/* A complete sync of several sandboxes, one at a time: what a run holds
- * (the plan, the entries and icons read, the manifest's records) is one
- * sandbox's, not every sandbox's at once (10 sandboxes of 300 apps: the
- * session agent's peak 23 MB resident).  Each sandbox in a step of its
- * own, checked as a complete sync checks; then a last step drops the
- * sandboxes recorded but not among @sources, refreshes the caches and the
- * defaults once. */
+/* A sync of several sandboxes, one at a time: what a run holds (the plan,
+ * the entries and icons read, the manifest's records) is one sandbox's,
+ * not every sandbox's at once (10 sandboxes of 300 apps: the session
+ * agent's peak 23 MB resident).  Each sandbox in a step of its own (of a
+ * complete sync, checked as a complete sync checks); then a last step
+ * drops the sandboxes recorded but not among @sources (a complete sync's)
+ * and runs the caches' tools and the defaults once, if they are due. */
 static gboolean
-export_sync_in_steps (GlExportContext *ctx, GPtrArray *sources,
+export_sync_in_steps (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
                       GlExportStats *stats_out, GPtrArray *warnings, GError **error)
 {
   g_autoptr(GPtrArray) synced = g_ptr_array_new ();
   g_autoptr(GPtrArray) none = g_ptr_array_new ();
-  SyncSteps steps = { FALSE, synced, FALSE, FALSE };
+  SyncSteps steps = { complete, FALSE, synced, FALSE, FALSE, FALSE };
   GlExportStats sum = { 0, };
   GlExportStats one = { 0, };
 
@@ -1082,9 +1088,12 @@ export_sync_in_steps (GlExportContext *ctx, GPtrArray *sources,
       add_stats (&sum, &one);
     }
   steps.last = TRUE;
-  if (!export_sync (ctx, none, FALSE, NULL, &steps, &one, warnings, error))
-    return FALSE;
-  add_stats (&sum, &one);
+  if (complete || steps.desktop_changed || steps.icons_changed || steps.claims_changed)
+    {
+      if (!export_sync (ctx, none, FALSE, NULL, &steps, &one, warnings, error))
+        return FALSE;
+      add_stats (&sum, &one);
+    }
   if (stats_out != NULL)
     *stats_out = sum;
   return TRUE;
@@ -1094,8 +1103,8 @@ gboolean
 gl_export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
                 GlExportStats *stats_out, GPtrArray *warnings, GError **error)
 {
-  if (complete && sources->len > 1)
-    return export_sync_in_steps (ctx, sources, stats_out, warnings, error);
+  if (sources->len > 1)
+    return export_sync_in_steps (ctx, sources, complete, stats_out, warnings, error);
   return export_sync (ctx, sources, complete, NULL, NULL, stats_out, warnings, error);
 }
 
