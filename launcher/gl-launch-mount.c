@@ -153,7 +153,8 @@ gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *out,
 }
 
 int
-gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, size_t max, size_t *n)
+gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, char **targets, size_t max,
+                                   size_t *n)
 {
   cleanup_free char *line = NULL;
   size_t line_cap = 0;
@@ -178,6 +179,8 @@ gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, size_t max, size_t *n
         continue;
       if (*n == max)
         return -E2BIG;
+      if (targets != NULL)
+        targets[*n] = xstrdup (target);
       ids[(*n)++] = (unsigned) v;
       errno = 0;
     }

@@ -29,11 +29,13 @@ int gl_launch_mount_table_parse (FILE *f, const char *name, GlLaunchMountTable *
  * bound into it (a host's container overlays, say). */
 #define GL_LAUNCH_OVERLAY_SOURCE "glimpse"
 /* The mount IDs of the overlays named GL_LAUNCH_OVERLAY_SOURCE in the
- * mountinfo-format table F: at most MAX into IDS, *N of them.  0, or a
- * negative errno: the read's (EIO when it says none) when reading fails
- * part of the way, -EINVAL for a line not in the format, -E2BIG for more
- * than MAX; never a shorter list. */
-int gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, size_t max, size_t *n);
+ * mountinfo-format table F: at most MAX into IDS, *N of them, and (unless
+ * TARGETS is NULL) their mount points into TARGETS (the caller frees
+ * them).  0, or a negative errno: the read's (EIO when it says none) when
+ * reading fails part of the way, -EINVAL for a line not in the format,
+ * -E2BIG for more than MAX; never a shorter list. */
+int gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, char **targets, size_t max,
+                                       size_t *n);
 /* /proc/self/mountinfo; dies on any error. */
 GlLaunchMountTable gl_launch_mount_table_read (void);
 void gl_launch_mount_table_clear (GlLaunchMountTable *t);

@@ -77,6 +77,11 @@ extern char **environ;
 /* At most this many mount IDs (of the view's own overlays: its root, at
  * most 8 writable ones and 3 merged directories) in the record. */
 #define GL_VIEW_MAX_MOUNTS 32
+/* (Linux 6.8; the mount IDs statx gives with it are never reused, while
+ * the 32-bit ones of mountinfo and STATX_MNT_ID are, lowest free first) */
+#ifndef STATX_MNT_ID_UNIQUE
+#define STATX_MNT_ID_UNIQUE 0x00004000U
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* State of the top-level process                                          */
@@ -118,10 +123,13 @@ typedef struct {
   size_t n_ov;
   int pid1_lock;       /* the view lock again (its own open file), for PID 1 */
   /* the mount namespace (device, inode) of a recorded view that is gone,
-   * and the mount IDs of its writable overlays */
+   * and the mount IDs of its overlays (and their unique IDs, where the
+   * record has them: then those are the ones compared) */
   unsigned long long stale_mnt_dev, stale_mnt;
   unsigned stale_mounts[GL_VIEW_MAX_MOUNTS];
+  unsigned long long stale_unique[GL_VIEW_MAX_MOUNTS];
   size_t n_stale_mounts;
+  bool stale_by_unique;
 } Launch;
 
 static Launch L = {
@@ -667,17 +675,21 @@ holds_stale_mnt (const char *pid)
 
 /* True if the file at NAME below DIRFD (a magic link of /proc/PID/: a
  * descriptor, cwd, root) is on one of the recorded view's overlays
- * (STATX_MNT_ID: it is only looked at, never opened). */
+ * (STATX_MNT_ID, or STATX_MNT_ID_UNIQUE where the record has those: it
+ * is only looked at, never opened).  The 32-bit IDs are given out again,
+ * lowest free first, once a mount is gone: an old record's may be those
+ * of any mount now, a view of another sandbox's say. */
 static bool
 on_stale_mount (int dirfd, const char *name)
 {
+  unsigned mask = L.stale_by_unique ? STATX_MNT_ID_UNIQUE : STATX_MNT_ID;
   struct statx stx;
-  if (L.n_stale_mounts == 0
-      || statx (dirfd, name, AT_NO_AUTOMOUNT, STATX_MNT_ID, &stx) != 0
-      || !(stx.stx_mask & STATX_MNT_ID))
+  if (L.n_stale_mounts == 0 || statx (dirfd, name, AT_NO_AUTOMOUNT, mask, &stx) != 0
+      || !(stx.stx_mask & mask))
     return false;
   for (size_t i = 0; i < L.n_stale_mounts; i++)
-    if (stx.stx_mnt_id == L.stale_mounts[i])
+    if (L.stale_by_unique ? stx.stx_mnt_id == L.stale_unique[i]
+        : stx.stx_mnt_id == L.stale_mounts[i])
       return true;
   return false;
 }
@@ -1797,42 +1809,72 @@ open_proc_ns (pid_t pid, ViewNs *ns, unsigned long long id[8])
   return true;
 }
 
-/* The record's optional second line, "mounts ID...\n": the mount IDs of
- * the view's own overlays (for naming a process that keeps one).
- * REST is what follows the first line; false if it is anything else. */
+/* The numbers of a record line "KEY ID...\n" at *REST (at most
+ * GL_VIEW_MAX_MOUNTS, none 0 or above MAX) into IDS, *N of them; *REST
+ * then after the line.  False if it is anything else. */
 static bool
-view_record_mounts (const char *rest, unsigned *ids, size_t *n)
+view_record_ids (const char **rest, const char *key, unsigned long long max,
+                 unsigned long long *ids, size_t *n)
 {
+  const char *p = *rest;
+  size_t len = strlen (key);
   *n = 0;
-  if (*rest == '\0')
-    return true;
-  if (strncmp (rest, "mounts", 6) != 0)
+  if (strncmp (p, key, len) != 0)
     return false;
-  rest += 6;
-  while (*rest == ' ')
+  p += len;
+  while (*p == ' ')
     {
       char *end;
-      unsigned long v;
-      if (*n == GL_VIEW_MAX_MOUNTS || rest[1] < '0' || rest[1] > '9')
+      unsigned long long v;
+      if (*n == GL_VIEW_MAX_MOUNTS || p[1] < '0' || p[1] > '9')
         return false;
       errno = 0;
-      v = strtoul (rest + 1, &end, 10);
-      if (errno != 0 || v == 0 || v > UINT_MAX)
+      v = strtoull (p + 1, &end, 10);
+      if (errno != 0 || v == 0 || v > max)
         return false;
-      ids[(*n)++] = (unsigned) v;
-      rest = end;
+      ids[(*n)++] = v;
+      p = end;
     }
-  return strcmp (rest, "\n") == 0;
+  if (*p != '\n')
+    return false;
+  *rest = p + 1;
+  return true;
+}
+
+/* The record's optional second line, "mounts ID...\n": the mount IDs of
+ * the view's own overlays (for naming a process that keeps one), and
+ * optional third, "unique ID...\n": the same mounts' unique IDs (0 in
+ * *N_UNIQUE when there are none).  REST is what follows the first line;
+ * false if it is anything else. */
+static bool
+view_record_mounts (const char *rest, unsigned *ids, size_t *n, unsigned long long *unique,
+                    size_t *n_unique)
+{
+  unsigned long long v[GL_VIEW_MAX_MOUNTS];
+  *n = *n_unique = 0;
+  if (*rest == '\0')
+    return true;
+  if (!view_record_ids (&rest, "mounts", UINT_MAX, v, n))
+    return false;
+  for (size_t i = 0; i < *n; i++)
+    ids[i] = (unsigned) v[i];
+  if (*rest == '\0')
+    return true;
+  return view_record_ids (&rest, "unique", ULLONG_MAX - 1, unique, n_unique)
+         && *n_unique == *n && *rest == '\0';
 }
 
 /* The recorded view is gone: what may still keep its layers. */
 static void
-view_set_stale (const unsigned long long rec[8], const unsigned *mounts, size_t n_mounts)
+view_set_stale (const unsigned long long rec[8], const unsigned *mounts, size_t n_mounts,
+                const unsigned long long *unique, size_t n_unique)
 {
   L.stale_mnt_dev = rec[2];
   L.stale_mnt = rec[3];
   memcpy (L.stale_mounts, mounts, n_mounts * sizeof mounts[0]);
+  memcpy (L.stale_unique, unique, n_unique * sizeof unique[0]);
   L.n_stale_mounts = n_mounts;
+  L.stale_by_unique = n_unique > 0 && n_unique == n_mounts;
 }
 
 #define GL_VIEW_RECORD_FMT "glimpse-view 1 sandbox %64s uid %u pid %d start %llu user %llu:%llu " \
@@ -1860,7 +1902,8 @@ view_find (ViewNs *ns, const char **why)
   char sandbox[GL_LAUNCH_ID_MAX + 1];
   char name[32];
   unsigned mounts[GL_VIEW_MAX_MOUNTS];
-  size_t n_mounts = 0;
+  unsigned long long unique[GL_VIEW_MAX_MOUNTS];
+  size_t n_mounts = 0, n_unique = 0;
 
   *why = "no record";
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
@@ -1878,14 +1921,14 @@ view_find (ViewNs *ns, const char **why)
   buf[len] = '\0';
   if (sscanf (buf, GL_VIEW_RECORD_FMT "%n", sandbox, &uid, &pid, &start, &rec[0], &rec[1],
               &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 12
-      || !view_record_mounts (buf + used, mounts, &n_mounts)
+      || !view_record_mounts (buf + used, mounts, &n_mounts, unique, &n_unique)
       || strcmp (sandbox, L.id) != 0 || uid != L.uid || pid <= 1)
     return 0;
   *why = "the recorded view is gone";
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
   if (pidfd < 0 || proc_start_time (pid) != start || start == 0)
     {
-      view_set_stale (rec, mounts, n_mounts);  /* (it may still be held) */
+      view_set_stale (rec, mounts, n_mounts, unique, n_unique);  /* (it may still be held) */
       return 0;
     }
   if (!open_proc_ns (pid, ns, id) || proc_is_exiting (pid))
@@ -1899,7 +1942,7 @@ view_find (ViewNs *ns, const char **why)
       view_ns_close (ns);
       while (poll (&p, 1, 10000) < 0 && errno == EINTR)
         ;
-      view_set_stale (rec, mounts, n_mounts);
+      view_set_stale (rec, mounts, n_mounts, unique, n_unique);
       return 0;
     }
   *why = "the recorded process is another one now";
@@ -1982,6 +2025,41 @@ open_view_record (const char *name)
  * of every first launch here. */
 #define GL_VIEW_RECORD_SIZE 1000
 
+/* The unique IDs (STATX_MNT_ID_UNIQUE) of the mounts MOUNTS at TARGETS
+ * (N of them, from the mount table of PID, the view's PID 1) into
+ * UNIQUE: each opened (O_PATH, in PID's root, no link followed) and
+ * taken only if it is the mount of that ID.  False if one is not. */
+static bool
+view_unique_ids (pid_t pid, const unsigned *mounts, char *const *targets, size_t n,
+                 unsigned long long *unique)
+{
+  char path[64];
+  cleanup_fd int root = -1;
+
+  snprintf (path, sizeof path, "/proc/%d/root", (int) pid);
+  root = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    {
+      struct statx a, b;
+      cleanup_fd int fd = -1;
+      if (targets[i][0] != '/')
+        return false;
+      fd = (int) gl_launch_mount_openat2 (root, targets[i][1] ? targets[i] + 1 : ".",
+                                          O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                                          RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS
+                                          | RESOLVE_NO_MAGICLINKS);
+      if (fd < 0 || statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &a) != 0
+          || !(a.stx_mask & STATX_MNT_ID) || a.stx_mnt_id != mounts[i]
+          || statx (fd, "", AT_EMPTY_PATH, STATX_MNT_ID_UNIQUE, &b) != 0
+          || !(b.stx_mask & STATX_MNT_ID_UNIQUE) || b.stx_mnt_id == 0)
+        return false;
+      unique[i] = b.stx_mnt_id;
+    }
+  return true;
+}
+
 static GL_NORETURN void
 die_record_fsize (void)
 {
@@ -2009,7 +2087,11 @@ view_record (pid_t pid, const unsigned long long id[8])
   struct stat st;
   unsigned long long start = proc_start_time (pid);
   unsigned mounts[GL_VIEW_MAX_MOUNTS];
-  size_t n_mounts = 0;
+  unsigned long long unique[GL_VIEW_MAX_MOUNTS];
+  char *targets[GL_VIEW_MAX_MOUNTS];
+  char line[GL_VIEW_MAX_MOUNTS * 21 + 16];
+  size_t n_mounts = 0, line_len = 0;
+  bool have_unique;
   cleanup_fd int fd = -1;
   struct sigaction ign = { .sa_handler = SIG_IGN }, old_xfsz;
   FILE *f;
@@ -2023,8 +2105,11 @@ view_record (pid_t pid, const unsigned long long id[8])
   f = fopen (path, "re");
   if (f == NULL)
     die_with_error ("cannot read the mount table of the sandbox's first process");
-  rc = gl_launch_mount_table_overlay_ids (f, mounts, GL_VIEW_MAX_MOUNTS, &n_mounts);
+  rc = gl_launch_mount_table_overlay_ids (f, mounts, targets, GL_VIEW_MAX_MOUNTS, &n_mounts);
   fclose (f);
+  have_unique = rc == 0 && n_mounts > 0 && view_unique_ids (pid, mounts, targets, n_mounts, unique);
+  for (size_t i = 0; rc == 0 && i < n_mounts; i++)
+    free (targets[i]);
   if (rc != 0)
     die ("cannot read the mount table of the sandbox's first process: %s; not starting "
          "a view that later launches could not fully account for",
@@ -2037,6 +2122,12 @@ view_record (pid_t pid, const unsigned long long id[8])
     len += snprintf (buf + len, sizeof buf - (size_t) len, "\n");
   if ((size_t) len >= GL_VIEW_RECORD_SIZE)
     die ("internal error: the view's record does not fit");
+  /* (the unique IDs where they fit: without them the 32-bit ones are used) */
+  for (size_t i = 0; have_unique && i < n_mounts; i++)
+    line_len += (size_t) snprintf (line + line_len, sizeof line - line_len, "%s %llu",
+                                   i ? "" : "unique", unique[i]);
+  if (have_unique && (size_t) len + line_len + 1 < GL_VIEW_RECORD_SIZE)
+    len += snprintf (buf + len, sizeof buf - (size_t) len, "%s\n", line);
   memset (buf + len, 0, GL_VIEW_RECORD_SIZE - (size_t) len);
 
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);

@@ -97,6 +97,30 @@ check_sh "… and remove refuses (exit 5)" '[ $rc -eq 5 ] && [ -f "$GL_STORE/$id
 kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
 check "once the holder has exited, --held says free" as_user "$GL_USER_A" "$LAUNCH" --held "$id"
 
+# --- a view of another sandbox on the mount IDs of this one's ended view ---
+# The kernel gives the 32-bit mount IDs of a view's overlays that are gone
+# to the next mounts, lowest free first: a view of another sandbox built
+# next has this one's recorded IDs, often every one.  Its processes keep
+# nothing of this sandbox: --held (which purge, remove and the reclaim of
+# old system generations ask) sees this one free.
+id2=held2-$$
+GL_SANDBOXES+=("$id2")
+check "glimpse create host --name $id2" "$GLIMPSE" create host --name "$id2"
+check "a view of $id that ends" as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- true
+secs=$((5000 + RANDOM % 1000))
+as_user "$GL_USER_A" "$GLIMPSE" run "$id2" -- sh -c "cd /usr/share/icons && exec sleep $secs" &
+runner=$!
+app=$(gl_wait_pid "$GL_USER_A" "^sleep $secs\$")
+holders+=("$app")
+gl_wait 30 test -d "/proc/$app/root/etc"
+recorded=$(tr '\0' '\n' < "$GL_STORE/$id/users/.views/$UID_A" | sed -n 's/^mounts //p' | tr ' ' '\n')
+reused=$(cut -d' ' -f1 "/proc/$app/mountinfo" | grep -cxF "$recorded")
+out=$(as_user "$GL_USER_A" "$LAUNCH" --held "$id" 2>&1); rc=$?
+check_sh "--held $id says free while a view of $id2 runs ($reused of the mount IDs $id's record names are that view's)" \
+  '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+kill -TERM "$app"; wait "$runner" 2>/dev/null
+
 # --- remove (root, every user's layer): the user's ended view held ---
 layer=$GL_STORE/$id/users/$UID_A
 # (the user names the holder, which the message shows on root's terminal:

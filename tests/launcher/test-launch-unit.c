@@ -79,7 +79,7 @@ overlay_ids_text (const char *text, size_t cut, unsigned *ids, size_t max, size_
   FILE *fp = fopencookie (&f, "r", io);
   int rc;
   setvbuf (fp, NULL, _IONBF, 0);
-  rc = gl_launch_mount_table_overlay_ids (fp, ids, max, n);
+  rc = gl_launch_mount_table_overlay_ids (fp, ids, NULL, max, n);
   fclose (fp);
   return rc;
 }
