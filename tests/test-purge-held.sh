@@ -97,6 +97,37 @@ check_sh "… and remove refuses (exit 5)" '[ $rc -eq 5 ] && [ -f "$GL_STORE/$id
 kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
 check "once the holder has exited, --held says free" as_user "$GL_USER_A" "$LAUNCH" --held "$id"
 
+# --- a directory of the ended view's merged icons held: a read-only
+# overlay, in use by no other mount ---
+# A new launch would replace the ended view's record, the only trace of
+# what keeps that overlay and the system generation its root was built
+# from.  It does not get that far: the view's mounts are locked (F4), so
+# on its namespace's end they stay connected, and the one held keeps them
+# all, the writable overlays too, which the kernel refuses to mount again.
+# The launch is refused, naming the holder; the record stays, so --held
+# and remove still see the holder.
+held "$GL_USER_A" "$HOME_A" /usr/share/icons
+rec_before=$(sha256sum < "$GL_STORE/$id/users/.views/$UID_A")
+out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- echo ran 2>&1); rc=$?
+check_sh "a new launch is refused while the ended view's merged directory is held, naming the holder" \
+  '[ $rc -ne 0 ] && ! grep_quiet -x ran <<<"$out" \
+   && grep_quiet "your layer is still in use by an earlier view of this sandbox" <<<"$out" \
+   && grep_quiet "held by process $holder (sleep), which has a file of it open; close it, then launch again" <<<"$out"'
+[ $rc -ne 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check_sh "… the record of the ended view is unchanged" \
+  '[ "$(sha256sum < "$GL_STORE/$id/users/.views/$UID_A")" = "$rec_before" ]'
+out=$(as_user "$GL_USER_A" "$LAUNCH" --held "$id" 2>&1); rc=$?
+check_sh "… --held still sees the holder (exit 124)" \
+  '[ $rc -eq 124 ] && grep_quiet "held by process $holder (sleep)" <<<"$out"'
+out=$("$GLIMPSE" remove "$id" 2>&1); rc=$?
+check_sh "… and remove still refuses (exit 5)" '[ $rc -eq 5 ] && [ -f "$GL_STORE/$id/sandbox.conf" ]'
+check "the holder was not disturbed" holding
+kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
+check "once the holder has exited, --held says free" as_user "$GL_USER_A" "$LAUNCH" --held "$id"
+out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- echo ran 2>&1)
+check_sh "… and a launch runs" '[ "$out" = ran ]'
+[ "$out" = ran ] || printf '%s\n' "$out" | sed 's/^/#   /'
+
 # --- a view of another sandbox on the mount IDs of this one's ended view ---
 # The kernel gives the 32-bit mount IDs of a view's overlays that are gone
 # to the next mounts, lowest free first: a view of another sandbox built
