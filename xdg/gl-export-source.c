@@ -262,6 +262,10 @@ scan_entry (GlExportSource *source, GlApp *app, GlAppMemos *old, GlAppMemos *fre
       memo.visible = app->visible;
       gl_app_memos_add (fresh, app->path, &memo);
     }
+  /* the export's plan reads it again, one entry at a time: not every
+   * entry of the sandbox held at once until then */
+  if (fresh != NULL)
+    g_clear_pointer (&app->entry, g_key_file_unref);
   return TRUE;
 }
 

@@ -50,8 +50,8 @@ typedef struct {
   gboolean on_host;   /* Base=host and the host has it too */
   gboolean exported;
   char *icon;         /* Icon= */
-  GKeyFile *entry;    /* the entry as read (inside the sandbox's tree, size-capped); NULL when
-                       * known from an earlier scan (GlExportContext.cache) and not read again */
+  GKeyFile *entry;    /* the entry as read (inside the sandbox's tree, size-capped); NULL from
+                       * the export's scan (with GlExportContext.cache), which keeps none */
 } GlApp;
 
 void gl_app_free (GlApp *app);
