@@ -200,6 +200,16 @@ sync_thunar (GlExportContext *ctx, GlManifest *m, const GlExportedSandbox *sandb
     g_hash_table_insert (m->merged, g_strdup (path), g_strdup (we_created ? "1" : "0"));
 }
 
+/* How a shared file is counted in a sync made in steps: once, as the step
+ * that did most to it saw it (a write or a removal over unchanged, over
+ * skipped). */
+typedef enum {
+  COUNT_SKIPPED = 1,
+  COUNT_UNCHANGED,
+  COUNT_WRITTEN,
+  COUNT_REMOVED,
+} CountKind;
+
 /* A sync of several sandboxes made one sandbox at a time (see
  * gl_export_sync): what the steps carry to the last one. */
 typedef struct {
@@ -207,6 +217,8 @@ typedef struct {
   gboolean last;                   /* this step (of no source) runs the tools and the defaults,
                                     * and a complete sync's drops the sandboxes recorded but not synced */
   GPtrArray *synced;               /* ids of the sources, for the last step */
+  GHashTable *shared_counts;       /* the shared files each step plans again: path -> CountKind,
+                                    * counted once for the whole sync */
   gboolean desktop_changed;        /* of the steps before */
   gboolean icons_changed;
   gboolean claims_changed;
@@ -230,9 +242,43 @@ typedef struct {
   gboolean claims_changed;         /* the MIME types the exported entries claim may differ */
   gboolean icons_changed;
   GlExportStats stats;
+  GHashTable *shared_counts;       /* a step's: SyncSteps.shared_counts, else NULL */
+  GlExportStats shared_stats;      /* what of @stats is shared files' (with @shared_counts) */
   GPtrArray *warnings;
   gint64 started;                  /* g_get_real_time () when the run began */
 } SyncRun;
+
+static void
+add_stats (GlExportStats *sum, const GlExportStats *step)
+{
+  sum->written += step->written;
+  sum->unchanged += step->unchanged;
+  sum->removed += step->removed;
+  sum->skipped += step->skipped;
+}
+
+/* The shared file @path was counted in run->stats as @kind: in a step,
+ * it is also noted to be counted once for the sync */
+static void
+count_shared (SyncRun *run, const char *path, CountKind kind)
+{
+  guint *counters[] = { NULL, &run->shared_stats.skipped, &run->shared_stats.unchanged,
+                        &run->shared_stats.written, &run->shared_stats.removed };
+  CountKind had;
+
+  if (run->shared_counts == NULL)
+    return;
+  (*counters[kind])++;
+  had = GPOINTER_TO_UINT (g_hash_table_lookup (run->shared_counts, path));
+  if (kind >= had)
+    g_hash_table_insert (run->shared_counts, g_strdup (path), GUINT_TO_POINTER (kind));
+}
+
+static gboolean
+is_shared (const char *sandbox)
+{
+  return *sandbox == '\0';
+}
 
 static void
 sync_run_clear (SyncRun *run)
@@ -347,6 +393,8 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
         {
           /* checked in the plan: our copy of an unchanged source, untouched */
           run->stats.unchanged++;
+          if (is_shared (f->sandbox))
+            count_shared (run, f->path, COUNT_UNCHANGED);
           continue;
         }
       want = g_strdup (gl_plan_file_checksum (f));
@@ -359,6 +407,8 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
           if (stat (f->path, &st) == 0 && (int) (st.st_mode & 07777) != f->mode)
             chmod (f->path, f->mode);
           run->stats.unchanged++;
+          if (is_shared (f->sandbox))
+            count_shared (run, f->path, COUNT_UNCHANGED);
           continue;
         }
       if (have != NULL && (mf == NULL || !gl_manifest_file_matches (mf, have)))
@@ -367,6 +417,8 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
                                                      "Not overwriting %s: Glimpse did not write it (or it was changed since); "
                                                      "move it away to let Glimpse export it", f->path);
           gl_export_add_warning (run->warnings, &run->stats, conflict);
+          if (is_shared (f->sandbox))
+            count_shared (run, f->path, COUNT_SKIPPED);
           g_hash_table_iter_remove (&iter);
           continue;
         }
@@ -450,10 +502,14 @@ sync_write (SyncRun *run, GHashTable *write_set)
       if (bytes == NULL || !write_file (run->m, f->path, bytes, f->mode, known_dirs, umask_bits, &werr))
         {
           gl_export_add_warning (run->warnings, &run->stats, werr);
+          if (is_shared (f->sandbox))
+            count_shared (run, f->path, COUNT_SKIPPED);
           g_hash_table_add (run->failed, f->path);
           continue;
         }
       run->stats.written++;
+      if (is_shared (f->sandbox))
+        count_shared (run, f->path, COUNT_WRITTEN);
       note_change (run, f->path);
       /* a file replaced is synced by write_file (g_file_set_contents_full
        * syncs before it renames over an existing file); a new one is not */
@@ -546,9 +602,13 @@ sync_remove_stale (SyncRun *run)
           g_autoptr(GError) rerr = g_error_new (G_IO_ERROR, g_io_error_from_errno (saved),
                                                 "Cannot remove %s: %s", mf->path, g_strerror (saved));
           gl_export_add_warning (run->warnings, &run->stats, rerr);
+          if (is_shared (mf->sandbox))
+            count_shared (run, mf->path, COUNT_SKIPPED);
           continue;
         }
       run->stats.removed++;
+      if (is_shared (mf->sandbox))
+        count_shared (run, mf->path, COUNT_REMOVED);
       note_change (run, mf->path);
       if (g_str_has_suffix (mf->path, ".desktop") && g_str_has_prefix (mf->path, run->apps_dir))
         run->claims_changed = TRUE;
@@ -573,8 +633,22 @@ sync_shared (SyncRun *run)
   const GlExportedSandbox *all = (const GlExportedSandbox *) (void *) run->final->data;
 
   if (run->ctx->file_managers || g_hash_table_contains (run->m->merged, thunar_path))
-    sync_thunar (run->ctx, run->m, run->ctx->file_managers ? all : NULL,
-                 run->ctx->file_managers ? run->final->len : 0, &run->stats, run->warnings);
+    {
+      GlExportStats thunar = { 0, };
+
+      sync_thunar (run->ctx, run->m, run->ctx->file_managers ? all : NULL,
+                   run->ctx->file_managers ? run->final->len : 0, &thunar, run->warnings);
+      add_stats (&run->stats, &thunar);
+      /* one of the four at most */
+      if (thunar.written > 0)
+        count_shared (run, thunar_path, COUNT_WRITTEN);
+      else if (thunar.removed > 0)
+        count_shared (run, thunar_path, COUNT_REMOVED);
+      else if (thunar.unchanged > 0)
+        count_shared (run, thunar_path, COUNT_UNCHANGED);
+      else if (thunar.skipped > 0)
+        count_shared (run, thunar_path, COUNT_SKIPPED);
+    }
 
   if (run->ctx->app_folders && gl_app_folders_available ())
     {
@@ -1006,6 +1080,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.icons_dir = g_build_filename (ctx->data_home, "icons", "hicolor", NULL);
   run.warnings = warnings;
   run.started = started;
+  run.shared_counts = steps != NULL ? steps->shared_counts : NULL;
 
   sync_plan (&run, sources);
   gl_export_cache_keep_stats (ctx->cache, FALSE);   /* the plan was their only reader */
@@ -1047,17 +1122,15 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     sync_remember (&run, sources, prints);
 
   if (stats_out != NULL)
-    *stats_out = run.stats;
+    {
+      /* a step's shared files are counted once, by export_sync_in_steps */
+      *stats_out = run.stats;
+      stats_out->written -= run.shared_stats.written;
+      stats_out->unchanged -= run.shared_stats.unchanged;
+      stats_out->removed -= run.shared_stats.removed;
+      stats_out->skipped -= run.shared_stats.skipped;
+    }
   return TRUE;
-}
-
-static void
-add_stats (GlExportStats *sum, const GlExportStats *step)
-{
-  sum->written += step->written;
-  sum->unchanged += step->unchanged;
-  sum->removed += step->removed;
-  sum->skipped += step->skipped;
 }
 
 /* A sync of several sandboxes, one at a time: what a run holds (the plan,
@@ -1073,9 +1146,13 @@ export_sync_in_steps (GlExportContext *ctx, GPtrArray *sources, gboolean complet
 {
   g_autoptr(GPtrArray) synced = g_ptr_array_new ();
   g_autoptr(GPtrArray) none = g_ptr_array_new ();
-  SyncSteps steps = { complete, FALSE, synced, FALSE, FALSE, FALSE };
+  g_autoptr(GHashTable) shared_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  SyncSteps steps = { complete, FALSE, synced, shared_counts, FALSE, FALSE, FALSE };
   GlExportStats sum = { 0, };
   GlExportStats one = { 0, };
+  guint first_warning = warnings != NULL ? warnings->len : 0;
+  GHashTableIter iter;
+  gpointer kind;
 
   for (guint i = 0; i < sources->len; i++)
     {
@@ -1094,6 +1171,26 @@ export_sync_in_steps (GlExportContext *ctx, GPtrArray *sources, gboolean complet
         return FALSE;
       add_stats (&sum, &one);
     }
+  /* each shared file once, though every step planned it */
+  g_hash_table_iter_init (&iter, shared_counts);
+  while (g_hash_table_iter_next (&iter, NULL, &kind))
+    {
+      GlExportStats counted = { 0, };
+      guint *counters[] = { NULL, &counted.skipped, &counted.unchanged,
+                            &counted.written, &counted.removed };
+
+      (*counters[GPOINTER_TO_UINT (kind)])++;
+      add_stats (&sum, &counted);
+    }
+  /* and a problem with one (a conflict, a uca.xml that is not XML) is told
+   * once, not by every step */
+  for (guint i = first_warning; warnings != NULL && i < warnings->len; i++)
+    for (guint j = first_warning; j < i; j++)
+      if (strcmp (((GError *) warnings->pdata[i])->message, ((GError *) warnings->pdata[j])->message) == 0)
+        {
+          g_ptr_array_remove_index (warnings, i--);
+          break;
+        }
   if (stats_out != NULL)
     *stats_out = sum;
   return TRUE;

@@ -42,8 +42,24 @@ script (const char *glimpse, const char *id, const char *label)
                           "exec %s open %s -- \"$@\"\n", label, qglimpse, qid);
 }
 
+/* A script's file name, which the file manager shows as it is: the title
+ * with " [ID]" (unless @label is the id, or ends with " [ID]" already, as
+ * the name glimpse create gives a second sandbox of a profile does), so two
+ * sandboxes of one display name never want the same file.  Unique by
+ * construction: a sandbox id has no space or '[', so a name ending with
+ * " [ID]" ends with no other sandbox's " [ID]", and is no bare id. */
+static char *
+script_name (const char *label, const char *id)
+{
+  g_autofree char *suffix = g_strdup_printf (" [%s]", id);
+
+  if (strcmp (label, id) == 0 || g_str_has_suffix (label, suffix))
+    return g_strdup_printf ("Open in %s", label);
+  return g_strdup_printf ("Open in %s%s", label, suffix);
+}
+
 /* The per-sandbox files, one row each: where (under $XDG_CONFIG_HOME or
- * $XDG_DATA_HOME), the file name (the title for scripts, glimpse-ID plus a
+ * $XDG_DATA_HOME), the file name (script_name for scripts, glimpse-ID plus a
  * suffix otherwise), the mode, and for key files their keys as
  * group, key, value triples ("" the main group; @TITLE@, @COMMENT@ and
  * @EXEC@ replaced). */
@@ -51,7 +67,7 @@ typedef struct {
   gboolean caja_only;       /* written only when Caja has no caja-actions */
   gboolean in_config;
   const char *dir;
-  const char *suffix;       /* NULL: a script named by the title */
+  const char *suffix;       /* NULL: a script (script_name) */
   int mode;
   const char *main_group;
   const char *kv[28];
@@ -136,7 +152,7 @@ gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, const char *id, cons
 
       if (w->caja_only && !ctx->caja_scripts)
         continue;
-      file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : g_strdup (title);
+      file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : script_name (label, id);
       path = g_build_filename (w->in_config ? ctx->config_home : ctx->data_home,
                                w->dir, file, NULL);
       data = w->suffix != NULL ? keyfile_action (w, title, comment, exec) : NULL;

@@ -95,8 +95,8 @@ test_exported_files (Fixture *f, gconstpointer data)
     "icons/hicolor/scalable/apps/glimpse-deb+org.example.Editor.svg",
     "icons/hicolor/64x64/apps/glimpse-deb+viewer.png",
     "icons/hicolor/48x48/apps/glimpse-deb+breezy.png",
-    "nautilus/scripts/Glimpse/Open in Debian “sid”",
-    "nemo/scripts/Glimpse/Open in Debian “sid”",
+    "nautilus/scripts/Glimpse/Open in Debian “sid” [deb]",
+    "nemo/scripts/Glimpse/Open in Debian “sid” [deb]",
     "kio/servicemenus/glimpse-deb.desktop",
     "file-manager/actions/glimpse-deb.desktop",
     "file-manager/actions/glimpse.desktop",
@@ -108,7 +108,7 @@ test_exported_files (Fixture *f, gconstpointer data)
     "applications/glimpse-deb+gone.desktop",
     "nemo/actions/glimpse-deb.nemo_action",
   };
-  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid”", NULL);
+  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid” [deb]", NULL);
   g_autofree char *menu = g_build_filename (f->ctx->config_home, "menus/applications-merged/glimpse.menu", NULL);
   g_autofree char *uca = g_build_filename (f->ctx->config_home, "Thunar/uca.xml", NULL);
   struct stat st;
@@ -471,9 +471,9 @@ test_removal_fresh (Fixture *f, gconstpointer data)
 static void
 test_fm_actions (Fixture *f, gconstpointer data)
 {
-  g_autofree char *nautilus = data_path (f, "nautilus/scripts/Glimpse/Open in Debian “sid”");
-  g_autofree char *nemo_script = data_path (f, "nemo/scripts/Glimpse/Open in Debian “sid”");
-  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid”", NULL);
+  g_autofree char *nautilus = data_path (f, "nautilus/scripts/Glimpse/Open in Debian “sid” [deb]");
+  g_autofree char *nemo_script = data_path (f, "nemo/scripts/Glimpse/Open in Debian “sid” [deb]");
+  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid” [deb]", NULL);
   g_autofree char *uca = g_build_filename (f->ctx->config_home, "Thunar/uca.xml", NULL);
   g_autofree char *kio = data_path (f, "kio/servicemenus/glimpse-deb.desktop");
   g_autofree char *pcman = data_path (f, "file-manager/actions/glimpse-deb.desktop");
@@ -584,6 +584,22 @@ test_fm_actions (Fixture *f, gconstpointer data)
   }
 }
 
+/* A file @rel (under $XDG_DATA_HOME) an older export wrote for @sandbox,
+ * recorded in the manifest as that export left it */
+static void
+plant_recorded (Fixture *f, const char *rel, const char *sandbox, const char *contents)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new_static (contents, strlen (contents));
+  g_autofree char *sum = gl_checksum_bytes (bytes);
+  g_autofree char *manifest_path = gl_export_manifest_path (f->ctx);
+  g_autofree char *path = data_path (f, rel);
+  g_autoptr(GlManifest) m = gl_manifest_load (manifest_path, NULL);
+
+  tu_write (f->ctx->data_home, rel, contents);
+  gl_manifest_add_file (m, path, sandbox, sum);
+  g_assert_true (gl_manifest_save (m, NULL));
+}
+
 /* Each file manager shows each sandbox once (issue 11, defect 2): Nemo
  * only its script (Scripts > Glimpse), not also a .nemo_action; Caja its
  * script only without caja-actions, which shows the FileManager-Actions
@@ -592,34 +608,25 @@ test_fm_actions (Fixture *f, gconstpointer data)
 static void
 test_fm_one_entry (Fixture *f, gconstpointer data)
 {
-  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid”", NULL);
+  g_autofree char *caja = g_build_filename (f->ctx->config_home, "caja/scripts/Glimpse/Open in Debian “sid” [deb]", NULL);
   g_autofree char *nemo_action = data_path (f, "nemo/actions/glimpse-deb.nemo_action");
   g_autofree char *nemo_dir = data_path (f, "nemo");
   g_autofree char *snapshot = NULL;
-  g_autofree char *manifest_path = gl_export_manifest_path (f->ctx);
   g_autofree char *print = g_find_program_in_path ("caja-actions-print");
 
   g_ptr_array_add (f->sources, tu_source (f->root, "other", "Other"));
 
   /* an older export left a .nemo_action: the next export removes it */
-  {
-    static const char old[] = "[Nemo Action]\nName=Open in Debian\nExec=/usr/bin/glimpse open deb -- %F\n";
-    g_autoptr(GBytes) bytes = g_bytes_new_static (old, strlen (old));
-    g_autofree char *sum = gl_checksum_bytes (bytes);
-    g_autoptr(GlManifest) m = gl_manifest_load (manifest_path, NULL);
-
-    tu_write (f->ctx->data_home, "nemo/actions/glimpse-deb.nemo_action", old);
-    gl_manifest_add_file (m, nemo_action, "deb", sum);
-    g_assert_true (gl_manifest_save (m, NULL));
-  }
+  plant_recorded (f, "nemo/actions/glimpse-deb.nemo_action", "deb",
+                  "[Nemo Action]\nName=Open in Debian\nExec=/usr/bin/glimpse open deb -- %F\n");
 
   /* Caja without caja-actions: its script */
   sync_ok (f, TRUE);
   g_assert_false (g_file_test (nemo_action, G_FILE_TEST_EXISTS));
   snapshot = tu_snapshot (nemo_dir);
   g_test_message ("nemo:\n%s", snapshot);
-  g_assert_nonnull (strstr (snapshot, "scripts/Glimpse/Open in Debian “sid”"));
-  g_assert_nonnull (strstr (snapshot, "scripts/Glimpse/Open in Other"));
+  g_assert_nonnull (strstr (snapshot, "scripts/Glimpse/Open in Debian “sid” [deb]"));
+  g_assert_nonnull (strstr (snapshot, "scripts/Glimpse/Open in Other [other]"));
   g_assert_null (strstr (snapshot, ".nemo_action"));
   g_assert_true (g_file_test (caja, G_FILE_TEST_IS_EXECUTABLE));
 
@@ -675,6 +682,105 @@ test_fm_one_entry (Fixture *f, gconstpointer data)
     sync_ok (f, TRUE);
     g_assert_false (g_file_test (menu_file, G_FILE_TEST_EXISTS));
   }
+}
+
+/* Two sandboxes of one display name (glimpse create --display-name, glimpse
+ * rename) each get their own entry in every file manager: the scripts,
+ * named by what the user sees, carry the id; an older export's script of
+ * the bare name goes.  The shared files count once in a sync of both. */
+static void
+test_fm_same_name (Fixture *f, gconstpointer data)
+{
+  static const char * const dirs[] = { "nautilus/scripts/Glimpse", "nemo/scripts/Glimpse" };
+  static const char * const per_id[] = { "kio/servicemenus", "file-manager/actions" };
+  static const char * const ids[] = { "a", "b" };
+  g_autofree char *old = data_path (f, "nemo/scripts/Glimpse/Open in Test");
+  g_autofree char *uca = g_build_filename (f->ctx->config_home, "Thunar/uca.xml", NULL);
+  g_autofree char *text = NULL;
+  GlExportStats stats, one_a, one_b;
+
+  g_ptr_array_set_size (f->sources, 0);
+  g_ptr_array_add (f->sources, tu_source (f->root, "a", "Test"));
+  g_ptr_array_add (f->sources, tu_source (f->root, "b", "Test"));
+
+  /* what an export before the ids were in the names left for "a" */
+  plant_recorded (f, "nemo/scripts/Glimpse/Open in Test", "a",
+                  "#!/bin/sh\nexec /usr/bin/glimpse open a -- \"$@\"\n");
+
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.skipped, ==, 0);
+  g_assert_false (g_file_test (old, G_FILE_TEST_EXISTS));
+  for (gsize i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *caja = g_strdup_printf ("%s/caja/scripts/Glimpse/Open in Test [%s]",
+                                               f->ctx->config_home, ids[i]);
+      g_autofree char *action = g_strdup_printf ("<unique-id>glimpse-%s</unique-id>", ids[i]);
+
+      g_assert_true (g_file_test (caja, G_FILE_TEST_IS_EXECUTABLE));
+      for (gsize d = 0; d < G_N_ELEMENTS (dirs); d++)
+        {
+          g_autofree char *rel = g_strdup_printf ("%s/Open in Test [%s]", dirs[d], ids[i]);
+          g_autofree char *p = data_path (f, rel);
+          g_autofree char *script = NULL;
+          g_autofree char *want = g_strdup_printf ("open '%s' --", ids[i]);
+
+          g_assert_true (g_file_get_contents (p, &script, NULL, NULL));
+          g_assert_nonnull (strstr (script, want));
+          g_assert_nonnull (strstr (script, "# Open in Test:"));
+        }
+      for (gsize k = 0; k < G_N_ELEMENTS (per_id); k++)
+        {
+          g_autofree char *rel = g_strdup_printf ("%s/glimpse-%s.desktop", per_id[k], ids[i]);
+          g_autofree char *p = data_path (f, rel);
+          g_assert_true (g_file_test (p, G_FILE_TEST_IS_REGULAR));
+        }
+      g_clear_pointer (&text, g_free);
+      g_assert_true (g_file_get_contents (uca, &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, action));
+    }
+
+  /* nothing skipped, so a second sync has nothing to do; the shared files
+   * (menu, its directory file, the FileManager-Actions menu, uca.xml) once */
+  stats = sync_ok (f, FALSE);
+  g_assert_cmpuint (stats.skipped, ==, 0);
+  g_assert_cmpuint (stats.written, ==, 0);
+  {
+    GPtrArray *both = f->sources;
+
+    f->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_export_source_free);
+    g_ptr_array_add (f->sources, tu_source (f->root, "a", "Test"));
+    one_a = sync_ok (f, FALSE);
+    g_ptr_array_set_size (f->sources, 0);
+    g_ptr_array_add (f->sources, tu_source (f->root, "b", "Test"));
+    one_b = sync_ok (f, FALSE);
+    g_ptr_array_unref (f->sources);
+    f->sources = both;
+  }
+  g_assert_cmpuint (one_a.written + one_b.written, ==, 0);
+  g_assert_cmpuint (stats.unchanged, ==, one_a.unchanged + one_b.unchanged - 4);
+
+  /* "a" goes: "b" keeps every entry */
+  g_ptr_array_remove_index (f->sources, 0);
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.skipped, ==, 0);
+  for (gsize k = 0; k < G_N_ELEMENTS (dirs) + G_N_ELEMENTS (per_id); k++)
+    {
+      g_autofree char *rel_a = k < G_N_ELEMENTS (dirs)
+        ? g_strdup_printf ("%s/Open in Test [a]", dirs[k])
+        : g_strdup_printf ("%s/glimpse-a.desktop", per_id[k - G_N_ELEMENTS (dirs)]);
+      g_autofree char *rel_b = k < G_N_ELEMENTS (dirs)
+        ? g_strdup_printf ("%s/Open in Test [b]", dirs[k])
+        : g_strdup_printf ("%s/glimpse-b.desktop", per_id[k - G_N_ELEMENTS (dirs)]);
+      g_autofree char *pa = data_path (f, rel_a);
+      g_autofree char *pb = data_path (f, rel_b);
+
+      g_assert_false (g_file_test (pa, G_FILE_TEST_EXISTS));
+      g_assert_true (g_file_test (pb, G_FILE_TEST_IS_REGULAR));
+    }
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (uca, &text, NULL, NULL));
+  g_assert_null (strstr (text, "<unique-id>glimpse-a</unique-id>"));
+  g_assert_nonnull (strstr (text, "<unique-id>glimpse-b</unique-id>"));
 }
 
 /* A source icon rewritten in place (same size) is exported again; an
@@ -1249,6 +1355,7 @@ main (int argc, char **argv)
   ADD ("/integration/cli", test_cli);
   ADD ("/integration/file-manager-actions", test_fm_actions);
   ADD ("/integration/file-manager-one-entry", test_fm_one_entry);
+  ADD ("/integration/file-manager-same-name", test_fm_same_name);
   ADD ("/integration/unchanged-not-read", test_unchanged_not_read);
   ADD ("/integration/export-lock", test_export_lock);
   ADD ("/integration/temporaries", test_temporaries);
