@@ -360,7 +360,7 @@ collision (GPtrArray *warnings, GlExportStats *stats, const char *what, const ch
 
 GlPlanSandbox *
 gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m, GlExportSource *source,
-                 GlExportStats *stats, GPtrArray *warnings)
+                 GHashTable *names, GlExportStats *stats, GPtrArray *warnings)
 {
   GlPlanSandbox *r = g_new0 (GlPlanSandbox, 1);
   g_autoptr(GPtrArray) scan_warnings = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
@@ -480,7 +480,7 @@ gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m, GlExport
   if (source->control_entries)
     gl_plan_control (plan, ctx, source, r->apps);
   if (ctx->file_managers)
-    gl_fm_actions_plan (plan, ctx, source->id, source->name);
+    gl_fm_actions_plan (plan, ctx, names, source->id, source->name);
   return r;
 }
 

@@ -77,8 +77,10 @@ void           gl_plan_sandbox_free (GlPlanSandbox *r);
 void            gl_plan_control (GHashTable *plan, GlExportContext *ctx, GlExportSource *source,
                                  GPtrArray *apps);
 
+/* @names: the display names of the other sandboxes (gl_fm_actions_plan) */
 GlPlanSandbox *gl_plan_sandbox (GHashTable *plan, GlExportContext *ctx, GlManifest *m,
-                                GlExportSource *source, GlExportStats *stats, GPtrArray *warnings);
+                                GlExportSource *source, GHashTable *names,
+                                GlExportStats *stats, GPtrArray *warnings);
 /* Adds the shared files (the Glimpse menu and its directory file) for
  * @sandboxes, sorted by id. */
 void           gl_plan_shared (GHashTable *plan, GlExportContext *ctx,

@@ -217,6 +217,7 @@ typedef struct {
   gboolean last;                   /* this step (of no source) runs the tools and the defaults,
                                     * and a complete sync's drops the sandboxes recorded but not synced */
   GPtrArray *synced;               /* ids of the sources, for the last step */
+  GPtrArray *sources;              /* every step's source (GlExportSource*) */
   GHashTable *shared_counts;       /* the shared files each step plans again: path -> CountKind,
                                     * counted once for the whole sync */
   gboolean desktop_changed;        /* of the steps before */
@@ -320,15 +321,40 @@ compare_exported (gconstpointer a, gconstpointer b)
 /* What is wanted: every source's files, the sandboxes that stay as they
  * are (not synced now), those that go, and the shared files for them all. */
 static void
-sync_plan (SyncRun *run, GPtrArray *sources)
+sync_plan (SyncRun *run, GPtrArray *sources, SyncSteps *steps)
 {
   GList *sorted;
+  /* the display names of every sandbox that has or gets file-manager
+   * scripts, which are named by them: those of the other steps' sources as
+   * they are now, the manifest's of sandboxes not synced (none in a
+   * complete sync: they go) */
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *lists[] = { steps != NULL ? steps->sources : NULL, sources };
+
+  if (!run->complete && (steps == NULL || !steps->complete))
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      g_hash_table_iter_init (&iter, run->m->sandboxes);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        if (((GlManifestSandbox *) value)->name != NULL)
+          g_hash_table_insert (names, ((GlManifestSandbox *) value)->id, ((GlManifestSandbox *) value)->name);
+    }
+  for (gsize l = 0; l < G_N_ELEMENTS (lists); l++)
+    for (guint i = 0; lists[l] != NULL && i < lists[l]->len; i++)
+      {
+        GlExportSource *source = lists[l]->pdata[i];
+
+        if (source->name != NULL)
+          g_hash_table_insert (names, source->id, source->name);
+      }
 
   for (guint i = 0; i < sources->len; i++)
     {
       GlExportSource *source = sources->pdata[i];
 
-      GlPlanSandbox *r = gl_plan_sandbox (run->plan, run->ctx, run->m, source,
+      GlPlanSandbox *r = gl_plan_sandbox (run->plan, run->ctx, run->m, source, names,
                                           &run->stats, run->warnings);
 
       g_hash_table_add (run->source_ids, source->id);
@@ -1082,7 +1108,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.started = started;
   run.shared_counts = steps != NULL ? steps->shared_counts : NULL;
 
-  sync_plan (&run, sources);
+  sync_plan (&run, sources, steps);
   gl_export_cache_keep_stats (ctx->cache, FALSE);   /* the plan was their only reader */
   if (thorough)
     sync_remove_temporaries (&run, started);
@@ -1147,7 +1173,7 @@ export_sync_in_steps (GlExportContext *ctx, GPtrArray *sources, gboolean complet
   g_autoptr(GPtrArray) synced = g_ptr_array_new ();
   g_autoptr(GPtrArray) none = g_ptr_array_new ();
   g_autoptr(GHashTable) shared_counts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  SyncSteps steps = { complete, FALSE, synced, shared_counts, FALSE, FALSE, FALSE };
+  SyncSteps steps = { complete, FALSE, synced, sources, shared_counts, FALSE, FALSE, FALSE };
   GlExportStats sum = { 0, };
   GlExportStats one = { 0, };
   guint first_warning = warnings != NULL ? warnings->len : 0;

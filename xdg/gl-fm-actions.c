@@ -42,18 +42,47 @@ script (const char *glimpse, const char *id, const char *label)
                           "exec %s open %s -- \"$@\"\n", label, qglimpse, qid);
 }
 
-/* A script's file name, which the file manager shows as it is: the title
- * with " [ID]" (unless @label is the id, or ends with " [ID]" already, as
- * the name glimpse create gives a second sandbox of a profile does), so two
- * sandboxes of one display name never want the same file.  Unique by
- * construction: a sandbox id has no space or '[', so a name ending with
- * " [ID]" ends with no other sandbox's " [ID]", and is no bare id. */
+/* TRUE if another sandbox of @names could want the script name "Open in
+ * @label": its label is the same, or @label ends with its " [ID]" */
+static gboolean
+label_taken (GHashTable *names, const char *id, const char *label)
+{
+  GHashTableIter iter;
+  gpointer other, other_name;
+
+  if (names == NULL)
+    return FALSE;
+  g_hash_table_iter_init (&iter, names);
+  while (g_hash_table_iter_next (&iter, &other, &other_name))
+    {
+      g_autofree char *other_label = NULL;
+      g_autofree char *suffix = NULL;
+
+      if (strcmp (other, id) == 0)
+        continue;
+      other_label = clean_label (other_name);
+      suffix = g_strdup_printf (" [%s]", (const char *) other);
+      if (strcmp (other_label, label) == 0 || g_str_has_suffix (label, suffix))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A script's file name, which the file manager shows as it is: "Open in
+ * LABEL"; when another sandbox could want that (two sandboxes of one
+ * display name: glimpse create --display-name, glimpse rename), "Open in
+ * LABEL [ID]" (bare when LABEL is the id or ends with " [ID]" already, as
+ * the name glimpse create gives a second sandbox of a profile does).
+ * Unique: a sandbox id has no space or '[', so a name ending with " [ID]"
+ * ends with no other sandbox's " [ID]" and is no bare id, and a bare
+ * label is taken only when no other sandbox's label is the same or is its
+ * " [ID]" form. */
 static char *
-script_name (const char *label, const char *id)
+script_name (GHashTable *names, const char *label, const char *id)
 {
   g_autofree char *suffix = g_strdup_printf (" [%s]", id);
 
-  if (strcmp (label, id) == 0 || g_str_has_suffix (label, suffix))
+  if (!label_taken (names, id, label) || strcmp (label, id) == 0 || g_str_has_suffix (label, suffix))
     return g_strdup_printf ("Open in %s", label);
   return g_strdup_printf ("Open in %s%s", label, suffix);
 }
@@ -133,7 +162,8 @@ keyfile_action (const FmWriter *w, const char *title, const char *comment, const
 }
 
 void
-gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, const char *id, const char *name)
+gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, GHashTable *names,
+                    const char *id, const char *name)
 {
   g_autofree char *label = clean_label (name);
   g_autofree char *title = g_strdup_printf ("Open in %s", label);
@@ -152,7 +182,7 @@ gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, const char *id, cons
 
       if (w->caja_only && !ctx->caja_scripts)
         continue;
-      file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : script_name (label, id);
+      file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : script_name (names, label, id);
       path = g_build_filename (w->in_config ? ctx->config_home : ctx->data_home,
                                w->dir, file, NULL);
       data = w->suffix != NULL ? keyfile_action (w, title, comment, exec) : NULL;

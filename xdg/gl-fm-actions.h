@@ -10,8 +10,11 @@ G_BEGIN_DECLS
 
 /* Adds the per-sandbox files (Nautilus and Nemo scripts, the Caja script
  * when ctx->caja_scripts, Dolphin service menu, FileManager-Actions action
- * for PCManFM-Qt and caja-actions) to @plan. */
-void gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx,
+ * for PCManFM-Qt and caja-actions) to @plan.  @names (id -> display name,
+ * or NULL) are the other sandboxes that have or may get scripts: a script,
+ * named by what the user sees, carries the id when another one could
+ * want its name. */
+void gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, GHashTable *names,
                          const char *id, const char *name);
 
 /* The FileManager-Actions menu "Glimpse" grouping every sandbox's action. */
