@@ -166,7 +166,9 @@ gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, GHashTable *names,
                     const char *id, const char *name)
 {
   g_autofree char *label = clean_label (name);
-  g_autofree char *title = g_strdup_printf ("Open in %s", label);
+  /* the scripts' names, and the title of the other file managers' entries,
+   * which would show two sandboxes of one name alike */
+  g_autofree char *title = script_name (names, label, id);
   g_autofree char *comment = g_strdup_printf ("Open the selected files with an application of %s", label);
   g_autofree char *sh = script (ctx->glimpse, id, label);
   g_autofree char *qglimpse = gl_exec_quote_literal (ctx->glimpse);
@@ -182,7 +184,7 @@ gl_fm_actions_plan (GHashTable *plan, GlExportContext *ctx, GHashTable *names,
 
       if (w->caja_only && !ctx->caja_scripts)
         continue;
-      file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : script_name (names, label, id);
+      file = w->suffix != NULL ? g_strconcat ("glimpse-", id, w->suffix, NULL) : g_strdup (title);
       path = g_build_filename (w->in_config ? ctx->config_home : ctx->data_home,
                                w->dir, file, NULL);
       data = w->suffix != NULL ? keyfile_action (w, title, comment, exec) : NULL;
@@ -250,16 +252,17 @@ gl_fm_thunar_system_default (void)
 }
 
 static char *
-thunar_action (const GlExportedSandbox *s, const char *glimpse)
+thunar_action (const GlExportedSandbox *s, const char *glimpse, GHashTable *names)
 {
   g_autofree char *label = clean_label (s->name);
+  g_autofree char *title = script_name (names, label, s->id);
   g_autofree char *qglimpse = g_shell_quote (glimpse);
   g_autofree char *qid = g_shell_quote (s->id);
   g_autofree char *command = g_strdup_printf ("%s open %s -- %%F", qglimpse, qid);
 
   return g_markup_printf_escaped ("<action>\n"
                                   "\t<icon>folder</icon>\n"
-                                  "\t<name>Open in %s</name>\n"
+                                  "\t<name>%s</name>\n"
                                   "\t<submenu>Glimpse</submenu>\n"
                                   "\t<unique-id>" THUNAR_PREFIX "%s</unique-id>\n"
                                   "\t<command>%s</command>\n"
@@ -273,7 +276,7 @@ thunar_action (const GlExportedSandbox *s, const char *glimpse)
                                   "\t<text-files/>\n"
                                   "\t<video-files/>\n"
                                   "</action>\n",
-                                  label, s->id, command, label);
+                                  title, s->id, command, label);
 }
 
 static gboolean
@@ -318,10 +321,14 @@ gl_fm_thunar_merge (const char *path, const char *existing,
     ? existing
     : "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<actions>\n</actions>\n";
   g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
   const char *p = text;
   const char *close = NULL;
   gsize close_at;
 
+  for (guint i = 0; i < n_sandboxes; i++)
+    if (sandboxes[i].name != NULL)
+      g_hash_table_insert (names, (char *) sandboxes[i].id, (char *) sandboxes[i].name);
   if (!check_well_formed (path, text, error))
     return NULL;
 
@@ -384,7 +391,7 @@ gl_fm_thunar_merge (const char *path, const char *existing,
 
   for (guint i = n_sandboxes; i > 0; i--)
     {
-      g_autofree char *action = thunar_action (&sandboxes[i - 1], glimpse);
+      g_autofree char *action = thunar_action (&sandboxes[i - 1], glimpse, names);
       g_string_insert (out, close_at, action);
     }
   return g_string_free (g_steal_pointer (&out), FALSE);

@@ -29,7 +29,8 @@ gboolean gl_fm_caja_actions_installed (void);
 char *gl_fm_thunar_path (GlExportContext *ctx);
 char *gl_fm_thunar_system_default (void);
 
-/* Merges Glimpse's actions for @sandboxes into @existing (NULL: a new file):
+/* Merges Glimpse's actions for @sandboxes into @existing (NULL: a new file;
+ * two of one display name are told apart by their ids, as the scripts are):
  * every byte outside Glimpse's own <action> elements (unique-id starting with
  * "glimpse-") is kept as it is.  Fails, naming @path, if @existing is not
  * well-formed. */

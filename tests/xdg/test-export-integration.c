@@ -716,6 +716,11 @@ test_fm_same_name (Fixture *f, gconstpointer data)
       g_autofree char *caja = g_strdup_printf ("%s/caja/scripts/Glimpse/Open in Test [%s]",
                                                f->ctx->config_home, ids[i]);
       g_autofree char *action = g_strdup_printf ("<unique-id>glimpse-%s</unique-id>", ids[i]);
+      g_autofree char *title = g_strdup_printf ("<name>Open in Test [%s]</name>", ids[i]);
+      g_autofree char *kio_rel = g_strdup_printf ("kio/servicemenus/glimpse-%s.desktop", ids[i]);
+      g_autofree char *kio = data_path (f, kio_rel);
+      g_autofree char *kio_text = NULL;
+      g_autofree char *kio_name = g_strdup_printf ("\nName=Open in Test [%s]\n", ids[i]);
 
       g_assert_true (g_file_test (caja, G_FILE_TEST_IS_EXECUTABLE));
       for (gsize d = 0; d < G_N_ELEMENTS (dirs); d++)
@@ -738,6 +743,10 @@ test_fm_same_name (Fixture *f, gconstpointer data)
       g_clear_pointer (&text, g_free);
       g_assert_true (g_file_get_contents (uca, &text, NULL, NULL));
       g_assert_nonnull (strstr (text, action));
+      /* the other file managers tell them apart the same way */
+      g_assert_nonnull (strstr (text, title));
+      g_assert_true (g_file_get_contents (kio, &kio_text, NULL, NULL));
+      g_assert_nonnull (strstr (kio_text, kio_name));
     }
 
   /* nothing skipped, so a second sync has nothing to do; the shared files
@@ -784,6 +793,7 @@ test_fm_same_name (Fixture *f, gconstpointer data)
   g_assert_true (g_file_get_contents (uca, &text, NULL, NULL));
   g_assert_null (strstr (text, "<unique-id>glimpse-a</unique-id>"));
   g_assert_nonnull (strstr (text, "<unique-id>glimpse-b</unique-id>"));
+  g_assert_nonnull (strstr (text, "<name>Open in Test</name>"));
 }
 
 /* A source icon rewritten in place (same size) is exported again; an
