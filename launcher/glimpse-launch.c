@@ -82,6 +82,11 @@ extern char **environ;
 #ifndef STATX_MNT_ID_UNIQUE
 #define STATX_MNT_ID_UNIQUE 0x00004000U
 #endif
+/* (Linux 6.9: a mount namespace's 64-bit ID, never reused, while its
+ * inode number is given out again, lowest free first) */
+#ifndef NS_GET_MNTNS_ID
+#define NS_GET_MNTNS_ID _IOR (0xb7, 0x5, uint64_t)
+#endif
 
 /* ---------------------------------------------------------------------- */
 /* State of the top-level process                                          */
@@ -130,6 +135,9 @@ typedef struct {
   unsigned long long stale_unique[GL_VIEW_MAX_MOUNTS];
   size_t n_stale_mounts;
   bool stale_by_unique;
+  /* and its mount namespace's ID (NS_GET_MNTNS_ID), where the record has
+   * it (0: only the device and inode are compared) */
+  unsigned long long stale_mntns_id;
 } Launch;
 
 static Launch L = {
@@ -640,19 +648,41 @@ is_stale_mnt (const struct stat *st)
          && (unsigned long long) st->st_ino == L.stale_mnt;
 }
 
+/* True if the mount namespace at NAME below DIRFD (a magic link of
+ * /proc/PID/: ns/mnt, or a descriptor) is the one of the recorded view
+ * that is gone.  Its inode number is given out again, lowest free first,
+ * once it is gone (to a view of another sandbox, a browser's or
+ * Flatpak's sandbox): where the record has the namespace's ID, that is
+ * compared too.  (Runs as you: opening your own process's namespace gives
+ * you nothing you could not open yourself.) */
+static bool
+is_stale_mnt_at (int dirfd, const char *name)
+{
+  struct stat st;
+  cleanup_fd int fd = -1;
+  uint64_t id = 0;
+
+  if (fstatat (dirfd, name, &st, 0) != 0 || !is_stale_mnt (&st))
+    return false;
+  if (L.stale_mntns_id == 0)
+    return true;
+  fd = openat (dirfd, name, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  return fd >= 0 && fstat (fd, &st) == 0 && is_stale_mnt (&st)
+         && ioctl (fd, NS_GET_MNTNS_ID, &id) == 0 && id == L.stale_mntns_id;
+}
+
 /* True if process PID (a /proc entry name) is in the mount namespace of
  * the recorded view that is gone, or holds a descriptor of it. */
 static bool
 holds_stale_mnt (const char *pid)
 {
   char path[300];
-  struct stat st;
   DIR *d;
   struct dirent *e;
   bool found = false;
 
   snprintf (path, sizeof path, "/proc/%s/ns/mnt", pid);
-  if (stat (path, &st) == 0 && is_stale_mnt (&st))
+  if (is_stale_mnt_at (AT_FDCWD, path))
     return true;
   snprintf (path, sizeof path, "/proc/%s/fd", pid);
   d = opendir (path);
@@ -666,7 +696,7 @@ holds_stale_mnt (const char *pid)
       n = readlinkat (dirfd (d), e->d_name, link, sizeof link - 1);
       if (n <= 0 || (link[n] = '\0', strncmp (link, "mnt:[", 5) != 0))
         continue;
-      found = fstatat (dirfd (d), e->d_name, &st, 0) == 0 && is_stale_mnt (&st);
+      found = is_stale_mnt_at (dirfd (d), e->d_name);
     }
   if (d != NULL)
     closedir (d);
@@ -1844,31 +1874,43 @@ view_record_ids (const char **rest, const char *key, unsigned long long max,
 /* The record's optional second line, "mounts ID...\n": the mount IDs of
  * the view's own overlays (for naming a process that keeps one), and
  * optional third, "unique ID...\n": the same mounts' unique IDs (0 in
- * *N_UNIQUE when there are none).  REST is what follows the first line;
- * false if it is anything else. */
+ * *N_UNIQUE when there are none); then, optional, "mntns ID\n": its mount
+ * namespace's ID (0 in *MNTNS when there is none).  REST is what follows
+ * the first line; false if it is anything else. */
 static bool
 view_record_mounts (const char *rest, unsigned *ids, size_t *n, unsigned long long *unique,
-                    size_t *n_unique)
+                    size_t *n_unique, unsigned long long *mntns)
 {
   unsigned long long v[GL_VIEW_MAX_MOUNTS];
+  size_t one = 0;
   *n = *n_unique = 0;
-  if (*rest == '\0')
-    return true;
-  if (!view_record_ids (&rest, "mounts", UINT_MAX, v, n))
-    return false;
-  for (size_t i = 0; i < *n; i++)
-    ids[i] = (unsigned) v[i];
-  if (*rest == '\0')
-    return true;
-  return view_record_ids (&rest, "unique", ULLONG_MAX - 1, unique, n_unique)
-         && *n_unique == *n && *rest == '\0';
+  *mntns = 0;
+  if (strncmp (rest, "mounts", 6) == 0)
+    {
+      if (!view_record_ids (&rest, "mounts", UINT_MAX, v, n))
+        return false;
+      for (size_t i = 0; i < *n; i++)
+        ids[i] = (unsigned) v[i];
+      if (strncmp (rest, "unique", 6) == 0
+          && !(view_record_ids (&rest, "unique", ULLONG_MAX - 1, unique, n_unique)
+               && *n_unique == *n))
+        return false;
+    }
+  if (strncmp (rest, "mntns", 5) == 0)
+    {
+      if (!view_record_ids (&rest, "mntns", ULLONG_MAX - 1, v, &one) || one != 1)
+        return false;
+      *mntns = v[0];
+    }
+  return *rest == '\0';
 }
 
 /* The recorded view is gone: what may still keep its layers. */
 static void
 view_set_stale (const unsigned long long rec[8], const unsigned *mounts, size_t n_mounts,
-                const unsigned long long *unique, size_t n_unique)
+                const unsigned long long *unique, size_t n_unique, unsigned long long mntns)
 {
+  L.stale_mntns_id = mntns;
   L.stale_mnt_dev = rec[2];
   L.stale_mnt = rec[3];
   memcpy (L.stale_mounts, mounts, n_mounts * sizeof mounts[0]);
@@ -1904,6 +1946,7 @@ view_find (ViewNs *ns, const char **why)
   unsigned mounts[GL_VIEW_MAX_MOUNTS];
   unsigned long long unique[GL_VIEW_MAX_MOUNTS];
   size_t n_mounts = 0, n_unique = 0;
+  unsigned long long mntns = 0;
 
   *why = "no record";
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
@@ -1921,14 +1964,15 @@ view_find (ViewNs *ns, const char **why)
   buf[len] = '\0';
   if (sscanf (buf, GL_VIEW_RECORD_FMT "%n", sandbox, &uid, &pid, &start, &rec[0], &rec[1],
               &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 12
-      || !view_record_mounts (buf + used, mounts, &n_mounts, unique, &n_unique)
+      || !view_record_mounts (buf + used, mounts, &n_mounts, unique, &n_unique, &mntns)
       || strcmp (sandbox, L.id) != 0 || uid != L.uid || pid <= 1)
     return 0;
   *why = "the recorded view is gone";
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
   if (pidfd < 0 || proc_start_time (pid) != start || start == 0)
     {
-      view_set_stale (rec, mounts, n_mounts, unique, n_unique);  /* (it may still be held) */
+      /* (it may still be held) */
+      view_set_stale (rec, mounts, n_mounts, unique, n_unique, mntns);
       return 0;
     }
   if (!open_proc_ns (pid, ns, id) || proc_is_exiting (pid))
@@ -1942,7 +1986,7 @@ view_find (ViewNs *ns, const char **why)
       view_ns_close (ns);
       while (poll (&p, 1, 10000) < 0 && errno == EINTR)
         ;
-      view_set_stale (rec, mounts, n_mounts, unique, n_unique);
+      view_set_stale (rec, mounts, n_mounts, unique, n_unique, mntns);
       return 0;
     }
   *why = "the recorded process is another one now";
@@ -2081,10 +2125,11 @@ check_record_fits (void)
 }
 
 static void
-view_record (pid_t pid, const unsigned long long id[8])
+view_record (pid_t pid, const unsigned long long id[8], int mnt_ns)
 {
   char path[64], name[32], buf[1024];
   struct stat st;
+  uint64_t mntns = 0;
   unsigned long long start = proc_start_time (pid);
   unsigned mounts[GL_VIEW_MAX_MOUNTS];
   unsigned long long unique[GL_VIEW_MAX_MOUNTS];
@@ -2128,6 +2173,12 @@ view_record (pid_t pid, const unsigned long long id[8])
                                    i ? "" : "unique", unique[i]);
   if (have_unique && (size_t) len + line_len + 1 < GL_VIEW_RECORD_SIZE)
     len += snprintf (buf + len, sizeof buf - (size_t) len, "%s\n", line);
+  /* (and its mount namespace's ID where the kernel gives it: the inode,
+   * recorded above, is given out again once the namespace is gone) */
+  if (ioctl (mnt_ns, NS_GET_MNTNS_ID, &mntns) == 0 && mntns != 0 && mntns < ULLONG_MAX
+      && (size_t) len + 27 < GL_VIEW_RECORD_SIZE)
+    len += snprintf (buf + len, sizeof buf - (size_t) len, "mntns %llu\n",
+                     (unsigned long long) mntns);
   memset (buf + len, 0, GL_VIEW_RECORD_SIZE - (size_t) len);
 
   snprintf (name, sizeof name, "%u", (unsigned) L.uid);
@@ -3233,7 +3284,7 @@ main (int argc, char **argv)
         die_with_error ("cannot open the namespaces of the sandbox");
       }
     if (L.privileged)
-      view_record (pid, id);
+      view_record (pid, id, ns.mnt);
   }
   close (L.sb.lock_fd);
   close (L.sb.user_lock_fd);

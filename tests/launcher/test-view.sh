@@ -337,6 +337,34 @@ held_case fd 7
 held_case nsenter 8
 held_case cwd 10
 
+# An ended view's mount namespace leaves its inode number free, and the
+# kernel gives it out again, lowest free first (seen here: the next
+# namespace a process of the user's made got it within seconds): to a
+# process of yours in a mount namespace of its own (as a browser's or
+# Flatpak's sandbox is), which keeps nothing of the view.  --held (glimpse
+# purge) must not name it as a holder: the record has the namespace's ID
+# too.  (The reuse, which the kernel makes when it pleases, is made here
+# by giving the ended view's record that process's namespace inode.)
+A true
+vp=$(view_pid)
+gl_wait 30 gone "$vp"
+as_user $GL_USER_A unshare -Um sleep 3019 > /dev/null 2>&1 & reuser_job=$!
+reuser=$(gl_wait_pid $GL_USER_A '^sleep 3019$')
+own_ns () { [ "$(stat -L -c %i "/proc/$1/ns/mnt")" != "$(stat -L -c %i /proc/self/ns/mnt)" ]; }
+if [ -z "$reuser" ] || ! gl_wait 10 own_ns "$reuser"; then
+  skip_case "--held: a namespace that got an ended view's inode again is no holder" \
+    "the user cannot make a mount namespace of their own (unshare -Um)"
+else
+  ino=$(stat -L -c %i "/proc/$reuser/ns/mnt")
+  rec=$(tr -d '\0' < "$VIEWS/$UID_A" | sed "s/ mnt \([0-9]*\):[0-9]* / mnt \1:$ino /")
+  { printf '%s\n' "$rec"; head -c $((1000 - ${#rec} - 1)) /dev/zero; } > "$VIEWS/$UID_A"
+  out=$(as_user $GL_USER_A "$LAUNCH" --held t-view 2>&1); rc=$?
+  check_sh "--held: a process of yours whose own mount namespace got the ended view's inode again is no holder (rc $rc)" \
+    '[ $rc = 0 ] && [ -z "$out" ]'
+  [ $rc = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+fi
+kill -KILL "$reuser" 2>/dev/null; wait "$reuser_job" 2>/dev/null
+
 # The attack of the review: a first launch's app runs, a process of yours
 # outside enters (and so keeps) the view's mount namespace, and you
 # SIGKILL the launcher, then the app: the view's PID 1 ends, but its
