@@ -1757,21 +1757,30 @@ view_ns_close (ViewNs *ns)
       }
 }
 
+/* Reads the file NAME below DIR (a /proc file: one read gives it whole)
+ * into BUF (SIZE bytes, NUL-terminated).  Its length, or -1 (and BUF
+ * empty) when it cannot be opened or read, or is empty. */
+static ssize_t
+read_proc_at (int dir, const char *name, char *buf, size_t size)
+{
+  cleanup_fd int fd = openat (dir, name, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, buf, size - 1) : -1;
+
+  buf[n > 0 ? n : 0] = '\0';
+  return n > 0 ? n : -1;
+}
+
 /* The start time of PID (clock ticks after boot, /proc/PID/stat field 22),
  * or 0. */
 static unsigned long long
 proc_start_time (pid_t pid)
 {
   char path[64], buf[1024];
-  cleanup_fd int fd = -1;
-  ssize_t n;
   char *p;
   unsigned long long t = 0;
   snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+  if (read_proc_at (AT_FDCWD, path, buf, sizeof buf) < 0)
     return 0;
-  buf[n] = '\0';
   p = strrchr (buf, ')');
   /* after ")": state is field 3; the start time is field 22 */
   for (int field = 2; p != NULL && field < 22; field++)
@@ -1787,15 +1796,11 @@ static bool
 proc_is_exiting (pid_t pid)
 {
   char path[64], buf[1024];
-  cleanup_fd int fd = -1;
-  ssize_t n;
   char *p;
   unsigned long flags = 0;
   snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+  if (read_proc_at (AT_FDCWD, path, buf, sizeof buf) < 0)
     return true;
-  buf[n] = '\0';
   p = strrchr (buf, ')');
   for (int field = 2; p != NULL && field < 9; field++)
     p = strchr (p + 1, ' ');
@@ -2807,17 +2812,13 @@ static bool
 proc_is_callers (int dir)
 {
   char buf[2048];
-  cleanup_fd int fd = -1;
   struct stat st;
   const char *line;
-  ssize_t n;
 
   if (fstat (dir, &st) == 0 && st.st_uid == L.uid)
     return true;
-  fd = openat (dir, "status", O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+  if (read_proc_at (dir, "status", buf, sizeof buf) < 0)
     return false;
-  buf[n] = '\0';
   line = strstr (buf, "\nUid:\t");
   return line != NULL && line[6] >= '0' && line[6] <= '9'
          && strtoul (line + 6, NULL, 10) == (unsigned long) L.uid;
@@ -2834,8 +2835,6 @@ describe_process (pid_t pid, char *comm, size_t comm_size, const char **state)
 {
   char path[64], buf[512];
   cleanup_fd int dir = -1;
-  cleanup_fd int fd = -1;
-  ssize_t n;
   char *l, *r;
 
   snprintf (comm, comm_size, "?");
@@ -2844,10 +2843,8 @@ describe_process (pid_t pid, char *comm, size_t comm_size, const char **state)
   dir = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0 || !proc_is_callers (dir))
     return false;
-  fd = openat (dir, "stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || (n = read (fd, buf, sizeof buf - 1)) <= 0)
+  if (read_proc_at (dir, "stat", buf, sizeof buf) < 0)
     return true;
-  buf[n] = '\0';
   l = strchr (buf, '(');
   r = strrchr (buf, ')');
   if (l == NULL || r == NULL || r < l || r[1] != ' ')
