@@ -258,27 +258,28 @@ add_stats (GlExportStats *sum, const GlExportStats *step)
   sum->skipped += step->skipped;
 }
 
-/* The shared file @path was counted in run->stats as @kind: in a step,
- * it is also noted to be counted once for the sync */
+static gboolean
+is_shared (const char *sandbox)
+{
+  return *sandbox == '\0';
+}
+
+/* The file @path (of @sandbox: "" for a shared one) was counted in
+ * run->stats as @kind: a shared one, in a step, is also noted to be
+ * counted once for the sync */
 static void
-count_shared (SyncRun *run, const char *path, CountKind kind)
+count_shared (SyncRun *run, const char *sandbox, const char *path, CountKind kind)
 {
   guint *counters[] = { NULL, &run->shared_stats.skipped, &run->shared_stats.unchanged,
                         &run->shared_stats.written, &run->shared_stats.removed };
   CountKind had;
 
-  if (run->shared_counts == NULL)
+  if (run->shared_counts == NULL || !is_shared (sandbox))
     return;
   (*counters[kind])++;
   had = GPOINTER_TO_UINT (g_hash_table_lookup (run->shared_counts, path));
   if (kind >= had)
     g_hash_table_insert (run->shared_counts, g_strdup (path), GUINT_TO_POINTER (kind));
-}
-
-static gboolean
-is_shared (const char *sandbox)
-{
-  return *sandbox == '\0';
 }
 
 static void
@@ -419,8 +420,7 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
         {
           /* checked in the plan: our copy of an unchanged source, untouched */
           run->stats.unchanged++;
-          if (is_shared (f->sandbox))
-            count_shared (run, f->path, COUNT_UNCHANGED);
+          count_shared (run, f->sandbox, f->path, COUNT_UNCHANGED);
           continue;
         }
       want = g_strdup (gl_plan_file_checksum (f));
@@ -433,8 +433,7 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
           if (stat (f->path, &st) == 0 && (int) (st.st_mode & 07777) != f->mode)
             chmod (f->path, f->mode);
           run->stats.unchanged++;
-          if (is_shared (f->sandbox))
-            count_shared (run, f->path, COUNT_UNCHANGED);
+          count_shared (run, f->sandbox, f->path, COUNT_UNCHANGED);
           continue;
         }
       if (have != NULL && (mf == NULL || !gl_manifest_file_matches (mf, have)))
@@ -443,8 +442,7 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
                                                      "Not overwriting %s: Glimpse did not write it (or it was changed since); "
                                                      "move it away to let Glimpse export it", f->path);
           gl_export_add_warning (run->warnings, &run->stats, conflict);
-          if (is_shared (f->sandbox))
-            count_shared (run, f->path, COUNT_SKIPPED);
+          count_shared (run, f->sandbox, f->path, COUNT_SKIPPED);
           g_hash_table_iter_remove (&iter);
           continue;
         }
@@ -528,14 +526,12 @@ sync_write (SyncRun *run, GHashTable *write_set)
       if (bytes == NULL || !write_file (run->m, f->path, bytes, f->mode, known_dirs, umask_bits, &werr))
         {
           gl_export_add_warning (run->warnings, &run->stats, werr);
-          if (is_shared (f->sandbox))
-            count_shared (run, f->path, COUNT_SKIPPED);
+          count_shared (run, f->sandbox, f->path, COUNT_SKIPPED);
           g_hash_table_add (run->failed, f->path);
           continue;
         }
       run->stats.written++;
-      if (is_shared (f->sandbox))
-        count_shared (run, f->path, COUNT_WRITTEN);
+      count_shared (run, f->sandbox, f->path, COUNT_WRITTEN);
       note_change (run, f->path);
       /* a file replaced is synced by write_file (g_file_set_contents_full
        * syncs before it renames over an existing file); a new one is not */
@@ -628,13 +624,11 @@ sync_remove_stale (SyncRun *run)
           g_autoptr(GError) rerr = g_error_new (G_IO_ERROR, g_io_error_from_errno (saved),
                                                 "Cannot remove %s: %s", mf->path, g_strerror (saved));
           gl_export_add_warning (run->warnings, &run->stats, rerr);
-          if (is_shared (mf->sandbox))
-            count_shared (run, mf->path, COUNT_SKIPPED);
+          count_shared (run, mf->sandbox, mf->path, COUNT_SKIPPED);
           continue;
         }
       run->stats.removed++;
-      if (is_shared (mf->sandbox))
-        count_shared (run, mf->path, COUNT_REMOVED);
+      count_shared (run, mf->sandbox, mf->path, COUNT_REMOVED);
       note_change (run, mf->path);
       if (g_str_has_suffix (mf->path, ".desktop") && g_str_has_prefix (mf->path, run->apps_dir))
         run->claims_changed = TRUE;
@@ -667,13 +661,13 @@ sync_shared (SyncRun *run)
       add_stats (&run->stats, &thunar);
       /* one of the four at most */
       if (thunar.written > 0)
-        count_shared (run, thunar_path, COUNT_WRITTEN);
+        count_shared (run, "", thunar_path, COUNT_WRITTEN);
       else if (thunar.removed > 0)
-        count_shared (run, thunar_path, COUNT_REMOVED);
+        count_shared (run, "", thunar_path, COUNT_REMOVED);
       else if (thunar.unchanged > 0)
-        count_shared (run, thunar_path, COUNT_UNCHANGED);
+        count_shared (run, "", thunar_path, COUNT_UNCHANGED);
       else if (thunar.skipped > 0)
-        count_shared (run, thunar_path, COUNT_SKIPPED);
+        count_shared (run, "", thunar_path, COUNT_SKIPPED);
     }
 
   if (run->ctx->app_folders && gl_app_folders_available ())
