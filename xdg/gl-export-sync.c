@@ -230,6 +230,7 @@ typedef struct {
   GlExportContext *ctx;
   GlManifest *m;
   gboolean complete;
+  gboolean thorough;               /* a complete sync, or a step of one: every check made */
   const char * const *remove_ids;  /* sandboxes to drop although not complete */
   GHashTable *plan;                /* path -> GlPlanFile */
   GHashTable *source_ids;          /* ids being synced (set) */
@@ -237,6 +238,7 @@ typedef struct {
   GArray *final;                   /* GlExportedSandbox: every sandbox exported afterwards, by id */
   GPtrArray *gone;                 /* ids leaving the manifest */
   GHashTable *failed;              /* planned paths whose write failed (set) */
+  GHashTable *emptied;             /* directories a file left in this run (set) */
   char *apps_dir;
   char *icons_dir;
   gboolean desktop_changed;
@@ -292,6 +294,7 @@ sync_run_clear (SyncRun *run)
   g_clear_pointer (&run->final, g_array_unref);
   g_clear_pointer (&run->gone, g_ptr_array_unref);
   g_clear_pointer (&run->failed, g_hash_table_unref);
+  g_clear_pointer (&run->emptied, g_hash_table_unref);
   g_clear_pointer (&run->apps_dir, g_free);
   g_clear_pointer (&run->icons_dir, g_free);
 }
@@ -609,6 +612,8 @@ sync_remove_stale (SyncRun *run)
       have = gl_manifest_file_checksum (mf);
       if (have == NULL)
         {
+          /* gone already: its directory may be empty now */
+          g_hash_table_add (run->emptied, g_path_get_dirname (mf->path));
           g_hash_table_iter_remove (&iter);
           continue;
         }
@@ -630,6 +635,7 @@ sync_remove_stale (SyncRun *run)
       run->stats.removed++;
       count_shared (run, mf->sandbox, mf->path, COUNT_REMOVED);
       note_change (run, mf->path);
+      g_hash_table_add (run->emptied, g_path_get_dirname (mf->path));
       if (g_str_has_suffix (mf->path, ".desktop") && g_str_has_prefix (mf->path, run->apps_dir))
         run->claims_changed = TRUE;
       g_hash_table_iter_remove (&iter);
@@ -664,6 +670,8 @@ sync_shared (SyncRun *run)
         count_shared (run, "", thunar_path, COUNT_WRITTEN);
       else if (thunar.removed > 0)
         count_shared (run, "", thunar_path, COUNT_REMOVED);
+      if (thunar.removed > 0)
+        g_hash_table_add (run->emptied, g_path_get_dirname (thunar_path));
       else if (thunar.unchanged > 0)
         count_shared (run, "", thunar_path, COUNT_UNCHANGED);
       else if (thunar.skipped > 0)
@@ -708,6 +716,7 @@ sync_caches (SyncRun *run)
         {
           if (unlink (mimecache) == 0)
             run->stats.removed++;
+          g_hash_table_add (run->emptied, g_strdup (run->apps_dir));
           g_hash_table_remove (run->m->merged, mimecache);
         }
       else if (run_tool (run->ctx, (const char *[]) { "update-desktop-database", "-q", run->apps_dir, NULL }) &&
@@ -724,8 +733,28 @@ sync_caches (SyncRun *run)
     }
 }
 
+/* TRUE if a file left @dir, or a directory below it, in this run */
+static gboolean
+dir_emptied (SyncRun *run, const char *dir)
+{
+  GHashTableIter iter;
+  gpointer key;
+  gsize n = strlen (dir);
+
+  if (g_hash_table_contains (run->emptied, dir))
+    return TRUE;
+  g_hash_table_iter_init (&iter, run->emptied);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    if (strncmp (key, dir, n) == 0 && ((const char *) key)[n] == '/')
+      return TRUE;
+  return FALSE;
+}
+
 /* Directories Glimpse created and emptied again, deepest first; then the
- * manifest, or none when nothing is left. */
+ * manifest, or none when nothing is left.  Only a directory a file left in
+ * this run can have become empty: the others are not tried (a change of
+ * one app tried some 23 directories full of files), except by a complete
+ * sync, which also finds those the user emptied. */
 static gboolean
 sync_finish (SyncRun *run, GError **error)
 {
@@ -735,6 +764,8 @@ sync_finish (SyncRun *run, GError **error)
     {
       const char *dir = l->data;
 
+      if (!run->thorough && !dir_emptied (run, dir))
+        continue;
       if (rmdir (dir) == 0 || errno == ENOENT)
         g_hash_table_remove (run->m->dirs, dir);
     }
@@ -1089,6 +1120,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     }
   run.ctx = ctx;
   run.complete = complete;
+  run.thorough = thorough;
   run.remove_ids = remove_ids;
   run.plan = gl_plan_new ();
   run.source_ids = g_hash_table_new (g_str_hash, g_str_equal);
@@ -1096,6 +1128,7 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
   run.final = g_array_new (FALSE, TRUE, sizeof (GlExportedSandbox));
   run.gone = g_ptr_array_new_with_free_func (g_free);
   run.failed = g_hash_table_new (g_str_hash, g_str_equal);
+  run.emptied = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   run.apps_dir = g_build_filename (ctx->data_home, "applications", NULL);
   run.icons_dir = g_build_filename (ctx->data_home, "icons", "hicolor", NULL);
   run.warnings = warnings;
@@ -1135,7 +1168,15 @@ export_sync (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
    * the host's applications for nothing */
   if (steps == NULL ? run.claims_changed || complete
                     : steps->last && (run.claims_changed || steps->complete))
-    gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
+    {
+      guint removed = run.stats.removed;
+
+      gl_export_defaults_sync (ctx, run.m, &run.stats, warnings);
+      /* its file went (where it lies is its own business): every
+       * directory is tried */
+      if (run.stats.removed != removed)
+        run.thorough = TRUE;
+    }
   if (!sync_finish (&run, error))
     return FALSE;
   if (ctx->cache != NULL)

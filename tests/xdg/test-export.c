@@ -737,6 +737,13 @@ test_fingerprint (void)
     other->app_folders = FALSE;
     g_assert_true (gl_export_unexport (other, "fp", &error));
     g_assert_no_error (error);
+    /* not a complete sync, yet the directories it emptied went, up to
+     * the icons directory Glimpse made */
+    {
+      g_autofree char *icons = g_build_filename (fp.ctx->data_home, "icons", NULL);
+
+      g_assert_false (g_file_test (icons, G_FILE_TEST_EXISTS));
+    }
     g_assert_true (gl_export_store_sync_sandbox (fp.ctx, fp.store, "fp", "/", NULL, NULL, &error));
     g_assert_no_error (error);
     g_assert_cmpuint (gl_export_cache_n_hits (fp.ctx->cache), ==, hits);
