@@ -260,9 +260,12 @@ trim_heap (guint n_sandboxes, gboolean all)
 }
 
 /* Exports @ids (and, with @all, every sandbox, dropping the exports of
- * sandboxes that are gone) */
+ * sandboxes that are gone).  With @narrow, a sandbox in which the watches
+ * saw files change only in watched directories keeps its watches and is
+ * exported from those directories, the rest taken as the last export
+ * found it (GlExportSource.changed_dirs); else every place is looked at. */
 static gboolean
-sync_sandboxes (GlAgent *self, GHashTable *ids, gboolean all, GError **error)
+sync_sandboxes (GlAgent *self, GHashTable *ids, gboolean all, gboolean narrow, GError **error)
 {
   g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_export_source_free);
   g_autoptr(GPtrArray) synced = g_ptr_array_new_with_free_func (g_free);
@@ -274,7 +277,10 @@ sync_sandboxes (GlAgent *self, GHashTable *ids, gboolean all, GError **error)
   GlExportStats stats = { 0, };
   gint64 start = g_get_monotonic_time ();
   gboolean ok = TRUE;
+  guint n_narrow = 0;
 
+  /* what happened up to now is in this run's changes */
+  gl_store_monitor_drain (self->monitor);
   if (all)
     {
       GHashTableIter iter;
@@ -301,9 +307,25 @@ sync_sandboxes (GlAgent *self, GHashTable *ids, gboolean all, GError **error)
       g_ptr_array_add (changed, g_strdup (id));
       if (g_file_test (dir, G_FILE_TEST_IS_DIR))
         {
-          /* watch first: a change while we read is not lost */
-          gl_store_monitor_watch_sandbox (self->monitor, id);
+          g_auto(GStrv) dirs = NULL;
+          gboolean known = gl_store_monitor_take_changes (self->monitor, id, &dirs) && narrow;
+
+          /* watch first: a change while we read is not lost (the watches
+           * stand when only files changed in watched directories) */
+          if (!known)
+            gl_store_monitor_watch_sandbox (self->monitor, id);
           source = prepare_sandbox (self, id, &gone);
+          if (source != NULL)
+            {
+              source->watched_roots = gl_store_monitor_watched_roots (self->monitor, id);
+              if (known)
+                {
+                  source->changed_dirs = g_steal_pointer (&dirs);
+                  n_narrow++;
+                }
+            }
+          else if (known)
+            gl_store_monitor_lose_changes (self->monitor, id);
         }
       if (source != NULL)
         {
@@ -356,10 +378,10 @@ sync_sandboxes (GlAgent *self, GHashTable *ids, gboolean all, GError **error)
           }
       }
   g_debug ("Exported %u sandbox(es), removed %u in %.1f ms: %u written, %u unchanged, "
-           "%u removed, %u skipped; %u watches",
+           "%u removed, %u skipped; %u watches; %u from the directories that changed",
            synced->len, remove->len, (g_get_monotonic_time () - start) / 1000.0,
            stats.written, stats.unchanged, stats.removed, stats.skipped,
-           gl_store_monitor_n_watches (self->monitor));
+           gl_store_monitor_n_watches (self->monitor), n_narrow);
   emit_changed (self, changed);
   trim_heap (synced->len + remove->len, all);
   return ok;
@@ -396,7 +418,7 @@ flush (gpointer user_data)
         if (!g_hash_table_contains (present, key))
           g_hash_table_add (ids, g_strdup (key));
     }
-  if (g_hash_table_size (ids) > 0 && !sync_sandboxes (self, ids, FALSE, &error))
+  if (g_hash_table_size (ids) > 0 && !sync_sandboxes (self, ids, FALSE, TRUE, &error))
     g_warning ("%s", error->message);
   return G_SOURCE_REMOVE;
 }
@@ -429,15 +451,16 @@ gl_agent_refresh (GlAgent *self, const char * const *ids, GError **error)
   g_autoptr(GHashTable) set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   g_return_val_if_fail (GL_IS_AGENT (self), FALSE);
+  /* asked for: every place looked at again */
   if (ids == NULL || ids[0] == NULL)
-    return sync_sandboxes (self, set, TRUE, error);
+    return sync_sandboxes (self, set, TRUE, FALSE, error);
   for (gsize i = 0; ids[i] != NULL; i++)
     {
       if (!gl_sandbox_id_validate (ids[i], error))
         return FALSE;
       g_hash_table_add (set, g_strdup (ids[i]));
     }
-  return sync_sandboxes (self, set, FALSE, error);
+  return sync_sandboxes (self, set, FALSE, FALSE, error);
 }
 
 gboolean

@@ -7,6 +7,14 @@
  * about, so a package writing /usr/share/doc does not count as a change of
  * /usr/share.
  *
+ * Each sandbox's events are also kept as what they say changed: the
+ * watched directories in which only files were written, created, renamed
+ * or removed, for the export to walk those again and take the rest as the
+ * last export found it (gl_store_monitor_take_changes).  Anything else —
+ * a directory come or gone, the sandbox's own files, a filtered watch
+ * (the directories leading to the data directories), events lost or too
+ * many of them — is "anything may have changed".
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "config.h"
@@ -20,6 +28,7 @@
 #include <glib-unix.h>
 
 #include "gl-store-monitor.h"
+#include "gl-export.h"
 
 /* Changes of a directory's entries, and of the files in it */
 #define DIR_EVENTS (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | \
@@ -27,8 +36,20 @@
 
 /* How deep below usr/share/applications and usr/share/icons directories
  * are watched: applications/kde4/x.desktop, icons/hicolor/48x48/apps/x.png */
-#define APPS_DEPTH 2
-#define ICONS_DEPTH 3
+#define APPS_DEPTH GL_EXPORT_WATCH_APPS_DEPTH
+#define ICONS_DEPTH GL_EXPORT_WATCH_ICONS_DEPTH
+
+/* More events than this for one sandbox before it is exported again: a
+ * package operation, not one app; every place is looked at again */
+#define MAX_EVENTS 256
+
+/* What the events of one sandbox said since its changes were taken */
+typedef struct {
+  gboolean unknown;     /* anything may have changed */
+  guint n_events;
+  GHashTable *dirs;     /* the watched directories with an event (set) */
+  GStrv roots;          /* the layer roots watched whole as the sandbox was armed, or NULL */
+} Changes;
 
 typedef struct {
   int wd;
@@ -47,6 +68,8 @@ struct _GlStoreMonitor {
   guint source;
   GHashTable *watches;      /* wd -> Watch */
   GHashTable *sandboxes;    /* id -> GHashTable set of wds (GINT_TO_POINTER) */
+  GHashTable *changes;      /* id -> Changes, of the sandboxes armed */
+  gboolean arm_failed;      /* a watch of the sandbox being armed could not be added */
   GlStoreMonitorFunc func;
   gpointer user_data;
 };
@@ -57,6 +80,25 @@ watch_free (Watch *w)
   g_free (w->path);
   g_hash_table_unref (w->ids);
   g_free (w);
+}
+
+static gboolean on_readable (int fd, GIOCondition condition, gpointer user_data);
+
+static void
+changes_free (Changes *c)
+{
+  g_hash_table_unref (c->dirs);
+  g_strfreev (c->roots);
+  g_free (c);
+}
+
+static void
+changes_set_unknown (GlStoreMonitor *self, const char *id)
+{
+  Changes *c = g_hash_table_lookup (self->changes, id);
+
+  if (c != NULL)
+    c->unknown = TRUE;
 }
 
 static void
@@ -80,7 +122,10 @@ add_watch (GlStoreMonitor *self, const char *path, const char *id, const char * 
   if (wd < 0)
     {
       if (errno != ENOENT && errno != ENOTDIR)
-        g_debug ("Cannot watch %s: %s", path, g_strerror (errno));
+        {
+          g_debug ("Cannot watch %s: %s", path, g_strerror (errno));
+          self->arm_failed = TRUE;
+        }
       return -1;
     }
   w = g_hash_table_lookup (self->watches, GINT_TO_POINTER (wd));
@@ -276,15 +321,81 @@ gl_store_monitor_watch_sandbox (GlStoreMonitor *self, const char *id)
   g_autofree char *system = g_build_filename (dir, "system", NULL);
   g_autoptr(GHashTable) wds = g_hash_table_new (NULL, NULL);
   g_auto(GStrv) roots = gl_store_monitor_layer_roots (self->store_dir, id, self->host_root);
+  g_autoptr(GStrvBuilder) whole = g_strv_builder_new ();
+  Changes *c;
 
   begin_rearm (self, id);
+  self->arm_failed = FALSE;
   if (add_watch (self, dir, id, (const char *[]) { "sandbox.conf", "rootfs", "system", NULL }, wds) >= 0)
     {
       add_watch (self, system, id, (const char *[]) { "current", "upper", NULL }, wds);
       for (gsize i = 0; roots[i] != NULL; i++)
-        add_layer (self, roots[i], id, strcmp (roots[i], self->host_root) != 0, wds);
+        {
+          gboolean is_whole = strcmp (roots[i], self->host_root) != 0;
+
+          add_layer (self, roots[i], id, is_whole, wds);
+          if (is_whole)
+            g_strv_builder_add (whole, roots[i]);
+        }
     }
   end_rearm (self, id, g_steal_pointer (&wds));
+
+  c = g_hash_table_lookup (self->changes, id);
+  if (c == NULL)
+    {
+      c = g_new0 (Changes, 1);
+      c->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_hash_table_insert (self->changes, g_strdup (id), c);
+    }
+  g_strfreev (c->roots);
+  c->roots = self->arm_failed ? NULL : g_strv_builder_end (whole);
+}
+
+gboolean
+gl_store_monitor_take_changes (GlStoreMonitor *self, const char *id, GStrv *dirs)
+{
+  Changes *c = g_hash_table_lookup (self->changes, id);
+  gboolean known = c != NULL && !c->unknown;
+  g_autoptr(GPtrArray) list = NULL;
+  GHashTableIter iter;
+  gpointer key;
+
+  *dirs = NULL;
+  if (c == NULL)
+    return FALSE;
+  if (known)
+    {
+      list = g_ptr_array_new ();
+      g_hash_table_iter_init (&iter, c->dirs);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_ptr_array_add (list, g_strdup (key));
+      g_ptr_array_add (list, NULL);
+      *dirs = (GStrv) g_ptr_array_free (g_steal_pointer (&list), FALSE);
+    }
+  c->unknown = FALSE;
+  c->n_events = 0;
+  g_hash_table_remove_all (c->dirs);
+  return known;
+}
+
+void
+gl_store_monitor_lose_changes (GlStoreMonitor *self, const char *id)
+{
+  changes_set_unknown (self, id);
+}
+
+GStrv
+gl_store_monitor_watched_roots (GlStoreMonitor *self, const char *id)
+{
+  Changes *c = g_hash_table_lookup (self->changes, id);
+
+  return c != NULL ? g_strdupv (c->roots) : NULL;
+}
+
+void
+gl_store_monitor_drain (GlStoreMonitor *self)
+{
+  on_readable (self->fd, G_IO_IN, self);
 }
 
 void
@@ -300,6 +411,7 @@ gl_store_monitor_forget_sandbox (GlStoreMonitor *self, const char *id)
   while (g_hash_table_iter_next (&iter, &key, NULL))
     drop_id_from_watch (self, GPOINTER_TO_INT (key), id);
   g_hash_table_remove (self->sandboxes, id);
+  g_hash_table_remove (self->changes, id);
 }
 
 void
@@ -353,6 +465,7 @@ notify (GlStoreMonitor *self, const char *id, const struct inotify_event *ev)
       if (ev->len > 0 && g_str_has_suffix (ev->name, ".conf") && strlen (ev->name) > 5)
         {
           sandbox = g_strndup (ev->name, strlen (ev->name) - 5);
+          changes_set_unknown (self, sandbox);
           self->func (self, sandbox, self->user_data);
         }
       else
@@ -360,6 +473,27 @@ notify (GlStoreMonitor *self, const char *id, const struct inotify_event *ev)
       return;
     }
   self->func (self, *id == '\0' ? NULL : id, self->user_data);
+}
+
+/* What event @ev of the watch @w (@names: the names sandbox @id wants of
+ * it, NULL: any) says changed in @id */
+static void
+note_change (GlStoreMonitor *self, const char *id, Watch *w, GHashTable *names,
+             const struct inotify_event *ev)
+{
+  Changes *c = g_hash_table_lookup (self->changes, id);
+
+  if (c == NULL || c->unknown)
+    return;
+  if (names != NULL || ev->len == 0 || ++c->n_events > MAX_EVENTS ||
+      (ev->mask & (IN_ISDIR | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT)) != 0)
+    {
+      /* the watches themselves may have to change */
+      c->unknown = TRUE;
+      g_hash_table_remove_all (c->dirs);
+      return;
+    }
+  g_hash_table_add (c->dirs, g_strdup (w->path));
 }
 
 static void
@@ -373,6 +507,9 @@ handle_event (GlStoreMonitor *self, const struct inotify_event *ev)
   if (ev->mask & IN_Q_OVERFLOW)
     {
       g_debug ("inotify queue overflowed: every sandbox may have changed");
+      g_hash_table_iter_init (&iter, self->changes);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        ((Changes *) value)->unknown = TRUE;
       self->func (self, NULL, self->user_data);
       g_hash_table_iter_init (&iter, self->sandboxes);
       while (g_hash_table_iter_next (&iter, &key, NULL))
@@ -396,6 +533,7 @@ handle_event (GlStoreMonitor *self, const struct inotify_event *ev)
         continue;
       if (names != NULL && ev->len == 0 && !(ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)))
         continue;   /* attributes of the directory itself */
+      note_change (self, key, w, names, ev);
       g_ptr_array_add (hit, g_strdup (key));
     }
 
@@ -451,6 +589,7 @@ gl_store_monitor_new (const char *store_dir, const char *host_root,
   self->watches = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) watch_free);
   self->sandboxes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) g_hash_table_unref);
+  self->changes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) changes_free);
   self->fd = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
   if (self->fd < 0)
     {
@@ -475,6 +614,7 @@ gl_store_monitor_free (GlStoreMonitor *self)
     g_source_remove (self->source);
   g_clear_pointer (&self->watches, g_hash_table_unref);
   g_clear_pointer (&self->sandboxes, g_hash_table_unref);
+  g_clear_pointer (&self->changes, g_hash_table_unref);
   if (self->fd >= 0)
     close (self->fd);
   g_free (self->store_dir);

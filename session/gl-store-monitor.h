@@ -32,6 +32,23 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlStoreMonitor, gl_store_monitor_free)
  * generation) are dropped.  Call it after every event of the sandbox, before
  * reading it. */
 void            gl_store_monitor_watch_sandbox (GlStoreMonitor *monitor, const char *id);
+/* What the watches saw of sandbox @id since its changes were last taken
+ * (they start with its first gl_store_monitor_watch_sandbox): FALSE when
+ * anything may have changed (a directory came or went, sandbox.conf, the
+ * system generation, the user's choice, events lost or too many of them:
+ * re-arm the watches and look at everything); else TRUE and *@dirs the
+ * watched directories in which files changed, the watches as they were.
+ * Taking them starts afresh. */
+gboolean        gl_store_monitor_take_changes (GlStoreMonitor *monitor, const char *id, GStrv *dirs);
+/* The changes taken were not used (the sandbox was not exported): the
+ * next take says anything may have changed. */
+void            gl_store_monitor_lose_changes (GlStoreMonitor *monitor, const char *id);
+/* The layer roots of @id whose applications, icons and pixmaps
+ * directories, and those leading to them, are watched (as
+ * GlExportSource.watched_roots has it); NULL if a watch could not be added */
+GStrv           gl_store_monitor_watched_roots (GlStoreMonitor *monitor, const char *id);
+/* Reads the events the kernel has queued now (before a sync takes them) */
+void            gl_store_monitor_drain (GlStoreMonitor *monitor);
 /* Drops every watch of sandbox @id. */
 void            gl_store_monitor_forget_sandbox (GlStoreMonitor *monitor, const char *id);
 /* Re-arms the watch on the store directory (after a NULL callback). */

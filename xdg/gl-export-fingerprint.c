@@ -18,6 +18,16 @@
  * fingerprint with an input changed that recently is "racy" and never
  * recorded, as git does with its index.
  *
+ * The places a watcher can vouch for (GlExportSource.watched_roots) are
+ * parts of the digest of their own: each applications directory, the icons
+ * and the pixmaps of each data root.  A part the watcher saw no change in
+ * since the last run over the source ended clean is taken as that run
+ * walked it, not walked again (a change of one app in a sandbox of 300
+ * apps with three icons each: 300 lstats, not 1,200).  Only a part whose
+ * every directory the watcher watches is kept for that: no link in it, no
+ * directory deeper than the watches go, its path inside its tree the path
+ * on the host, nothing in it changed too recently.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <dirent.h>
@@ -31,7 +41,7 @@
 #include "gl-tree.h"
 
 /* Bumped whenever the plan reads something new or writes differently */
-#define FINGERPRINT_VERSION "glimpse-export-fingerprint 1"
+#define FINGERPRINT_VERSION "glimpse-export-fingerprint 2"
 
 /* A change this close to the start (or, without nanoseconds, within two
  * seconds) may share its stat with an earlier one */
@@ -62,6 +72,10 @@ struct _GlExportCache {
   guint hits;           /* runs that found nothing to do */
   GHashTable *stats;    /* path -> struct stat the fingerprint took, for this run's plan; or NULL */
   gboolean trust_dirs;  /* this run may take an export directory left as it was for its files */
+  GHashTable *parts;    /* id -> (part key -> digest[32]): the parts the last clean run over it
+                         * walked or took, which a watcher vouches for */
+  GPtrArray *unchanged; /* the directories of the parts this run took as they were (not
+                         * walked), for its plan; or NULL */
 };
 
 static void
@@ -84,6 +98,8 @@ gl_export_cache_new (void)
   cache->apps = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) gl_app_memos_free);
   cache->recent = g_ptr_array_new_with_free_func (g_free);
+  cache->parts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                        (GDestroyNotify) g_hash_table_unref);
   return cache;
 }
 
@@ -97,6 +113,7 @@ gl_export_cache_free (GlExportCache *cache)
   g_hash_table_unref (cache->apps);
   g_ptr_array_unref (cache->recent);
   g_clear_pointer (&cache->stats, g_hash_table_unref);
+  g_hash_table_unref (cache->parts);
   g_free (cache);
 }
 
@@ -107,6 +124,11 @@ typedef struct {
   gint64 since_ns;   /* a ctime at or after this is racy */
   gboolean racy;
   GHashTable *stats; /* where the lstats go for the plan (gl_export_cache_lstat), or NULL */
+  /* a part's walk: FALSE once it meets what the watcher does not watch (a
+   * link, a directory @watch_depth levels below @depth's start) */
+  gboolean watchable;
+  int top_depth;
+  int watch_depth;
 } Fingerprint;
 
 static void
@@ -223,6 +245,8 @@ add_tree (Fingerprint *fp, const char *root, const char *dir, const char *rel, i
       add_str (fp, name);
       if (!add_lstat_at (fp, dirfd (d), name, path, &st))
         continue;
+      if (S_ISLNK (st.st_mode) || (S_ISDIR (st.st_mode) && fp->top_depth - depth >= fp->watch_depth))
+        fp->watchable = FALSE;
       if (rel != NULL && (S_ISLNK (st.st_mode) || S_ISDIR (st.st_mode)))
         sub_rel = g_build_filename (rel, name, NULL);
       if (S_ISLNK (st.st_mode))
@@ -265,18 +289,79 @@ rel_in_roots (GlExportSource *source, const char *path, const char **root)
   return NULL;
 }
 
-static void
-add_resolved_tree (Fingerprint *fp, const char *root, const char *rel, int depth)
-{
-  g_autofree char *real = gl_tree_resolve (root, rel);
+/* The parts of one run's fingerprint */
+typedef struct {
+  GlExportSource *source;
+  GHashTable *old;       /* the last clean run's (part key -> digest), or NULL */
+  GHashTable *parts;     /* this run's, kept if it ends clean */
+  GPtrArray *unchanged;  /* the directories of the parts taken from @old */
+} Parts;
 
-  add_str (fp, rel);
-  if (real == NULL)
+/* TRUE if the watcher saw a change in @dir or below it */
+static gboolean
+part_changed (GlExportSource *source, const char *dir)
+{
+  gsize n = strlen (dir);
+
+  for (gsize i = 0; source->changed_dirs[i] != NULL; i++)
+    if (strncmp (source->changed_dirs[i], dir, n) == 0 &&
+        (source->changed_dirs[i][n] == '\0' || source->changed_dirs[i][n] == '/'))
+      return TRUE;
+  return FALSE;
+}
+
+/* One part: the directory @rel of the tree @root (@dir: the applications
+ * directory as the source names it; NULL: @rel resolved inside @root) and
+ * every name in it down @depth levels, the watcher's watches going
+ * @watch_depth levels down.  Its digest is taken from the last clean run
+ * when the watcher vouches for it and saw no change in it. */
+static void
+add_part (Fingerprint *fp, Parts *parts, char kind, const char *root, const char *rel,
+          const char *dir, int depth, int watch_depth)
+{
+  g_autofree char *key = g_strdup_printf ("%c%s", kind, dir != NULL ? dir : root);
+  g_autofree char *real = NULL;
+  g_autofree char *literal = NULL;
+  gboolean watched = parts != NULL && parts->source->watched_roots != NULL && root != NULL &&
+                     rel != NULL && g_strv_contains ((const char * const *) parts->source->watched_roots, root);
+  Fingerprint sub = { g_checksum_new (G_CHECKSUM_SHA256), fp->since_ns, FALSE, fp->stats,
+                      TRUE, depth, watch_depth };
+  guint8 digest[32];
+  gsize len = sizeof digest;
+  const guint8 *known;
+
+  if (dir == NULL || watched)
+    real = gl_tree_resolve (root, rel);
+  if (watched)
     {
-      add_str (fp, "!");
+      /* the watcher watches the path on the host: the same directory */
+      literal = g_build_filename (root, rel, NULL);
+      watched = real != NULL && strcmp (real, literal) == 0;
+    }
+  add_str (fp, key);
+  if (watched && parts->source->changed_dirs != NULL && parts->old != NULL &&
+      (known = g_hash_table_lookup (parts->old, key)) != NULL && !part_changed (parts->source, real))
+    {
+      g_checksum_update (fp->sum, known, 32);
+      g_hash_table_insert (parts->parts, g_strdup (key), g_memdup2 (known, 32));
+      g_ptr_array_add (parts->unchanged, g_steal_pointer (&real));
+      g_checksum_free (sub.sum);
       return;
     }
-  add_tree (fp, root, real, rel, depth);
+
+  if (dir != NULL)
+    add_tree (&sub, root, dir, rel, depth);
+  else if (real != NULL)
+    add_tree (&sub, root, real, rel, depth);
+  else
+    add_str (&sub, "!");
+  g_checksum_get_digest (sub.sum, digest, &len);
+  g_checksum_free (sub.sum);
+  g_checksum_update (fp->sum, digest, sizeof digest);
+  if (sub.racy)
+    fp->racy = TRUE;
+  else if (watched && sub.watchable)
+    g_hash_table_insert (parts->parts, g_strdup (key), g_memdup2 (digest, sizeof digest));
 }
 
 gint64
@@ -293,9 +378,9 @@ gl_export_fingerprint_clock (void)
  * changed since @since_ns (gl_export_fingerprint_clock) or just before. */
 static void
 fingerprint (GlExportContext *ctx, GlExportSource *source, const char * const *extra,
-             gint64 since_ns, GHashTable *stats, guint8 digest[32], gboolean *racy)
+             gint64 since_ns, GHashTable *stats, Parts *parts, guint8 digest[32], gboolean *racy)
 {
-  Fingerprint fp = { g_checksum_new (G_CHECKSUM_SHA256), since_ns, FALSE, stats };
+  Fingerprint fp = { g_checksum_new (G_CHECKSUM_SHA256), since_ns, FALSE, stats, TRUE, 0, 0 };
   gsize len = 32;
   struct stat st;
 
@@ -324,7 +409,7 @@ fingerprint (GlExportContext *ctx, GlExportSource *source, const char * const *e
       const char *root = NULL;
       const char *rel = rel_in_roots (source, source->app_dirs[i], &root);
 
-      add_tree (&fp, root, source->app_dirs[i], rel, APPS_DEPTH);
+      add_part (&fp, parts, 'a', root, rel, source->app_dirs[i], APPS_DEPTH, GL_EXPORT_WATCH_APPS_DEPTH);
     }
   if (source->exclude_apps_dir != NULL)
     add_lstat (&fp, source->exclude_apps_dir, &st);
@@ -341,8 +426,8 @@ fingerprint (GlExportContext *ctx, GlExportSource *source, const char * const *e
           g_autofree char *path = g_build_filename (root, chain[c], NULL);
           add_lstat (&fp, path, &st);
         }
-      add_resolved_tree (&fp, root, "usr/share/icons", ICONS_DEPTH);
-      add_resolved_tree (&fp, root, "usr/share/pixmaps", 0);
+      add_part (&fp, parts, 'i', root, "usr/share/icons", NULL, ICONS_DEPTH, GL_EXPORT_WATCH_ICONS_DEPTH);
+      add_part (&fp, parts, 'p', root, "usr/share/pixmaps", NULL, 0, 0);
     }
 
   add_strv (&fp, extra);
@@ -369,7 +454,11 @@ gl_export_cache_begin (GlExportCache *cache, const char *manifest_path)
 
   /* another run (glimpse export) changed the exports: nothing is known */
   if (g_strcmp0 (now, cache->manifest_key) != 0)
-    g_hash_table_remove_all (cache->entries);
+    {
+      g_hash_table_remove_all (cache->entries);
+      /* nor what the last runs' records say of their sources */
+      g_hash_table_remove_all (cache->parts);
+    }
   else
     {
       GHashTableIter iter;
@@ -404,6 +493,7 @@ void
 gl_export_cache_forget (GlExportCache *cache, const char *id)
 {
   g_hash_table_remove (cache->entries, id);
+  g_hash_table_remove (cache->parts, id);
 }
 
 void
@@ -411,6 +501,7 @@ gl_export_cache_drop (GlExportCache *cache, const char *id)
 {
   g_hash_table_remove (cache->entries, id);
   g_hash_table_remove (cache->apps, id);
+  g_hash_table_remove (cache->parts, id);
 }
 
 /* -------------------------------------------------- each entry's memo */
@@ -546,9 +637,24 @@ gl_export_fingerprint_new (GlExportCache *cache, GlExportContext *ctx, GlExportS
 {
   CacheEntry *e = g_hash_table_lookup (cache->entries, source->id);
   GlFingerprint *f = g_new0 (GlFingerprint, 1);
+  g_autoptr(GHashTable) old = NULL;
+  Parts parts = { source, NULL, NULL, NULL };
 
+  /* the parts are the last clean run's: this run hands them back only if
+   * it ends clean too (a run that fails after walking a changed part must
+   * not leave the old digest for the next to take) */
+  g_hash_table_steal_extended (cache->parts, source->id, NULL, (gpointer *) &old);
+  parts.old = old;
+  parts.parts = f->parts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  parts.unchanged = f->unchanged = g_ptr_array_new_with_free_func (g_free);
+  f->id = g_strdup (source->id);
   f->extra = e != NULL ? g_strdupv (e->extra) : NULL;
-  fingerprint (ctx, source, (const char * const *) f->extra, since_ns, cache->stats, f->digest, &f->racy);
+  fingerprint (ctx, source, (const char * const *) f->extra, since_ns, cache->stats, &parts,
+               f->digest, &f->racy);
+  /* the plan of a run over one source (gl_export_cache_keep_stats) need
+   * not look at the files of the parts taken as they were either */
+  if (cache->stats != NULL)
+    cache->unchanged = f->unchanged;
   return f;
 }
 
@@ -557,8 +663,34 @@ gl_fingerprint_free (GlFingerprint *f)
 {
   if (f == NULL)
     return;
+  g_free (f->id);
   g_strfreev (f->extra);
+  g_clear_pointer (&f->parts, g_hash_table_unref);
+  g_clear_pointer (&f->unchanged, g_ptr_array_unref);
   g_free (f);
+}
+
+void
+gl_export_cache_keep_parts (GlExportCache *cache, GlFingerprint *f)
+{
+  if (f->parts != NULL && g_hash_table_size (f->parts) > 0)
+    g_hash_table_replace (cache->parts, g_strdup (f->id), g_steal_pointer (&f->parts));
+}
+
+gboolean
+gl_export_cache_path_unchanged (GlExportCache *cache, const char *path)
+{
+  if (cache == NULL || cache->unchanged == NULL)
+    return FALSE;
+  for (guint i = 0; i < cache->unchanged->len; i++)
+    {
+      const char *dir = cache->unchanged->pdata[i];
+      gsize n = strlen (dir);
+
+      if (strncmp (path, dir, n) == 0 && path[n] == '/')
+        return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean
@@ -592,6 +724,8 @@ gl_export_cache_record (GlExportCache *cache, GlExportSource *source, GlFingerpr
   e->extra = extra != NULL && extra[0] != NULL ? g_strdupv ((GStrv) extra) : NULL;
   e->dirs = dirs != NULL ? g_hash_table_ref (dirs) : NULL;
   g_hash_table_replace (cache->entries, e->id, e);
+  if (e->valid)
+    gl_export_cache_keep_parts (cache, f);
 }
 
 GHashTable *
@@ -674,6 +808,7 @@ gl_export_cache_keep_stats (GlExportCache *cache, gboolean keep)
   if (cache == NULL)
     return;
   g_clear_pointer (&cache->stats, g_hash_table_unref);
+  cache->unchanged = NULL;
   if (keep)
     cache->stats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }

@@ -242,6 +242,27 @@ in_listed_dirs (const char *root, const char *path)
           g_str_has_prefix (path + n + 1, "usr/share/pixmaps/"));
 }
 
+/* "<path>\t<stat key>" of the icon file @path, whose copy is @dest: the
+ * manifest's record of @dest when the file lies in a part of the source
+ * the watcher saw no change in since the last clean run (which recorded
+ * it so), else from its stat now */
+static char *
+icon_source_key (GlExportContext *ctx, GlManifest *m, const char *path, const char *dest)
+{
+  GlManifestFile *mf = m != NULL ? g_hash_table_lookup (m->files, dest) : NULL;
+  gsize n = strlen (path);
+  g_autofree char *key = NULL;
+  struct stat st;
+
+  if (mf != NULL && mf->source != NULL && strncmp (mf->source, path, n) == 0 &&
+      mf->source[n] == '\t' && gl_export_cache_path_unchanged (ctx->cache, path))
+    return g_strdup (mf->source);
+  if (!gl_export_cache_lstat (ctx->cache, path, &st))
+    return NULL;
+  key = gl_manifest_stat_key_of (&st);
+  return g_strconcat (path, "\t", key, NULL);
+}
+
 static char *
 read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIndex *index,
            const char *icon, GPtrArray *copies, GPtrArray *extra, GlExportStats *stats,
@@ -267,9 +288,7 @@ read_icon (GlExportContext *ctx, GlManifest *m, GlExportSource *source, GlIconIn
         ? g_build_filename (ctx->data_home, "icons", "hicolor", f->size_dir, "apps", file, NULL)
         : g_build_filename (ctx->data_home, "icons", file, NULL);
       g_autoptr(GError) error = NULL;
-      struct stat sst;
-      g_autofree char *key = gl_export_cache_lstat (ctx->cache, f->path, &sst) ? gl_manifest_stat_key_of (&sst) : NULL;
-      g_autofree char *src = key != NULL ? g_strconcat (f->path, "\t", key, NULL) : NULL;
+      g_autofree char *src = icon_source_key (ctx, m, f->path, dest);
       guint mode = 0;
       const char *keep = gl_plan_copy_unchanged (ctx, m, source->id, dest, src, &mode);
       g_autoptr(GBytes) bytes = NULL;

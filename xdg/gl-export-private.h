@@ -154,6 +154,9 @@ typedef struct {
   guint8 digest[32];
   gboolean racy;     /* an input changed too recently to trust its stat */
   GStrv extra;       /* the extra files it covers (from the last run) */
+  char *id;
+  GHashTable *parts; /* the digests of the parts a watcher vouches for (gl-export-fingerprint.c) */
+  GPtrArray *unchanged;  /* the directories of those taken as the last run left them */
 } GlFingerprint;
 
 /* The clock files are stamped with, before the fingerprints are made */
@@ -168,6 +171,15 @@ void           gl_export_cache_end (GlExportCache *cache, const char *manifest_p
 void           gl_export_cache_forget (GlExportCache *cache, const char *id);
 /* Sandbox @id is gone: its memos too */
 void           gl_export_cache_drop (GlExportCache *cache, const char *id);
+/* The run that made @f ended clean: the next may take its parts that the
+ * watcher saw no change in as they are (gl_export_cache_record does it
+ * for a run that recorded its source) */
+void           gl_export_cache_keep_parts (GlExportCache *cache, GlFingerprint *f);
+/* TRUE if @path lies in a part of this run's source (a run over one
+ * source) that the watcher vouches for and saw no change in since the last
+ * clean run: the manifest's records of the files made from it are as that
+ * run left them, and its files as they were then */
+gboolean       gl_export_cache_path_unchanged (GlExportCache *cache, const char *path);
 /* Runs that found every source unchanged and did nothing (tests) */
 void           gl_export_cache_note_hit (GlExportCache *cache);
 guint          gl_export_cache_n_hits (GlExportCache *cache);

@@ -39,6 +39,8 @@ gl_export_source_free (GlExportSource *s)
   g_strfreev (s->launchers);
   g_strfreev (s->added);
   g_strfreev (s->removed);
+  g_strfreev (s->watched_roots);
+  g_strfreev (s->changed_dirs);
   g_free (s);
 }
 

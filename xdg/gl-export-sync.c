@@ -981,6 +981,8 @@ sync_unchanged (GlExportContext *ctx, GPtrArray *sources, gboolean complete,
     return FALSE;
   *stats = none;
   gl_export_cache_note_hit (ctx->cache);
+  for (guint i = 0; i < prints->len; i++)
+    gl_export_cache_keep_parts (ctx->cache, prints->pdata[i]);
   return TRUE;
 }
 

@@ -35,7 +35,21 @@ typedef struct {
   GStrv removed;
   gboolean control_entries;  /* "Terminal in <name>" and "<name>" with its actions (gl-export-control.c) */
   guint n_exported;        /* set by gl_export_sync: the applications exported (control entries not counted) */
+  /* What a watcher (the session agent's inotify) knows, for a sync with a
+   * GlExportContext.cache: @watched_roots are data roots whose
+   * usr/share/applications (GL_EXPORT_WATCH_APPS_DEPTH levels of
+   * directories below it), usr/share/icons (GL_EXPORT_WATCH_ICONS_DEPTH)
+   * and usr/share/pixmaps are watched, and the directories leading to
+   * them; @changed_dirs (with @watched_roots) the watched directories in
+   * which anything happened since the last sync of this source with the
+   * same cache, when nothing else can have changed there.  NULL: anything
+   * may have changed (every place is looked at again). */
+  GStrv watched_roots;
+  GStrv changed_dirs;
 } GlExportSource;
+
+#define GL_EXPORT_WATCH_APPS_DEPTH 2
+#define GL_EXPORT_WATCH_ICONS_DEPTH 3
 
 GlExportSource *gl_export_source_new (const char *id, const char *name);
 void            gl_export_source_free (GlExportSource *source);

@@ -213,6 +213,30 @@ rm -rf "$STORE/$A/system/1"
 app "$A" "$STORE/$A/system/2/tree/usr/share/applications" org.example.Gen3.desktop "Gen Three"
 check "the current generation is still watched" wait_for 10000 exported "$A" org.example.Gen3.desktop
 
+# Changes the agent exports from the directories they were in (the rest
+# taken as the last export found it): each must still be seen.
+# A change in the base where the system layer's entry shadows it: the
+# system layer's stays; then the system layer's changes.
+gl_wait 30 exports_settled
+app "$A" "$(apps_of "$A")" org.example.Gen3.desktop "Base Three"
+gl_wait 30 exports_settled
+check "a change of a shadowed entry leaves the export as it was" \
+  grep -q '^Name=Gen Three' "$xdg/data/applications/glimpse-$A+org.example.Gen3.desktop"
+app "$A" "$STORE/$A/system/2/tree/usr/share/applications" org.example.Gen3.desktop "Gen Three again"
+in_export () { grep -q "^Name=$3" "$xdg/data/applications/glimpse-$1+$2"; }
+check "… and a change of the entry that shadows it is exported within 1 s" \
+  wait_for 1000 in_export "$A" org.example.Gen3.desktop "Gen Three again"
+# An icon changed, nothing else.
+icons_a=$STORE/$A/rootfs/usr/share/icons/hicolor/48x48/apps
+icon_out=$xdg/data/icons/hicolor/48x48/apps/glimpse-$A+org.example.Three.png
+mkdir -p "$icons_a"
+head -c 2048 /dev/urandom > "$icons_a/.three.tmp" && mv -f "$icons_a/.three.tmp" "$icons_a/org.example.Three.png"
+check "an icon added is exported" wait_for 10000 test -f "$icon_out"
+gl_wait 30 exports_settled
+head -c 2048 /dev/urandom > "$icons_a/.three.tmp" && mv -f "$icons_a/.three.tmp" "$icons_a/org.example.Three.png"
+check "an icon changed (nothing else) is exported again within 1 s" \
+  wait_for 1000 cmp -s "$icons_a/org.example.Three.png" "$icon_out"
+
 # A half-written entry, then completed.
 printf '[Desktop Entry]\nType=Appl' > "$(apps_of "$A")/org.example.Half.desktop"
 sleep 0.5

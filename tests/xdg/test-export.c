@@ -762,6 +762,164 @@ test_fingerprint (void)
   g_free (fp.rootfs);
 }
 
+/* A sync of sandbox "fp" as the session agent makes it after its watches
+ * saw files change only in @changed (NULL: anything may have changed),
+ * once the clock is past @stamp's change */
+static void
+cd_sync (Fp *fp, const char *stamp, const char * const *changed)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GlSandbox) sb = gl_sandbox_load (fp->store, "fp", &error);
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_export_source_free);
+  GlExportSource *source;
+  GlExportStats stats = { 0, };
+
+  g_assert_no_error (error);
+  source = gl_export_store_source_new (sb, "/", fp->ctx->config_home, &error);
+  g_assert_no_error (error);
+  source->watched_roots = g_strdupv (source->data_roots);
+  source->changed_dirs = changed != NULL ? g_strdupv ((GStrv) changed) : NULL;
+  g_ptr_array_add (sources, source);
+  wait_stamp_after (stamp);
+  g_assert_true (gl_export_sync (fp->ctx, sources, FALSE, &stats, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats.skipped, ==, 0);
+}
+
+static char *
+cd_icon (Fp *fp)
+{
+  g_autofree char *name = gl_export_icon_name ("fp", "beta");
+  g_autofree char *file = g_strconcat (name, ".png", NULL);
+  g_autofree char *path = g_build_filename (fp->ctx->data_home, "icons/hicolor/48x48/apps", file, NULL);
+  char *data = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &data, &len, NULL))
+    return NULL;
+  /* the PNG's bytes, printable */
+  {
+    char *hex = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) data, len);
+    g_free (data);
+    return hex;
+  }
+}
+
+/* @file of the directory @dir written with @contents (NULL: removed), then
+ * a sync told that @dir changed */
+static void
+cd_change (Fp *fp, const char *dir, const char *file, const char *contents)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+
+  if (contents != NULL)
+    tu_write (dir, file, contents);
+  else
+    g_assert_cmpint (unlink (path), ==, 0);
+  cd_sync (fp, contents != NULL ? path : dir, (const char *[]) { dir, NULL });
+}
+
+static void
+cd_assert_name (Fp *fp, const char *desktop_id, const char *name)
+{
+  g_autofree char *text = fp_exported (fp, desktop_id);
+  g_autofree char *line = g_strdup_printf ("\nName=%s — ", name);
+
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, line));
+}
+
+/* A sync told which watched directories changed walks those only: a
+ * change in each kind of place is seen, through the layer that wins */
+static void
+test_changed_dirs (void)
+{
+  g_autofree char *tmp = g_dir_make_tmp ("glimpse-cd-XXXXXX", NULL);
+  Fp fp = { 0, };
+  g_autofree char *tree = NULL;
+  g_autofree char *current = NULL;
+  g_autofree char *root_apps = NULL;
+  g_autofree char *tree_apps = NULL;
+  g_autofree char *icon_dir = NULL;
+  g_autofree char *icon = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  const char *none[] = { NULL };
+
+  g_assert_nonnull (tmp);
+  fp.store = g_build_filename (tmp, "store", NULL);
+  fp.sandbox = g_build_filename (fp.store, "fp", NULL);
+  fp.rootfs = g_build_filename (fp.sandbox, "rootfs", NULL);
+  tree = g_build_filename (fp.sandbox, "system/1/tree", NULL);
+  current = g_build_filename (fp.sandbox, "system", "current", NULL);
+  root_apps = g_build_filename (fp.rootfs, "usr/share/applications", NULL);
+  tree_apps = g_build_filename (tree, "usr/share/applications", NULL);
+  icon_dir = g_build_filename (fp.rootfs, "usr/share/icons/hicolor/48x48/apps", NULL);
+  icon = g_build_filename (icon_dir, "beta.png", NULL);
+
+  tu_write (fp.sandbox, "sandbox.conf", "[Sandbox]\nProfile=x\nName=CD\nBase=rootfs\nFamily=apt\n");
+  tu_write (fp.rootfs, "usr/share/applications/alpha.desktop",
+            "[Desktop Entry]\nType=Application\nName=Alpha base\nExec=alpha\n");
+  tu_write (fp.rootfs, "usr/share/applications/beta.desktop",
+            "[Desktop Entry]\nType=Application\nName=Beta\nExec=beta\nIcon=beta\n");
+  tu_write_png (fp.rootfs, "usr/share/icons/hicolor/48x48/apps/beta.png", 48);
+  tu_write (tree, "usr/share/applications/alpha.desktop",
+            "[Desktop Entry]\nType=Application\nName=Alpha system\nExec=alpha\n");
+  tu_write (fp.sandbox, "system/current", "1\n");
+
+  fp.ctx = gl_export_context_new ("/usr/bin/glimpse-launch", "/usr/bin/glimpse");
+  fp.ctx->app_folders = FALSE;
+  fp.ctx->cache = gl_export_cache_new ();
+
+  cd_sync (&fp, current, NULL);
+  cd_assert_name (&fp, "alpha.desktop", "Alpha system");
+  before = cd_icon (&fp);
+  g_assert_nonnull (before);
+
+  /* a change the watcher did not report is not looked for (the places
+   * are taken as the last sync found them); the next full sync sees it */
+  tu_write (fp.rootfs, "usr/share/icons/hicolor/48x48/apps/beta.png", "\x89PNG\r\n\x1a\n not the same");
+  cd_sync (&fp, icon, none);
+  after = cd_icon (&fp);
+  g_assert_cmpstr (after, ==, before);
+  g_clear_pointer (&after, g_free);
+  cd_sync (&fp, icon, NULL);
+  after = cd_icon (&fp);
+  g_assert_cmpstr (after, !=, before);
+  g_clear_pointer (&before, g_free);
+  before = g_steal_pointer (&after);
+
+  /* an icon changed, nothing else */
+  tu_write_png (fp.rootfs, "usr/share/icons/hicolor/48x48/apps/beta.png", 48);
+  cd_sync (&fp, icon, (const char *[]) { icon_dir, NULL });
+  after = cd_icon (&fp);
+  g_assert_cmpstr (after, !=, before);
+  g_clear_pointer (&after, g_free);
+
+  /* the base's entry changed where the system layer's shadows it: still
+   * the system layer's; then the system layer's changed */
+  cd_change (&fp, root_apps, "alpha.desktop", "[Desktop Entry]\nType=Application\nName=Alpha base 2\nExec=alpha\n");
+  cd_assert_name (&fp, "alpha.desktop", "Alpha system");
+  cd_change (&fp, tree_apps, "alpha.desktop", "[Desktop Entry]\nType=Application\nName=Alpha system 2\nExec=alpha\n");
+  cd_assert_name (&fp, "alpha.desktop", "Alpha system 2");
+  /* an entry removed from the system layer: the base's shows again */
+  cd_change (&fp, tree_apps, "alpha.desktop", NULL);
+  cd_assert_name (&fp, "alpha.desktop", "Alpha base 2");
+  /* an entry removed: its export and its icon go */
+  cd_change (&fp, root_apps, "beta.desktop", NULL);
+  g_assert_null (fp_exported (&fp, "beta.desktop"));
+  g_assert_null (cd_icon (&fp));
+
+  gl_export_context_free (fp.ctx);
+  {
+    const char *rm[] = { "rm", "-rf", tmp, NULL };
+    g_spawn_sync (NULL, (char **) rm, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+  }
+  g_free (fp.store);
+  g_free (fp.sandbox);
+  g_free (fp.rootfs);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -781,5 +939,6 @@ main (int argc, char **argv)
   g_test_add_func ("/export/app-folders", test_app_folders);
   g_test_add_func ("/export/open-find", test_open_find);
   g_test_add_func ("/export/fingerprint", test_fingerprint);
+  g_test_add_func ("/export/changed-dirs", test_changed_dirs);
   return g_test_run ();
 }
