@@ -12,8 +12,9 @@
  * or removed, for the export to walk those again and take the rest as the
  * last export found it (gl_store_monitor_take_changes).  Anything else —
  * a directory come or gone, the sandbox's own files, a filtered watch
- * (the directories leading to the data directories), events lost or too
- * many of them — is "anything may have changed".
+ * (the directories leading to the data directories), a directory watched
+ * by two names, events lost or too many of them — is "anything may have
+ * changed".
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -54,6 +55,7 @@ typedef struct {
 typedef struct {
   int wd;
   char *path;
+  gboolean aliased;   /* added by two names: which one an event is of is not known */
   GHashTable *ids;    /* sandbox id ("" for the store) -> names (GHashTable set) or NULL: any name */
 } Watch;
 
@@ -142,6 +144,7 @@ add_watch (GlStoreMonitor *self, const char *path, const char *id, const char * 
       /* the same directory by another name (a bind mount, a moved tree) */
       g_free (w->path);
       w->path = g_strdup (path);
+      w->aliased = TRUE;
     }
 
   had = g_hash_table_lookup_extended (w->ids, id, NULL, (gpointer *) &mine);
@@ -485,7 +488,7 @@ note_change (GlStoreMonitor *self, const char *id, Watch *w, GHashTable *names,
 
   if (c == NULL || c->unknown)
     return;
-  if (names != NULL || ev->len == 0 || ++c->n_events > MAX_EVENTS ||
+  if (names != NULL || ev->len == 0 || w->aliased || ++c->n_events > MAX_EVENTS ||
       (ev->mask & (IN_ISDIR | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT)) != 0)
     {
       /* the watches themselves may have to change */

@@ -25,8 +25,9 @@
  * walked it, not walked again (a change of one app in a sandbox of 300
  * apps with three icons each: 300 lstats, not 1,200).  Only a part whose
  * every directory the watcher watches is kept for that: no link in it, no
- * directory deeper than the watches go, its path inside its tree the path
- * on the host, nothing in it changed too recently.
+ * directory deeper than the watches go, no file with another name (a hard
+ * link written through may be outside them), its path inside its tree the
+ * path on the host, nothing in it changed too recently.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -245,7 +246,11 @@ add_tree (Fingerprint *fp, const char *root, const char *dir, const char *rel, i
       add_str (fp, name);
       if (!add_lstat_at (fp, dirfd (d), name, path, &st))
         continue;
-      if (S_ISLNK (st.st_mode) || (S_ISDIR (st.st_mode) && fp->top_depth - depth >= fp->watch_depth))
+      /* a link leads where the watches may not go, a directory too deep is
+       * not watched, and a file of several names may be written through
+       * one the watches do not see */
+      if (S_ISLNK (st.st_mode) || (S_ISDIR (st.st_mode) && fp->top_depth - depth >= fp->watch_depth) ||
+          (!S_ISDIR (st.st_mode) && st.st_nlink > 1))
         fp->watchable = FALSE;
       if (rel != NULL && (S_ISLNK (st.st_mode) || S_ISDIR (st.st_mode)))
         sub_rel = g_build_filename (rel, name, NULL);

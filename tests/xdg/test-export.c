@@ -889,6 +889,23 @@ test_changed_dirs (void)
   g_clear_pointer (&before, g_free);
   before = g_steal_pointer (&after);
 
+  /* an icon file with a second name outside the watched places, written
+   * through that name: no watch sees it, so its part is always walked */
+  {
+    g_autofree char *other = g_build_filename (tmp, "beta-link.png", NULL);
+    const char written[] = "\x89PNG\r\n\x1a\n written through the link";
+
+    g_assert_cmpint (link (icon, other), ==, 0);
+    cd_sync (&fp, icon, NULL);
+    write_in_place (other, written, sizeof written - 1);
+    cd_sync (&fp, icon, none);
+    after = cd_icon (&fp);
+    g_assert_cmpstr (after, !=, before);
+    g_clear_pointer (&before, g_free);
+    before = g_steal_pointer (&after);
+    g_assert_cmpint (unlink (other), ==, 0);
+  }
+
   /* an icon changed, nothing else */
   tu_write_png (fp.rootfs, "usr/share/icons/hicolor/48x48/apps/beta.png", 48);
   cd_sync (&fp, icon, (const char *[]) { icon_dir, NULL });
