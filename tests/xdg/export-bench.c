@@ -1,12 +1,18 @@
 /* export-bench: export of a sandbox with 300 applications and their icons,
- * a no-op re-export, and update-desktop-database on the same directory.
+ * a no-op re-export, and update-desktop-database on the same directory;
+ * then the first export and update-desktop-database again with DIRTY_MB
+ * (1000) of another writer's data not yet written back on the same file
+ * system (as a CI run or a download leaves it), 0 for none.
  *
- *   export-bench [N_APPS]
+ *   export-bench [N_APPS [DIRTY_MB]]
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "gl-export-store.h"
 #include "xdg-test-util.h"
@@ -15,6 +21,47 @@ static double
 now (void)
 {
   return g_get_monotonic_time () / 1000.0;
+}
+
+/* @mb MB written to @path and not synced */
+static void
+dirty_file_system (const char *path, int mb)
+{
+  g_autofree char *block = g_malloc (1 << 20);
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+  if (fd < 0)
+    g_error ("%s: %s", path, g_strerror (errno));
+  for (int i = 0; i < (1 << 20); i++)
+    block[i] = (char) i;
+  for (int i = 0; i < mb; i++)
+    if (write (fd, block, 1 << 20) != (1 << 20))
+      g_error ("%s: %s", path, g_strerror (errno));
+  close (fd);
+}
+
+/* "Dirty:" of /proc/meminfo, in MB (-1 if unknown) */
+static long
+dirty_mb_now (void)
+{
+  g_autofree char *meminfo = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/meminfo", &meminfo, NULL, NULL) ||
+      (line = strstr (meminfo, "\nDirty:")) == NULL)
+    return -1;
+  return (long) (g_ascii_strtoull (line + strlen ("\nDirty:"), NULL, 10) / 1024);
+}
+
+static double
+run_udd (const char *udd, const char *apps_dir)
+{
+  const char *args[] = { udd, "-q", apps_dir, NULL };
+  int status = 0;
+  double t0 = now ();
+
+  g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL);
+  return now () - t0;
 }
 
 static GlExportStats
@@ -32,6 +79,7 @@ int
 main (int argc, char **argv)
 {
   int n = argc > 1 ? atoi (argv[1]) : 300;
+  int dirty_mb = argc > 2 ? atoi (argv[2]) : 1000;
   g_autoptr(GError) error = NULL;
   g_autofree char *tmp = g_dir_make_tmp ("glimpse-bench-XXXXXX", &error);
   g_autofree char *tree = g_build_filename (tmp, "tree", NULL);
@@ -39,6 +87,9 @@ main (int argc, char **argv)
   g_autofree char *home = g_build_filename (tmp, "home", NULL);
   g_autofree char *data_home = g_build_filename (home, ".local/share", NULL);
   g_autofree char *data_home2 = g_build_filename (home, ".local/share2", NULL);
+  g_autofree char *data_home3 = g_build_filename (home, ".local/share3", NULL);
+  g_autofree char *apps_dir3 = g_build_filename (data_home3, "applications", NULL);
+  g_autofree char *dirty_path = g_build_filename (tmp, "dirty", NULL);
   g_autofree char *config_home = g_build_filename (home, ".config", NULL);
   g_autofree char *apps_dir = g_build_filename (data_home, "applications", NULL);
   g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_export_source_free);
@@ -48,6 +99,8 @@ main (int argc, char **argv)
   GlExportStats s1, s2, s3;
   GlExportRunTool tool;
   double t0, t_first, t_noop, t_first_notools, t_udd = -1, t_rm;
+  double t_first_dirty = -1, t_udd_dirty = -1;
+  long dirty_seen = -1;
 
   g_assert_no_error (error);
   g_setenv ("XDG_DATA_HOME", data_home, TRUE);
@@ -88,13 +141,7 @@ main (int argc, char **argv)
   t_noop = now () - t0;
 
   if (udd != NULL)
-    {
-      const char *args[] = { udd, "-q", apps_dir, NULL };
-      int status = 0;
-      t0 = now ();
-      g_spawn_sync (NULL, (char **) args, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, NULL);
-      t_udd = now () - t0;
-    }
+    t_udd = run_udd (udd, apps_dir);
 
   /* the same first export without running the tools: our own share */
   g_free (ctx->data_home);
@@ -113,6 +160,23 @@ main (int argc, char **argv)
   export_once (ctx, sources);
   t_rm = now () - t0;
 
+  /* the first export again, into a new home, with another writer's data
+   * waiting to be written back on the same file system */
+  if (dirty_mb > 0)
+    {
+      g_ptr_array_add (sources, tu_source (tree, "bench", "Bench"));
+      g_free (ctx->data_home);
+      ctx->data_home = g_strdup (data_home3);
+      dirty_file_system (dirty_path, dirty_mb);
+      dirty_seen = dirty_mb_now ();
+      t0 = now ();
+      export_once (ctx, sources);
+      t_first_dirty = now () - t0;
+      if (udd != NULL)
+        t_udd_dirty = run_udd (udd, apps_dir3);
+      unlink (dirty_path);
+    }
+
   g_print ("glimpse export benchmark: %d applications, %d icon files\n", n, 3 * n);
   g_print ("  %-52s %9.1f ms  (%u files written)\n", "first export (incl. update-desktop-database)", t_first, s1.written);
   g_print ("  %-52s %9.1f ms  (%u files written)\n", "first export, tools not run", t_first_notools, s3.written);
@@ -120,6 +184,21 @@ main (int argc, char **argv)
   if (t_udd >= 0)
     g_print ("  %-52s %9.1f ms\n", "update-desktop-database alone, same directory", t_udd);
   g_print ("  %-52s %9.1f ms\n", "removal of everything", t_rm);
+  if (t_first_dirty >= 0)
+    {
+      g_autofree char *what = g_strdup_printf ("with %d MB of another writer's unsynced data", dirty_mb);
+
+      g_print ("%s (Dirty: %ld MB when the export started):\n", what, dirty_seen);
+      g_print ("  %-52s %9.1f ms\n", "first export (incl. update-desktop-database)", t_first_dirty);
+      if (t_udd_dirty >= 0)
+        g_print ("  %-52s %9.1f ms\n", "update-desktop-database alone, same directory", t_udd_dirty);
+    }
+  if (t_udd > 0)
+    g_print ("first export / update-desktop-database: %.1fx quiet", t_first / t_udd);
+  if (t_udd > 0 && t_udd_dirty > 0)
+    g_print (", %.1fx with the dirty data", t_first_dirty / t_udd_dirty);
+  if (t_udd > 0)
+    g_print ("\n");
 
   {
     const char *rm[] = { "rm", "-rf", tmp, NULL };
