@@ -104,8 +104,8 @@ write_file (GlManifest *m, const char *path, GBytes *contents, int mode,
       if (known_dirs != NULL)
         g_hash_table_add (known_dirs, g_steal_pointer (&dir));
     }
-  /* atomic (a temporary file renamed over), but a new file is not synced
-   * one by one: sync_write syncs the file system once for all of them */
+  /* atomic (a temporary file renamed over); a new file is not synced, a
+   * file replaced is (see sync_write) */
   if (!g_file_set_contents_full (path, data, len,
                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING,
                                  mode, error))
@@ -439,7 +439,9 @@ sync_classify (SyncRun *run, GHashTable *write_set, GError **error)
           count_shared (run, f->sandbox, f->path, COUNT_UNCHANGED);
           continue;
         }
-      if (have != NULL && (mf == NULL || !gl_manifest_file_matches (mf, have)))
+      /* ours still when a power cut lost what we wrote (see sync_write) */
+      if (have != NULL && (mf == NULL || !gl_manifest_file_matches (mf, have)) &&
+          (mf == NULL || !gl_manifest_file_lost (mf)))
         {
           g_autoptr(GError) conflict = g_error_new (GL_EXPORT_ERROR, GL_EXPORT_ERROR_CONFLICT,
                                                      "Not overwriting %s: Glimpse did not write it (or it was changed since); "
@@ -490,28 +492,35 @@ claims_differ (SyncRun *run, const char *path, GBytes *bytes)
   return g_strcmp0 (before, after) != 0;
 }
 
-/* fsync of @path (a file or a directory) */
-static void
-sync_path (const char *path)
-{
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-
-  if (fd < 0 || fsync (fd) != 0)
-    g_debug ("fsync %s: %s", path, g_strerror (errno));
-  if (fd >= 0)
-    close (fd);
-}
-
-/* Up to this many new files are synced one by one; more at once by one
- * syncfs (which also writes back whatever else is dirty on the file system) */
-#define MAX_SYNCED_ONE_BY_ONE 32
-
+/* Writes the files of @write_set.
+ *
+ * What is durable, and why that is enough:
+ * - The manifest and its journal are written durably (gl-manifest.c: a
+ *   temporary file synced, renamed, the directory synced): they alone say
+ *   which files are Glimpse's, and nothing else can tell.
+ * - An exported file (menu entry, icon, directory file, file-manager
+ *   action) is written atomically (a temporary file renamed over: a killed
+ *   process leaves the old file or the new one, never a mixture) but a new
+ *   one is not synced: after a power cut it may be missing, empty or cut
+ *   short.  The next sync repairs it from the manifest (and the journal,
+ *   which is on disk before any of them is written): a missing file is
+ *   written again; so is one that gl_manifest_file_lost() finds to be a
+ *   lost write of ours (empty, or the recorded inode with the recorded
+ *   ctime and other contents), where a file the user changed is left alone.
+ *   Start-up and "glimpse export" make such a sync.
+ * - A file replaced is synced before the rename (g_file_set_contents_full
+ *   does, for a file that exists): once the manifest records only the new
+ *   contents, the old ones on disk would be taken for the user's.
+ * So the cost of durability follows what an export writes: one fsync per
+ * file replaced, a few for the journal and the manifest.  A sync of the
+ * whole file system (syncfs, as this once made for a first export of 300
+ * apps) also waits for every other writer's dirty data: 0.2 s became
+ * 0.85 s with 1 GB of someone else's waiting to be written. */
 static void
 sync_write (SyncRun *run, GHashTable *write_set)
 {
   GHashTableIter iter;
   gpointer key;
-  g_autoptr(GPtrArray) created = g_ptr_array_new ();
   g_autoptr(GHashTable) known_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   int umask_bits = current_umask ();
 
@@ -521,8 +530,6 @@ sync_write (SyncRun *run, GHashTable *write_set)
       GlPlanFile *f = g_hash_table_lookup (run->plan, key);
       g_autoptr(GError) werr = NULL;
       g_autoptr(GBytes) bytes = gl_plan_file_bytes (f, run->started, &werr);
-      struct stat st;
-      gboolean existed = lstat (f->path, &st) == 0;
 
       if (bytes != NULL && !run->claims_changed && claims_differ (run, f->path, bytes))
         run->claims_changed = TRUE;
@@ -536,38 +543,6 @@ sync_write (SyncRun *run, GHashTable *write_set)
       run->stats.written++;
       count_shared (run, f->sandbox, f->path, COUNT_WRITTEN);
       note_change (run, f->path);
-      /* a file replaced is synced by write_file (g_file_set_contents_full
-       * syncs before it renames over an existing file); a new one is not */
-      if (!existed)
-        g_ptr_array_add (created, f->path);
-    }
-  /* before the manifest records them as done: the first export of 300 apps
-   * with their icons writes about 1200 new files, one syncfs for them all;
-   * a few new files (and their directories' new names) one by one */
-  if (created->len > MAX_SYNCED_ONE_BY_ONE)
-    {
-      int fd = open (run->ctx->data_home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-      if (fd >= 0)
-        {
-          if (syncfs (fd) != 0)
-            g_debug ("syncfs %s: %s", run->ctx->data_home, g_strerror (errno));
-          close (fd);
-        }
-    }
-  else if (created->len > 0)
-    {
-      g_autoptr(GHashTable) dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-      GHashTableIter diter;
-
-      for (guint i = 0; i < created->len; i++)
-        {
-          sync_path (created->pdata[i]);
-          g_hash_table_add (dirs, g_path_get_dirname (created->pdata[i]));
-        }
-      g_hash_table_iter_init (&diter, dirs);
-      while (g_hash_table_iter_next (&diter, &key, NULL))
-        sync_path (key);
     }
 }
 
@@ -617,7 +592,7 @@ sync_remove_stale (SyncRun *run)
           g_hash_table_iter_remove (&iter);
           continue;
         }
-      if (!gl_manifest_file_matches (mf, have))
+      if (!gl_manifest_file_matches (mf, have) && !gl_manifest_file_lost (mf))
         {
           g_debug ("Leaving %s: changed since Glimpse wrote it", mf->path);
           g_hash_table_iter_remove (&iter);

@@ -174,6 +174,45 @@ gl_manifest_file_checksum (GlManifestFile *file)
   return gl_checksum_file (file->path);
 }
 
+/* The @n-th field (from 0) of the stat key @key, with its length */
+static const char *
+key_field (const char *key, guint n, gsize *len)
+{
+  for (; n > 0 && key != NULL; n--)
+    if ((key = strchr (key, ':')) != NULL)
+      key++;
+  if (key == NULL)
+    return NULL;
+  *len = strcspn (key, ":");
+  return key;
+}
+
+gboolean
+gl_manifest_file_lost (GlManifestFile *file)
+{
+  struct stat st;
+  g_autofree char *now = NULL;
+
+  if (lstat (file->path, &st) != 0 || !S_ISREG (st.st_mode))
+    return FALSE;
+  if (st.st_size == 0)
+    return TRUE;
+  if (file->stat == NULL)
+    return FALSE;
+  now = gl_manifest_stat_key_of (&st);
+  /* the inode (field 0) and its ctime (field 3) as recorded */
+  for (guint i = 0; i < 4; i += 3)
+    {
+      gsize a_len = 0, b_len = 0;
+      const char *a = key_field (file->stat, i, &a_len);
+      const char *b = key_field (now, i, &b_len);
+
+      if (a == NULL || b == NULL || a_len != b_len || memcmp (a, b, a_len) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 void
 gl_manifest_file_set_stat (GlManifestFile *file, const char *source)
 {
@@ -764,6 +803,23 @@ file_line (GString *out, const char *key, gpointer value)
 }
 
 /* the journal, if one is there: not an unlink() per save for nothing */
+/* fsync of the directory of @path, after a rename into it: the new name
+ * on disk too (0, or the errno) */
+static int
+sync_parent (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int saved = 0;
+
+  if (fd < 0)
+    return errno;
+  if (fsync (fd) != 0)
+    saved = errno;
+  close (fd);
+  return saved;
+}
+
 static void
 remove_intent (GlManifest *manifest)
 {
@@ -898,7 +954,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ManifestSink, sink_clear)
  * each kind) is never built whole: it is made a chunk at a time and
  * compared with @path (nothing changed: no write, no fsync; the file
  * itself, which sees a file another run wrote since), then, only if it
- * differs, made again into a temporary file renamed over @path. */
+ * differs, made again into a temporary file, synced, renamed over @path,
+ * and the directory synced: the manifest is the one record of an export
+ * made durable (see sync_write in gl-export-sync.c). */
 static gboolean
 save_text (GlManifest *manifest, const char *path, const char *magic, GPtrArray **sorted,
            GError **error)
@@ -941,6 +999,8 @@ save_text (GlManifest *manifest, const char *path, const char *magic, GPtrArray 
         sink.error = errno;
       if (sink.error != 0)
         unlink (tmp);
+      else
+        sink.error = sync_parent (path);
     }
   if (sink.error != 0)
     {
@@ -1060,6 +1120,7 @@ gl_manifest_save_intent (GlManifest *manifest, GHashTable *paths, GError **error
   g_autofree char *intent = gl_manifest_intent_path (manifest->path);
   GHashTableIter iter;
   gpointer key;
+  int saved;
 
   /* a journal left by a killed run holds intents the manifest does not:
    * all of it saved, as a manifest (which removes that journal) */
@@ -1077,9 +1138,20 @@ gl_manifest_save_intent (GlManifest *manifest, GHashTable *paths, GError **error
     return FALSE;
   /* on disk from the moment its temporary file may be renamed over */
   manifest->intent_on_disk = TRUE;
-  if (!g_file_set_contents_full (intent, out->str, out->len, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+  /* synced (g_file_set_contents_full syncs the file before renaming it)
+   * and its name too: the files written after it are not synced one by
+   * one (see sync_write in gl-export-sync.c), so after a power cut the
+   * journal must be there to name them as Glimpse's */
+  if (!g_file_set_contents_full (intent, out->str, out->len, G_FILE_SET_CONTENTS_DURABLE, 0644, error))
     {
       g_prefix_error (error, "Cannot write the export manifest's journal: ");
+      return FALSE;
+    }
+  if ((saved = sync_parent (intent)) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Cannot write the export manifest's journal: Failed to sync the directory of “%s”: %s",
+                   intent, g_strerror (saved));
       return FALSE;
     }
   return TRUE;

@@ -95,6 +95,13 @@ char       *gl_manifest_stat_key_of (const struct stat *st);
 /* The checksum of @file's contents without reading it when its key still
  * matches the one recorded; else read (NULL if unreadable). */
 char       *gl_manifest_file_checksum (GlManifestFile *file);
+/* TRUE if @file is what a power cut can leave of a write Glimpse made
+ * without syncing it (see sync_write in gl-export-sync.c), so it is still
+ * Glimpse's to write again: a regular file that is empty (no export is),
+ * or the inode recorded with the ctime recorded (nobody wrote, renamed or
+ * chmod()ed it since: a ctime cannot be set back) whose size or contents
+ * differ (data the file system had not written when the power went). */
+gboolean    gl_manifest_file_lost (GlManifestFile *file);
 /* Records what @file is now (after Glimpse wrote it), and its source. */
 void        gl_manifest_file_set_stat (GlManifestFile *file, const char *source);
 

@@ -1051,6 +1051,112 @@ test_intent_journal (Fixture *f, gconstpointer data)
   g_assert_false (g_file_test (intent, G_FILE_TEST_EXISTS));
 }
 
+/* The stat key of @path with its size field (the second) made @size:
+ * the record of a file as it was before the data of a write was lost */
+static char *
+key_with_size (const char *path, goffset size)
+{
+  g_autofree char *key = gl_manifest_stat_key (path);
+  g_auto(GStrv) fields = g_strsplit (key, ":", -1);
+
+  g_assert_cmpuint (g_strv_length (fields), ==, 5);
+  g_free (fields[1]);
+  fields[1] = g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) size);
+  return g_strjoinv (":", fields);
+}
+
+/* What a power cut can leave of files exported without being synced
+ * (only the manifest and its journal are): missing, empty, or cut short
+ * with the inode and ctime the manifest recorded.  The next complete sync
+ * writes each again, as Glimpse's; a stale one goes; a file the user
+ * changed is still left alone. */
+static void
+test_power_cut (Fixture *f, gconstpointer data)
+{
+  g_autofree char *manifest_path = gl_export_manifest_path (f->ctx);
+  g_autofree char *editor = data_path (f, "applications/glimpse-deb+org.example.Editor.desktop");
+  g_autofree char *oldapp = data_path (f, "applications/glimpse-deb+kde4-oldapp.desktop");
+  g_autofree char *icon = data_path (f, "icons/hicolor/256x256/apps/glimpse-deb+org.example.Editor.png");
+  g_autofree char *dir = data_path (f, "desktop-directories/glimpse-deb.directory");
+  g_autofree char *viewer = data_path (f, "applications/glimpse-deb+org.example.Viewer.desktop");
+  g_autofree char *editor_text = NULL, *oldapp_text = NULL, *icon_text = NULL, *dir_text = NULL;
+  g_autofree char *text = NULL;
+  gsize icon_len = 0;
+  GlExportStats stats;
+  GlExportSource *s = f->sources->pdata[0];
+
+  sync_ok (f, TRUE);
+  g_assert_true (g_file_get_contents (editor, &editor_text, NULL, NULL));
+  g_assert_true (g_file_get_contents (oldapp, &oldapp_text, NULL, NULL));
+  g_assert_true (g_file_get_contents (icon, &icon_text, &icon_len, NULL));
+  g_assert_true (g_file_get_contents (dir, &dir_text, NULL, NULL));
+  g_assert_cmpuint (icon_len, >, 2);
+
+  /* the entry empty, the directory file gone; the icon cut short, its
+   * record naming the inode and ctime it has (the ctime of the rename,
+   * which reached the disk) and the size the write gave it */
+  g_assert_cmpint (truncate (editor, 0), ==, 0);
+  g_assert_cmpint (unlink (dir), ==, 0);
+  g_assert_cmpint (truncate (icon, (off_t) icon_len / 2), ==, 0);
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (manifest_path, NULL);
+    GlManifestFile *mf = g_hash_table_lookup (m->files, icon);
+
+    g_assert_nonnull (mf);
+    g_free (mf->stat);
+    mf->stat = key_with_size (icon, (goffset) icon_len);
+    g_assert_true (gl_manifest_save (m, NULL));
+  }
+  /* a run cut off after its journal: the entry it names, new to the
+   * manifest, is empty */
+  {
+    g_autoptr(GlManifest) m = gl_manifest_load (manifest_path, NULL);
+    g_autoptr(GHashTable) paths = g_hash_table_new (g_str_hash, g_str_equal);
+    g_autoptr(GBytes) bytes = g_bytes_new (oldapp_text, strlen (oldapp_text));
+    g_autofree char *sum = gl_checksum_bytes (bytes);
+
+    g_assert_true (g_hash_table_remove (m->files, oldapp));
+    g_assert_true (gl_manifest_save (m, NULL));
+    gl_manifest_add_file (m, oldapp, "deb", sum);
+    g_hash_table_add (paths, oldapp);
+    g_assert_true (gl_manifest_save_intent (m, paths, NULL));
+    g_assert_cmpint (truncate (oldapp, 0), ==, 0);
+  }
+
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.skipped, ==, 0);
+  g_assert_cmpuint (stats.written, ==, 4);
+  g_assert_true (g_file_get_contents (editor, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, editor_text);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (oldapp, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, oldapp_text);
+  g_clear_pointer (&text, g_free);
+  g_assert_true (g_file_get_contents (dir, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, dir_text);
+  g_clear_pointer (&text, g_free);
+  {
+    gsize len = 0;
+    g_assert_true (g_file_get_contents (icon, &text, &len, NULL));
+    g_assert_cmpmem (text, len, icon_text, icon_len);
+    g_clear_pointer (&text, g_free);
+  }
+
+  /* an entry lost so, of an application no longer exported, goes */
+  g_assert_cmpint (truncate (viewer, 0), ==, 0);
+  s->removed = g_strsplit ("org.example.Viewer.desktop", ";", -1);
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.skipped, ==, 0);
+  g_assert_false (g_file_test (viewer, G_FILE_TEST_EXISTS));
+
+  /* the user's change is theirs: kept, however short */
+  g_assert_true (g_file_set_contents (editor, "x", -1, NULL));
+  stats = sync_ok (f, TRUE);
+  g_assert_cmpuint (stats.skipped, ==, 1);
+  g_assert_true (g_file_get_contents (editor, &text, NULL, NULL));
+  g_assert_cmpstr (text, ==, "x");
+}
+
 /* A sandbox's manifest that is not one Glimpse wrote: a sync of that
  * sandbox (or of all) fails with an error naming it, and removes or
  * changes nothing; the other sandboxes sync as before */
@@ -1374,6 +1480,7 @@ main (int argc, char **argv)
   ADD ("/integration/temporaries", test_temporaries);
   ADD ("/integration/control-names", test_control_names);
   ADD ("/integration/intent-journal", test_intent_journal);
+  ADD ("/integration/power-cut", test_power_cut);
   ADD ("/integration/sandbox-manifest-corrupt", test_sandbox_manifest_corrupt);
   ADD ("/integration/default-handler", test_default_handler);
   ADD ("/integration/wm-class", test_wm_class);
