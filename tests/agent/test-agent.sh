@@ -236,6 +236,21 @@ gl_wait 30 exports_settled
 head -c 2048 /dev/urandom > "$icons_a/.three.tmp" && mv -f "$icons_a/.three.tmp" "$icons_a/org.example.Three.png"
 check "an icon changed (nothing else) is exported again within 1 s" \
   wait_for 1000 cmp -s "$icons_a/org.example.Three.png" "$icon_out"
+# Events lost: the kernel's queue overflows while the agent is stopped (two
+# files of another sandbox opened for writing and closed, over and over,
+# which changes nothing there), then an entry of this one changes, its
+# events dropped: the agent looks at everything of every sandbox again.
+apps_b=$(apps_of "$B")
+: > "$apps_b/flood-a"; : > "$apps_b/flood-b"
+gl_wait 30 exports_settled
+kill -STOP "$AGENT"
+for _ in $(seq $(( $(cat /proc/sys/fs/inotify/max_queued_events) / 2 + 1000 ))); do
+  : >> "$apps_b/flood-a"; : >> "$apps_b/flood-b"
+done
+app "$A" "$(apps_of "$A")" org.example.Three.desktop "Three after the overflow"
+kill -CONT "$AGENT"
+check "after the kernel dropped events, a change among them is exported" \
+  wait_for 20000 in_export "$A" org.example.Three.desktop "Three after the overflow"
 
 # A half-written entry, then completed.
 printf '[Desktop Entry]\nType=Appl' > "$(apps_of "$A")/org.example.Half.desktop"
