@@ -678,7 +678,8 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  *     changes the directory's mtime and ctime; changing its mode, its
  *     ctime.  Then its kept directories are looked at again (each one the
  *     same test: an fstatat of its path from the nearest directory the walk
- *     has open, no open of its own while it is unchanged; see
+ *     has open, no open of its own while it is unchanged unless it holds
+ *     WALK_ANCHOR_MIN kept directories or more, for their paths; see
  *     walk_dir_kept), and every entry it masked is checked again as the
  *     walk would (it may have become a world-readable directory, or gone);
  *     nothing masked is trusted from the cache;
@@ -701,6 +702,9 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  * is read again until then: the same result, a little later.) */
 #define WALK_RESAVE_ENTRIES 4096
 #define WALK_MAX_SIZE (256u << 20)
+/* An unchanged directory with at least this many kept directories is
+ * opened, the nearer start of their paths (walk_dir_kept) */
+#define WALK_ANCHOR_MIN 4
 
 typedef struct WalkDir WalkDir;
 typedef struct {
@@ -913,6 +917,26 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
 static WalkDir *walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *rel,
                                size_t len, WalkDir *old, WalkDir **pre);
 
+/* The kept directory at REL, seen from ANCHOR (as walk_dir_kept's), opened
+ * without following any link and checked to be the directory ST
+ * describes; -1 when it is not (it was replaced) */
+static int
+walk_kept_open (int anchor, size_t aoff, const struct stat *st, const char *rel)
+{
+  struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                          .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+                                     | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
+  struct stat now;
+  int dfd = (int) syscall (SYS_openat2, anchor, rel + aoff, &how, sizeof how);
+
+  if (dfd >= 0 && (fstat (dfd, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino))
+    {
+      close (dfd);
+      dfd = -1;
+    }
+  return dfd;
+}
+
 /* The kept entry E of the unchanged directory at REL (LEN; ANCHOR and
  * AOFF as walk_dir_kept's): when it is a directory that is unchanged (one
  * fstatat through ANCHOR) and still one every user may read and search,
@@ -959,7 +983,9 @@ walk_kept_unchanged (int mask, int anchor, size_t aoff, char *rel, size_t len, W
  * AOFF == (LEN ? LEN + 1 : 0).  Its kept entries are looked at again:
  * each kept directory by one fstatat through ANCHOR, not an open of
  * its own (and through it, its own kept directories), as long as it is
- * unchanged and still one every user may read and search; an entry that
+ * unchanged and still one every user may read and search -- through this
+ * directory instead when it holds WALK_ANCHOR_MIN kept directories or
+ * more: it is opened first, as below; an entry that
  * changed, and every entry the cache masked or skipped, as walk_entry
  * does, from this directory's descriptor, opened then without following
  * any link (openat2, RESOLVE_NO_SYMLINKS) and checked to be the
@@ -978,15 +1004,27 @@ walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *r
 {
   bool own = aoff != (len ? len + 1 : 0);
   int dfd = own ? -1 : anchor;
-  uint32_t j = 0;
+  uint32_t j = 0, walked = 0;
 
   /* OLD is the record of this directory now (its attributes are ST's):
    * its entries are updated where they are, none added */
   walk_reused++;
+  /* Its kept directories are many: each of their fstatats (and theirs,
+   * below) resolves its path from this directory, opened now, not from
+   * ANCHOR (on a host base the paths are some nine directories deep) */
+  for (uint32_t i = 0; own && pre == NULL && i < old->n && walked < WALK_ANCHOR_MIN; i++)
+    walked += old->e[i].kind == KEEP_WALKED;
+  if (walked >= WALK_ANCHOR_MIN && (dfd = walk_kept_open (anchor, aoff, st, rel)) < 0)
+    {
+      walk_dir_free (old);
+      return NULL;
+    }
   for (uint32_t i = 0; i < old->n; i++)
     {
       WalkEntry e = old->e[i];
-      WalkDir *sub = pre != NULL ? pre[i] : walk_kept_unchanged (mask, anchor, aoff, rel, len, &e);
+      WalkDir *sub = pre != NULL ? pre[i]
+                     : dfd >= 0 ? walk_kept_unchanged (mask, dfd, len ? len + 1 : 0, rel, len, &e)
+                     : walk_kept_unchanged (mask, anchor, aoff, rel, len, &e);
       int kind;
 
       if (pre != NULL)
@@ -999,15 +1037,9 @@ walk_dir_kept (int mask, int anchor, size_t aoff, const struct stat *st, char *r
         }
       if (dfd < 0)
         {
-          struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                                  .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
-                                             | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
-          struct stat now;
-          dfd = (int) syscall (SYS_openat2, anchor, rel + aoff, &how, sizeof how);
-          if (dfd < 0 || fstat (dfd, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+          dfd = walk_kept_open (anchor, aoff, st, rel);
+          if (dfd < 0)
             {
-              if (dfd >= 0)
-                close (dfd);
               /* entries 0…j-1 are kept ones, i…n-1 not looked at yet */
               old->e[i] = e;
               for (uint32_t k = j; k < i; k++)
