@@ -29,7 +29,6 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <poll.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -53,6 +52,7 @@
 #include <sys/ioctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #ifndef GL_LAUNCH_SANDBOX_DIR
 #error "GL_LAUNCH_SANDBOX_DIR must be defined by the build"
@@ -855,37 +855,15 @@ make_layer_overlay (const MountOp *op, int userdir_fd, int *old_work)
               what);
 }
 
-/* Making a writable overlay costs the kernel far more than anything else
- * here (it cleans and tests the work directory, partly waiting for the
- * disk), and they do not depend on each other: they are shared out between
- * the main thread and N_HELPERS threads, each taking the next one from the
- * list until none is left. */
-#define N_HELPERS 2
-typedef struct {
-  OpList *ops;
-  int userdir_fd;
-  size_t next;          /* taken with an atomic add */
-} OverlayJobs;
-
+/* The writable overlays of OPS, one after the other.  (Not in threads:
+ * on two cores starting two threads, and the page-table work they bring,
+ * cost more than mounting the overlays side by side saved.) */
 static void
-make_overlays (OverlayJobs *jobs)
+make_overlays (OpList *ops, int userdir_fd)
 {
-  for (;;)
-    {
-      size_t i = __atomic_fetch_add (&jobs->next, 1, __ATOMIC_RELAXED);
-      if (i >= jobs->ops->n)
-        return;
-      if (jobs->ops->ops[i].kind == OP_OVERLAY)
-        jobs->ops->ops[i].mnt = make_layer_overlay (&jobs->ops->ops[i], jobs->userdir_fd,
-                                                    &jobs->ops->ops[i].old_work);
-    }
-}
-
-static void *
-overlay_thread (void *jobs)
-{
-  make_overlays (jobs);
-  return NULL;
+  for (size_t i = 0; i < ops->n; i++)
+    if (ops->ops[i].kind == OP_OVERLAY)
+      ops->ops[i].mnt = make_layer_overlay (&ops->ops[i], userdir_fd, &ops->ops[i].old_work);
 }
 
 /* What the steps of building a view share. */
@@ -1354,31 +1332,13 @@ static void
 build_view (View *v)
 {
   char uidname[32];
-  OverlayJobs jobs;
-  pthread_t helpers[N_HELPERS];
-  bool helped[N_HELPERS];
 
   view_stage (v);
   snprintf (uidname, sizeof uidname, "users/%u", (unsigned) L.uid);
   v->userdir_fd = gl_launch_mount_reopen_same (L.sandbox_copy, uidname, L.sb.userdir_fd, uidname);
 
-  /* The writable overlays are made meanwhile (a failure ends the process).
-   * This is the only place with threads: they start after every credential
-   * change (we are already the user, holding capabilities of the new user
-   * namespace only), touch nothing but their own overlays, and are joined
-   * below, before anything else happens; capset() is per thread, so no
-   * capability is dropped while one runs. */
-  jobs = (OverlayJobs) { &v->ops, v->userdir_fd, 0 };
-  for (int t = 0; t < N_HELPERS; t++)
-    helped[t] = pthread_create (&helpers[t], NULL, overlay_thread, &jobs) == 0;
-
   view_root (v);
-
-  make_overlays (&jobs);
-  for (int t = 0; t < N_HELPERS; t++)
-    if (helped[t] && pthread_join (helpers[t], NULL) != 0)
-      die ("internal error: cannot wait for the overlays");
-
+  make_overlays (&v->ops, v->userdir_fd);   /* (a failure ends the process) */
   view_attach (v);
   view_sockets (v);
 
