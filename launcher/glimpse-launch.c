@@ -1519,16 +1519,18 @@ run_view_init (int view_lock, int sigfd)
  * left to nobody (PID 1 is not dumpable: no process of the caller can
  * have opened it), and the kernel ends it.  The launcher writes the new
  * user namespace's id maps (the same ids, groups included; see
- * write_nested_maps) when told through MAPS_FD, and answers on SYNC_FD
- * (which stays open: see child_main). */
+ * write_nested_maps) when told through MAPS_FD, meanwhile: nothing PID 1
+ * does from here on needs them (no id of it is looked up; what it drops
+ * and sets is its own), and no other process enters the namespace before
+ * the launcher has written them - or, failing, ends PID 1. */
 static void
-lock_view (int sync_fd, int maps_fd)
+lock_view (int maps_fd)
 {
-  char b = 0;
   if (unshare (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWIPC) != 0)
     die_with_error ("cannot lock the view's mounts (a user namespace inside the sandbox's)");
-  if (write (maps_fd, "u", 1) != 1 || read (sync_fd, &b, 1) != 1 || b != 'm')
-    die ("cannot lock the view's mounts: the id maps of its user namespace were not written");
+  if (write (maps_fd, "u", 1) != 1)
+    die_with_error ("cannot lock the view's mounts: cannot ask for the id maps of its user "
+                    "namespace");
   close (maps_fd);
 }
 
@@ -1583,7 +1585,7 @@ child_main (int sync_fd, int err_fd, int maps_fd)
 
   build_view (&v);
   if (L.privileged)
-    lock_view (sync_fd, maps_fd);
+    lock_view (maps_fd);
   else
     close (maps_fd);
   /* (both out of the way of what follows: the error pipe is closed on
@@ -2986,6 +2988,7 @@ main (int argc, char **argv)
   sigset_t set;
   int sigfd, child_status = 0, view_lock;
   int outer = -1;         /* the view's first user namespace, for its nested one's maps */
+  bool maps_missing = false;
   uint64_t perm = 0;
   ViewNs ns = { -1, -1, -1, -1, -1 };
   pid_t pid;
@@ -3155,6 +3158,7 @@ main (int argc, char **argv)
       outer = open (path, O_RDONLY | O_CLOEXEC);
       if (outer < 0)
         die_with_error ("cannot open the sandbox's user namespace");
+      maps_missing = true;
     }
   if (gl_write_all (sync_p[1], "x", 1) != 0)
     die_with_error ("cannot start the sandbox");
@@ -3183,11 +3187,13 @@ main (int argc, char **argv)
         }
       if (pfd[2].revents)
         {
-          /* PID 1 has moved ("u"), or is gone (the pipe's end): no word
-           * back to it on failure, it then ends. */
+          /* PID 1 has moved ("u"; it goes on meanwhile), or is gone (the
+           * pipe's end: its error follows).  The error pipe stays open
+           * until the maps are written, so the view is not taken as
+           * ready before. */
           char b = 0;
-          if (read (maps_p[0], &b, 1) == 1 && b == 'u' && write_nested_maps (pid, outer, err_p[1]))
-            (void) gl_write_all (sync_p[1], "m", 1);
+          maps_missing = !(read (maps_p[0], &b, 1) == 1 && b == 'u'
+                           && write_nested_maps (pid, outer, err_p[1]));
           close (outer);
           outer = -1;
           close (err_p[1]);
@@ -3211,6 +3217,9 @@ main (int argc, char **argv)
         }
     }
   close (sigfd);
+  if (maps_missing && errlen == 0)
+    errlen = (size_t) snprintf (errbuf, sizeof errbuf, "glimpse-launch: cannot lock the view's "
+                                "mounts: the id maps of its user namespace were not written\n");
   if (errlen > 0 || waitpid (pid, &child_status, WNOHANG) == pid)
     {
       kill (pid, SIGKILL);
