@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -72,25 +73,63 @@ ensure_dir (GlManifest *m, const char *dir, GError **error)
   return TRUE;
 }
 
-/* The process's umask (from /proc: umask() would change it, and the agent
- * has threads), or -1 if unknown */
-static int
-current_umask (void)
+/* @data written to a temporary file beside @path ("<file>.XXXXXX", as
+ * g_file_set_contents names them: a killed run's is removed by the next
+ * complete sync) given @mode and renamed over @path: atomic, a killed run
+ * leaves the old file or the new one; not synced (see sync_write) */
+static gboolean
+replace_contents (const char *path, const char *data, gsize len, int mode, GError **error)
 {
-  g_autofree char *status = NULL;
-  const char *line;
+  g_autofree char *tmp = g_strconcat (path, ".XXXXXX", NULL);
+  int fd = g_mkstemp_full (tmp, O_RDWR | O_CLOEXEC, mode);
+  int saved = 0;
 
-  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
-      (line = strstr (status, "\nUmask:")) == NULL)
-    return -1;
-  return (int) g_ascii_strtoull (line + strlen ("\nUmask:"), NULL, 8);
+  if (fd < 0)
+    {
+      saved = errno;
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Failed to create file “%s”: %s", tmp, g_strerror (saved));
+      return FALSE;
+    }
+  while (len > 0)
+    {
+      ssize_t n = write (fd, data, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved = errno;
+          break;
+        }
+      data += n;
+      len -= (gsize) n;
+    }
+  /* the umask may have masked it at creation */
+  if (saved == 0 && fchmod (fd, mode) != 0)
+    saved = errno;
+  if (close (fd) != 0 && saved == 0)
+    saved = errno;
+  if (saved == 0 && rename (tmp, path) != 0)
+    saved = errno;
+  if (saved != 0)
+    {
+      unlink (tmp);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   "Failed to write “%s”: %s", path, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
 }
 
-/* @path written with @contents and @mode; @known_dirs (or NULL) holds the
- * directories this run has seen to exist, @umask the process's (or -1) */
+/* @path written with @contents and @mode, atomically; @durable: synced
+ * before the rename if it replaces a file (a merged file, the user's as
+ * much as ours), else not synced at all (an export, which the next sync
+ * repairs: see sync_write); @known_dirs (or NULL) holds the directories
+ * this run has seen to exist */
 static gboolean
 write_file (GlManifest *m, const char *path, GBytes *contents, int mode,
-            GHashTable *known_dirs, int umask_bits, GError **error)
+            GHashTable *known_dirs, gboolean durable, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (path);
   gsize len;
@@ -104,14 +143,14 @@ write_file (GlManifest *m, const char *path, GBytes *contents, int mode,
       if (known_dirs != NULL)
         g_hash_table_add (known_dirs, g_steal_pointer (&dir));
     }
-  /* atomic (a temporary file renamed over); a new file is not synced, a
-   * file replaced is (see sync_write) */
+  if (!durable)
+    return replace_contents (path, data, len, mode, error);
   if (!g_file_set_contents_full (path, data, len,
                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING,
                                  mode, error))
     return FALSE;
-  /* the umask may have masked the mode (not the usual 022 of 0644) */
-  if ((umask_bits < 0 || (mode & umask_bits) != 0) && chmod (path, mode) != 0)
+  /* the umask may have masked the mode */
+  if (chmod (path, mode) != 0)
     {
       int saved = errno;
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
@@ -184,7 +223,7 @@ sync_thunar (GlExportContext *ctx, GlManifest *m, const GlExportedSandbox *sandb
     {
       g_autoptr(GBytes) bytes = g_bytes_new (merged, strlen (merged));
 
-      if (!write_file (m, path, bytes, 0644, NULL, -1, &error))
+      if (!write_file (m, path, bytes, 0644, NULL, TRUE, &error))
         {
           gl_export_add_warning (warnings, stats, error);
           return;
@@ -500,21 +539,25 @@ claims_differ (SyncRun *run, const char *path, GBytes *bytes)
  *   which files are Glimpse's, and nothing else can tell.
  * - An exported file (menu entry, icon, directory file, file-manager
  *   action) is written atomically (a temporary file renamed over: a killed
- *   process leaves the old file or the new one, never a mixture) but a new
- *   one is not synced: after a power cut it may be missing, empty or cut
- *   short.  The next sync repairs it from the manifest (and the journal,
- *   which is on disk before any of them is written): a missing file is
- *   written again; so is one that gl_manifest_file_lost() finds to be a
- *   lost write of ours (empty, or the recorded inode with the recorded
- *   ctime and other contents), where a file the user changed is left alone.
- *   Start-up and "glimpse export" make such a sync.
- * - A file replaced is synced before the rename (g_file_set_contents_full
- *   does, for a file that exists): once the manifest records only the new
- *   contents, the old ones on disk would be taken for the user's.
- * So the cost of durability follows what an export writes: one fsync per
- * file replaced, a few for the journal and the manifest.  A sync of the
- * whole file system (syncfs, as this once made for a first export of 300
- * apps) also waits for every other writer's dirty data: 0.2 s became
+ *   process leaves the old file or the new one, never a mixture) but not
+ *   synced, new or replaced: after a power cut one may be missing, empty
+ *   or cut short.  The next sync repairs it from the manifest (and the
+ *   journal, which is on disk before any of them is written): a missing
+ *   file is written again; so is one that gl_manifest_file_lost() finds to
+ *   be a lost write of ours (empty, or the recorded inode with the
+ *   recorded ctime and other contents), where a file the user changed is
+ *   left alone.  Start-up and "glimpse export" make such a sync.
+ *   An old file outliving a manifest that records only the new contents
+ *   would be taken for the user's; a file system with an ordered journal
+ *   (ext4, XFS) never shows one, as the manifest's fsync, made after these
+ *   renames, commits them too.  (Syncing a file before its rename, as
+ *   g_file_set_contents_full does, never made the rename durable.)
+ * - A merged file (Thunar's uca.xml: the user's actions and ours) is
+ *   synced before it replaces the old one, as it cannot be made again.
+ * So the cost of durability follows what an export writes: a few fsyncs,
+ * for the journal and the manifest, whatever the number of files.  A sync
+ * of the whole file system (syncfs, as this once made for a first export
+ * of 300 apps) also waits for every other writer's dirty data: 0.2 s became
  * 0.85 s with 1 GB of someone else's waiting to be written. */
 static void
 sync_write (SyncRun *run, GHashTable *write_set)
@@ -522,7 +565,6 @@ sync_write (SyncRun *run, GHashTable *write_set)
   GHashTableIter iter;
   gpointer key;
   g_autoptr(GHashTable) known_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  int umask_bits = current_umask ();
 
   g_hash_table_iter_init (&iter, write_set);
   while (g_hash_table_iter_next (&iter, &key, NULL))
@@ -533,7 +575,7 @@ sync_write (SyncRun *run, GHashTable *write_set)
 
       if (bytes != NULL && !run->claims_changed && claims_differ (run, f->path, bytes))
         run->claims_changed = TRUE;
-      if (bytes == NULL || !write_file (run->m, f->path, bytes, f->mode, known_dirs, umask_bits, &werr))
+      if (bytes == NULL || !write_file (run->m, f->path, bytes, f->mode, known_dirs, FALSE, &werr))
         {
           gl_export_add_warning (run->warnings, &run->stats, werr);
           count_shared (run, f->sandbox, f->path, COUNT_SKIPPED);
