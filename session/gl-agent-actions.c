@@ -92,23 +92,38 @@ notification_new (GlAgentActions *self, const char *summary, const char *body, c
   return n;
 }
 
-static void
-notification_show (GlAgentActions *self, GlNotification *n)
+/* Fails (with the reason) when no notification server shows it; an action
+ * whose answer is the notification then fails with it, so that glimpse
+ * control prints what the user would not see. */
+static gboolean
+notification_show (GlAgentActions *self, GlNotification *n, GError **error)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) local = NULL;
 
-  if (!gl_notification_show (n, &error))
+  if (!gl_notification_show (n, &local))
     {
       /* no notification server: the journal has it at least */
-      g_message ("%s", error->message);
+      g_message ("%s", local->message);
       g_hash_table_remove (self->shown, n);
+      g_dbus_error_strip_remote_error (local);
+      g_set_error (error, GL_AGENT_ACTIONS_ERROR, GL_AGENT_ACTIONS_ERROR_FAILED,
+                   "no notification could be shown (%s)", local->message);
+      return FALSE;
     }
+  return TRUE;
+}
+
+static gboolean
+notify_answer (GlAgentActions *self, const char *summary, const char *body, const char *icon,
+               GError **error)
+{
+  return notification_show (self, notification_new (self, summary, body, icon), error);
 }
 
 static void
 notify_simple (GlAgentActions *self, const char *summary, const char *body, const char *icon)
 {
-  notification_show (self, notification_new (self, summary, body, icon));
+  notify_answer (self, summary, body, icon, NULL);
 }
 
 static const char *
@@ -334,7 +349,11 @@ action_show_changes (GlAgentActions *self, GlAgentSandbox *s, GError **error)
   if (changes->len > 0)
     gl_notification_add_action (n, "show", "Show them", on_show_changes,
                                     action_data_new (self, s->id, s->name), action_data_free);
-  notification_show (self, n);
+  if (!notification_show (self, n, error))
+    {
+      g_prefix_error (error, "%s: %s — but ", summary, body);
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -396,6 +415,7 @@ action_purge (GlAgentActions *self, GlAgentSandbox *s, GError **error)
   g_autofree char *summary = NULL;
   g_autofree char *body = NULL;
   g_autofree char *desc = NULL;
+  g_autoptr(GError) local = NULL;
   GlNotification *n;
 
   if (changes == NULL)
@@ -403,7 +423,12 @@ action_purge (GlAgentActions *self, GlAgentSandbox *s, GError **error)
   if (changes->len == 0)
     {
       summary = g_strdup_printf ("Nothing to purge in %s", s->name);
-      notify_simple (self, summary, "Apps of this sandbox have not changed any of your files.", "edit-clear");
+      if (!notify_answer (self, summary, "Apps of this sandbox have not changed any of your files.",
+                          "edit-clear", error))
+        {
+          g_prefix_error (error, "%s — but ", summary);
+          return FALSE;
+        }
       return TRUE;
     }
   summary = g_strdup_printf ("Purge your changes in %s?", s->name);
@@ -414,7 +439,13 @@ action_purge (GlAgentActions *self, GlAgentSandbox *s, GError **error)
   gl_notification_add_action (n, "purge", "Purge", on_purge_confirmed,
                                   action_data_new (self, s->id, s->name), action_data_free);
   gl_notification_add_action (n, "cancel", "Cancel", on_cancel, NULL, NULL);
-  notification_show (self, n);
+  if (!notification_show (self, n, &local))
+    {
+      g_set_error (error, GL_AGENT_ACTIONS_ERROR, GL_AGENT_ACTIONS_ERROR_FAILED,
+                   "Nothing purged in %s: cannot ask in a notification, %s; "
+                   "“glimpse purge %s” asks in a terminal", s->name, local->message, s->id);
+      return FALSE;
+    }
   return TRUE;
 }
 

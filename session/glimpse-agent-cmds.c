@@ -58,6 +58,7 @@ gl_cmd_status (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(GlDBusSession1) proxy = NULL;
   g_autoptr(GVariant) list = NULL;
+  g_autofree char *owner = NULL;
   GVariantIter iter;
   const char *id;
   GVariant *props;
@@ -69,15 +70,25 @@ gl_cmd_status (int argc, char **argv)
     return gl_cli_usage ("status", "no arguments expected");
 
   proxy = connect_agent (FALSE, &error);
-  if (proxy == NULL || !gl_dbus_session1_call_list_sandboxes_sync (proxy, &list, NULL, &error))
+  if (proxy == NULL)
     {
-      if (error != NULL && (is_not_running (error) ||
-                            g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ||
-                            g_error_matches (error, G_IO_ERROR, G_IO_ERROR_FAILED)))
+      g_printerr (not_running, GL_LIBEXECDIR "/glimpse-session");
+      g_printerr ("(No session bus: %s)\n", error->message);
+      return GL_EXIT_NOT_FOUND;
+    }
+  /* a bus, but nobody owns the agent's name (never started, or killed):
+   * a call would fail with GDBus's own words about the proxy's flags */
+  owner = g_dbus_proxy_get_name_owner (G_DBUS_PROXY (proxy));
+  if (owner == NULL)
+    {
+      g_printerr (not_running, GL_LIBEXECDIR "/glimpse-session");
+      return GL_EXIT_NOT_FOUND;
+    }
+  if (!gl_dbus_session1_call_list_sandboxes_sync (proxy, &list, NULL, &error))
+    {
+      if (is_not_running (error))
         {
           g_printerr (not_running, GL_LIBEXECDIR "/glimpse-session");
-          if (!is_not_running (error))
-            g_printerr ("(No session bus: %s)\n", error->message);
           return GL_EXIT_NOT_FOUND;
         }
       g_dbus_error_strip_remote_error (error);
@@ -157,7 +168,12 @@ gl_cmd_control (int argc, char **argv)
           return GL_EXIT_NOT_FOUND;
         }
       g_dbus_error_strip_remote_error (error);
-      return gl_cli_fail (error);
+      status = gl_cli_fail (error);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return GL_EXIT_NOT_FOUND;      /* no such sandbox */
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT))
+        return GL_EXIT_USAGE;          /* no such action */
+      return status;
     }
   return GL_EXIT_OK;
 }

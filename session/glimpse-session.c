@@ -93,7 +93,16 @@ handle_action (GlDBusSession1 *skeleton, GDBusMethodInvocation *invocation,
 
   if (!gl_agent_actions_run (session->actions, id, action, &error))
     {
-      g_dbus_method_invocation_return_gerror (invocation, error);
+      /* as GIO errors, which the caller's GDBus decodes: glimpse control
+       * exits 3 for an unknown sandbox and 2 for an unknown action */
+      if (g_error_matches (error, GL_AGENT_ACTIONS_ERROR, GL_AGENT_ACTIONS_ERROR_UNKNOWN_SANDBOX))
+        g_dbus_method_invocation_return_error_literal (invocation, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                                                       error->message);
+      else if (g_error_matches (error, GL_AGENT_ACTIONS_ERROR, GL_AGENT_ACTIONS_ERROR_UNKNOWN_ACTION))
+        g_dbus_method_invocation_return_error_literal (invocation, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                                                       error->message);
+      else
+        g_dbus_method_invocation_return_gerror (invocation, error);
       return TRUE;
     }
   gl_dbus_session1_complete_action (skeleton, invocation);

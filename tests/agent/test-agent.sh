@@ -149,6 +149,8 @@ app "$A" "$(apps_of "$A")" org.example.One.desktop "One"
 as_user "$GL_USER_A" "$GLIMPSE" status > "$WORK/status.out" 2>&1; rc=$?
 check_sh "glimpse status without an agent: exit 3" '[ $rc -eq 3 ]'
 check "… and says how to start it" grep -q "systemctl --user start glimpse-session" "$WORK/status.out"
+check "… and neither blames the bus (there is one) nor quotes GDBus" \
+  not grep -q -e "No session bus" -e "G_DBUS\|proxy" "$WORK/status.out"
 
 start_agent
 check "the first sync exports the sandbox there is" wait_for 30000 exported "$A" org.example.One.desktop
@@ -359,7 +361,10 @@ check "… glimpse status says hidden" grep -q "menu: hidden" "$WORK/status.out"
 check "glimpse export ID brings it back" as_user "$GL_USER_A" "$GLIMPSE" export --quiet "$A"
 shown_again () { as_user "$GL_USER_A" "$GLIMPSE" status 2>&1 | grep_quiet "menu: exported"; }
 check "… and the agent follows (it watches the user's choice)" wait_for 10000 shown_again
-check "an unknown action is refused" not ctl frobnicate
+as_user "$GL_USER_A" "$GLIMPSE" control "$A" frobnicate > "$WORK/ctl.out" 2>&1; rc=$?
+check_sh "an unknown action is refused: exit 2 (a bad command line)" '[ $rc -eq 2 ] && grep -q "Unknown action" "$WORK/ctl.out"'
+as_user "$GL_USER_A" "$GLIMPSE" control nosuch-$$ hide > "$WORK/ctl.out" 2>&1; rc=$?
+check_sh "an unknown sandbox: exit 3, as glimpse(1) says" '[ $rc -eq 3 ] && grep -q "No sandbox “nosuch-$$”" "$WORK/ctl.out"'
 
 # Idle: nothing happens, nothing wakes the agent (counted from when what the
 # last steps started is over: no context switch for a second)
@@ -384,6 +389,10 @@ wait_for 30000 some_crash
 kill -9 "$AGENT"
 gone () { [ ! -e "/proc/$AGENT" ]; }
 wait_for 20000 gone
+as_user "$GL_USER_A" "$GLIMPSE" status > "$WORK/status.out" 2>&1; rc=$?
+check_sh "glimpse status after the agent was killed: exit 3, not running, how to start it" \
+  '[ $rc -eq 3 ] && grep -q "agent is not running" "$WORK/status.out" && grep -q "systemctl --user start" "$WORK/status.out"'
+check "… and no word of a missing bus or of GDBus" not grep -q -e "No session bus" -e "G_DBUS\|proxy" "$WORK/status.out"
 crashed=$(n_crash)
 echo "# killed with $crashed of 200 entries exported"
 rm -f "$(apps_of "$A")/org.example.Three.desktop"
@@ -404,6 +413,28 @@ check "an agent started with --replace takes the bus name" wait_for 30000 replac
 old_gone () { [ ! -e "/proc/$OLD" ]; }
 check_sh "… and the one it replaced quits (it lost its name)" \
   'wait_for 20000 old_gone && grep -q "was taken over by another agent; quitting" "$WORK/agent.log"'
+
+# No notification server: an action whose answer is a notification fails,
+# and glimpse control prints the answer and why it was not shown.
+# (the server's process, from the bus; the bus may try to start another
+# notification server it knows of, which finds no display here)
+notes_pid=$(bus --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+  --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.Notifications \
+  | sed -n 's/^(uint32 \([0-9]*\),)$/\1/p')
+[ -n "$notes_pid" ] && kill "$notes_pid"
+no_notes () { bus --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+                --method org.freedesktop.DBus.NameHasOwner org.freedesktop.Notifications | grep_quiet false; }
+wait_for 20000 no_notes
+install -d -o "$GL_USER_A" -g "$GID_A" "$layer" "$layer/home" "$layer/home/upper" "$layer/home/work"
+echo mine > "$layer/home/upper/kept-$$.txt"; chown "$GL_USER_A:" "$layer/home/upper/kept-$$.txt"
+as_user "$GL_USER_A" "$GLIMPSE" control "$A" show-changes > "$WORK/ctl.out" 2>&1; rc=$?
+check_sh "Show my changes without a notification server: exit 1, the answer and why on stderr" \
+  '[ $rc -eq 1 ] && grep -q "Your changes in Alpha: 1 added, .* but no notification could be shown" "$WORK/ctl.out"'
+sed 's/^/# /' "$WORK/ctl.out"
+as_user "$GL_USER_A" "$GLIMPSE" control "$A" purge > "$WORK/ctl.out" 2>&1; rc=$?
+check_sh "Purge without a notification server: exit 1, nothing purged, glimpse purge named" \
+  '[ $rc -eq 1 ] && grep -q "Nothing purged in Alpha: cannot ask in a notification" "$WORK/ctl.out" \
+   && grep -q "glimpse purge $A" "$WORK/ctl.out" && [ -f "$layer/home/upper/kept-$$.txt" ]'
 
 # SIGTERM: a clean exit.
 kill -TERM "$AGENT"
