@@ -82,6 +82,7 @@ gl_export_store_source_new (GlSandbox *sandbox, const char *host_root,
       g_autofree char *tree_apps = g_build_filename (tree, "usr/share/applications", NULL);
       g_strv_builder_add (roots, tree);
       g_strv_builder_add (apps, tree_apps);
+      s->system_apps_dir = g_strdup (tree_apps);
     }
   g_strv_builder_add (roots, base);
   if (rootfs != NULL)
@@ -96,6 +97,10 @@ gl_export_store_source_new (GlSandbox *sandbox, const char *host_root,
 
   if (sandbox->launchers != NULL && sandbox->launchers[0] != NULL)
     s->launchers = g_strdupv (sandbox->launchers);
+  if (sandbox->added_launchers != NULL && sandbox->added_launchers[0] != NULL)
+    s->admin_added = g_strdupv (sandbox->added_launchers);
+  if (sandbox->hidden_launchers != NULL && sandbox->hidden_launchers[0] != NULL)
+    s->admin_hidden = g_strdupv (sandbox->hidden_launchers);
   s->control_entries = TRUE;
   if (!gl_export_user_launchers_load (config_home, sandbox->id, &s->added, &s->removed, error))
     return NULL;

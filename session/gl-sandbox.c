@@ -38,6 +38,8 @@ gl_sandbox_free (GlSandbox *sandbox)
   g_free (sandbox->release);
   g_free (sandbox->follows);
   g_strfreev (sandbox->launchers);
+  g_strfreev (sandbox->added_launchers);
+  g_strfreev (sandbox->hidden_launchers);
   g_strfreev (sandbox->repositories);
   g_strfreev (sandbox->repository_uris);
   g_clear_pointer (&sandbox->created, g_date_time_unref);
@@ -237,6 +239,8 @@ gl_sandbox_load_from_data (const char *id, const char *path,
   sandbox->release = g_key_file_get_string (kf, SANDBOX_GROUP, "Release", NULL);
   sandbox->follows = g_key_file_get_string (kf, SANDBOX_GROUP, "Follows", NULL);
   sandbox->launchers = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Launchers", NULL, NULL);
+  sandbox->added_launchers = g_key_file_get_string_list (kf, SANDBOX_GROUP, "AddedLaunchers", NULL, NULL);
+  sandbox->hidden_launchers = g_key_file_get_string_list (kf, SANDBOX_GROUP, "HiddenLaunchers", NULL, NULL);
   sandbox->repositories = g_key_file_get_string_list (kf, SANDBOX_GROUP, "Repositories", NULL, NULL);
   sandbox->repository_uris = g_key_file_get_string_list (kf, SANDBOX_GROUP, "RepositoryURIs", NULL, NULL);
   sandbox->created = get_time (kf, "Created");
@@ -303,6 +307,15 @@ gl_sandbox_to_data (GlSandbox *sandbox, gsize *length)
   g_key_file_set_string_list (kf, SANDBOX_GROUP, "Launchers",
                               (const char * const *) (sandbox->launchers ? sandbox->launchers : (char *[]) { NULL }),
                               sandbox->launchers ? g_strv_length (sandbox->launchers) : 0);
+  /* (only when set: a sandbox.conf the admin never changed reads as before) */
+  if (sandbox->added_launchers && sandbox->added_launchers[0])
+    g_key_file_set_string_list (kf, SANDBOX_GROUP, "AddedLaunchers",
+                                (const char * const *) sandbox->added_launchers,
+                                g_strv_length (sandbox->added_launchers));
+  if (sandbox->hidden_launchers && sandbox->hidden_launchers[0])
+    g_key_file_set_string_list (kf, SANDBOX_GROUP, "HiddenLaunchers",
+                                (const char * const *) sandbox->hidden_launchers,
+                                g_strv_length (sandbox->hidden_launchers));
   g_key_file_set_string_list (kf, SANDBOX_GROUP, "Repositories",
                               (const char * const *) (sandbox->repositories ? sandbox->repositories : (char *[]) { NULL }),
                               sandbox->repositories ? g_strv_length (sandbox->repositories) : 0);

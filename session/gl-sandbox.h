@@ -21,7 +21,11 @@ typedef struct {
   char *family;          /* apt, dnf, pacman, apk */
   char *release;         /* the release resolved at creation (e.g. a codename), or NULL */
   char *follows;         /* the moving suite it follows (Debian "stable"), or NULL */
-  char **launchers;      /* desktop ids exported by default (admin's choice) */
+  char **launchers;      /* desktop ids of the base exported by default (the profile's
+                          * choice; NULL or empty: every visible app).  What the
+                          * sandbox's own packages install is exported besides. */
+  char **added_launchers;  /* the admin's add-launcher (AddedLaunchers=) and */
+  char **hidden_launchers; /* remove-launcher (HiddenLaunchers=), over the default */
   char **repositories;   /* extra repositories, in the family's own syntax */
   char **repository_uris; /* "NAME=URI" of each added repository: what glimpse
                            * itself recorded (RepositoryURIs=), the only

@@ -2,13 +2,17 @@
  * remove-launcher, open
  *
  * Which applications of a sandbox are exported:
- *   the admin's list (sandbox.conf Launchers=, from the profile), or every
- *   visible application when there is none (for a Base=host sandbox, only
- *   those the host does not have itself);
+ *   the default: those of the base in sandbox.conf Launchers= (from the
+ *   profile), or every visible one when it is empty; and every visible one
+ *   the sandbox's own packages installed or upgraded (its system layer; all
+ *   a Base=host sandbox has);
+ *   plus the admin's AddedLaunchers=, minus the admin's HiddenLaunchers=
+ *   (sandbox.conf);
  *   plus the user's Added=, minus the user's Removed= in
  *   $XDG_CONFIG_HOME/glimpse/launchers/ID.conf.
- * add-launcher / remove-launcher run as root change sandbox.conf (for every
- * user); run as a user they change that user's file only.
+ * add-launcher / remove-launcher run as root change the admin's sets in
+ * sandbox.conf (for every user); run as a user they change that user's file
+ * only.  Either way adding takes the app out of the other set, and back.
  * unexport also sets Disabled=true there, so a later "glimpse export" or the
  * session agent leaves the sandbox out until "glimpse export ID".
  *
@@ -205,6 +209,19 @@ strv_with (GStrv v, const char *s, gboolean add)
   return g_strv_builder_end (b);
 }
 
+/* @id into *@added and out of *@removed, or the other way round */
+static void
+choose (GStrv *added, GStrv *removed, const char *id, gboolean add)
+{
+  GStrv a = strv_with (*added, id, add);
+  GStrv r = strv_with (*removed, id, !add);
+
+  g_strfreev (*added);
+  g_strfreev (*removed);
+  *added = a;
+  *removed = r;
+}
+
 static int
 change_launchers (int argc, char **argv, gboolean add)
 {
@@ -242,34 +259,11 @@ change_launchers (int argc, char **argv, gboolean add)
           return GL_EXIT_NOT_FOUND;
         }
 
+      /* as root the admin's sets; Launchers= (the profile's default) stays */
       if (geteuid () == 0)
-        {
-          /* the admin's list; "every visible app" becomes explicit first */
-          if (sb->launchers == NULL || sb->launchers[0] == NULL)
-            {
-              g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-              for (guint j = 0; j < apps->len; j++)
-                if (((GlApp *) apps->pdata[j])->exported)
-                  g_strv_builder_add (b, ((GlApp *) apps->pdata[j])->desktop_id);
-              g_strfreev (sb->launchers);
-              sb->launchers = g_strv_builder_end (b);
-            }
-          {
-            GStrv next = strv_with (sb->launchers, id, add);
-            g_strfreev (sb->launchers);
-            sb->launchers = next;
-          }
-        }
+        choose (&sb->added_launchers, &sb->hidden_launchers, id, add);
       else
-        {
-          GStrv added = strv_with (source->added, id, add);
-          GStrv removed = strv_with (source->removed, id, !add);
-
-          g_strfreev (source->added);
-          g_strfreev (source->removed);
-          source->added = added;
-          source->removed = removed;
-        }
+        choose (&source->added, &source->removed, id, add);
     }
 
   if (geteuid () == 0)

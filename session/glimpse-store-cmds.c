@@ -473,7 +473,14 @@ gl_cmd_info (int argc, char **argv)
   g_print ("Created:      %s\n", created);
   g_print ("Updated:      %s\n", updated);
   g_print ("In use:       %s\n", gl_sandbox_is_in_use (s) ? "yes" : "no");
-  g_print ("Launchers:    %s\n", *launchers ? launchers : "(every application)");
+  if (*launchers)
+    g_print ("Launchers:    %s and what the sandbox's packages install\n", launchers);
+  else
+    g_print ("Launchers:    (every application)\n");
+  for (guint i = 0; s->added_launchers && s->added_launchers[i]; i++)
+    g_print ("  Added:      %s\n", s->added_launchers[i]);
+  for (guint i = 0; s->hidden_launchers && s->hidden_launchers[i]; i++)
+    g_print ("  Hidden:     %s\n", s->hidden_launchers[i]);
   for (guint i = 0; s->repositories && s->repositories[i]; i++)
     g_print ("Repository:   %s\n", s->repositories[i]);
 

@@ -96,6 +96,8 @@ sample (const char *store, const char *id)
   s->base = g_strdup (GL_BASE_ROOTFS);
   s->family = g_strdup ("apt");
   s->launchers = g_strdupv ((char *[]) { "org.gnome.TextEditor.desktop", "firefox.desktop", NULL });
+  s->added_launchers = g_strdupv ((char *[]) { "org.gnome.Maps.desktop", NULL });
+  s->hidden_launchers = g_strdupv ((char *[]) { "firefox.desktop", "htop.desktop", NULL });
   s->repositories = g_strdupv ((char *[]) { "deb http://example.invalid/ppa sid main", NULL });
   s->created = g_date_time_new_utc (2026, 12, 1, 10, 0, 0);
   s->updated = g_date_time_new_utc (2026, 12, 2, 11, 30, 15);
@@ -123,10 +125,26 @@ test_roundtrip (void)
   g_assert_cmpstr (back->base, ==, s->base);
   g_assert_cmpstr (back->family, ==, s->family);
   g_assert_cmpstrv (back->launchers, s->launchers);
+  g_assert_cmpstrv (back->added_launchers, s->added_launchers);
+  g_assert_cmpstrv (back->hidden_launchers, s->hidden_launchers);
   g_assert_cmpstrv (back->repositories, s->repositories);
   g_assert_true (g_date_time_equal (back->created, s->created));
   g_assert_true (g_date_time_equal (back->updated, s->updated));
 
+  {
+    /* a sandbox.conf from before the admin's sets: none, and none written */
+    g_autoptr(GlSandbox) old = gl_sandbox_load_from_data ("x", "/store/x",
+      "[Sandbox]\nProfile=host\nBase=host\nLaunchers=a.desktop;\n", -1, &error);
+    g_autofree char *data = NULL;
+
+    g_assert_no_error (error);
+    g_assert_null (old->added_launchers);
+    g_assert_null (old->hidden_launchers);
+    data = gl_sandbox_to_data (old, NULL);
+    g_assert_null (strstr (data, "AddedLaunchers"));
+    g_assert_null (strstr (data, "HiddenLaunchers"));
+    g_assert_nonnull (strstr (data, "Launchers=a.desktop;\n"));
+  }
   {
     g_autofree char *rootfs = gl_sandbox_get_rootfs (back);
     g_autofree char *want = g_build_filename (s->path, "rootfs", NULL);

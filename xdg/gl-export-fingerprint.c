@@ -404,7 +404,10 @@ fingerprint (GlExportContext *ctx, GlExportSource *source, const char * const *e
   add_strv (&fp, (const char * const *) source->app_dirs);
   add_str (&fp, source->exclude_apps_dir);
   add_strv (&fp, (const char * const *) source->data_roots);
+  add_str (&fp, source->system_apps_dir);
   add_strv (&fp, (const char * const *) source->launchers);
+  add_strv (&fp, (const char * const *) source->admin_added);
+  add_strv (&fp, (const char * const *) source->admin_hidden);
   add_strv (&fp, (const char * const *) source->added);
   add_strv (&fp, (const char * const *) source->removed);
   add_str (&fp, source->control_entries ? "e1" : "e0");

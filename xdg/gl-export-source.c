@@ -36,7 +36,10 @@ gl_export_source_free (GlExportSource *s)
   g_strfreev (s->app_dirs);
   g_free (s->exclude_apps_dir);
   g_strfreev (s->data_roots);
+  g_free (s->system_apps_dir);
   g_strfreev (s->launchers);
+  g_strfreev (s->admin_added);
+  g_strfreev (s->admin_hidden);
   g_strfreev (s->added);
   g_strfreev (s->removed);
   g_strfreev (s->watched_roots);
@@ -335,14 +338,26 @@ gl_export_source_scan_memo (GlExportSource *source, GlExportCache *cache, GPtrAr
           g_autofree char *host = g_build_filename (source->exclude_apps_dir, app->desktop_id, NULL);
           app->on_host = g_file_test (host, G_FILE_TEST_EXISTS);
         }
+      if (source->system_apps_dir != NULL)
+        {
+          gsize n = strlen (source->system_apps_dir);
+          app->own = strncmp (app->path, source->system_apps_dir, n) == 0 && app->path[n] == '/';
+        }
+      /* What the sandbox's own packages installed or upgraded (its system
+       * layer) is what they were installed for: exported whatever the
+       * default among the base's apps.  A host sandbox has only those; a
+       * newer version of an app the host has too is the point of it, so it
+       * is exported as well, its name carrying the sandbox's. */
       if (source->launchers != NULL)
-        app->exported = g_strv_contains ((const char * const *) source->launchers, app->desktop_id);
+        app->exported = (app->own && app->visible) ||
+                        g_strv_contains ((const char * const *) source->launchers, app->desktop_id);
       else
-        /* A host sandbox lists only what its own packages installed or
-         * upgraded (its system layer): a newer version of an app the host
-         * has too is the point of it, so it is exported as well, its name
-         * carrying the sandbox's. */
         app->exported = app->visible;
+      /* then the admin's choice, then the user's own */
+      if (source->admin_added != NULL && g_strv_contains ((const char * const *) source->admin_added, app->desktop_id))
+        app->exported = TRUE;
+      if (source->admin_hidden != NULL && g_strv_contains ((const char * const *) source->admin_hidden, app->desktop_id))
+        app->exported = FALSE;
       if (source->added != NULL && g_strv_contains ((const char * const *) source->added, app->desktop_id))
         app->exported = TRUE;
       if (source->removed != NULL && g_strv_contains ((const char * const *) source->removed, app->desktop_id))

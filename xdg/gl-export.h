@@ -30,9 +30,15 @@ typedef struct {
   GStrv app_dirs;          /* applications directories, highest precedence first */
   char *exclude_apps_dir;  /* Base=host: the host's applications directory, else NULL */
   GStrv data_roots;        /* trees for icons and absolute paths, highest first */
-  GStrv launchers;         /* the admin's list (sandbox.conf), NULL: every visible app */
-  GStrv added;             /* the user's own choice ($XDG_CONFIG_HOME/glimpse/launchers/ID.conf) */
-  GStrv removed;
+  char *system_apps_dir;   /* the one of @app_dirs the sandbox's own packages write (its
+                            * system layer), or NULL: what they installed or upgraded
+                            * is exported whatever @launchers says */
+  GStrv launchers;         /* the default among the base's apps (sandbox.conf Launchers=),
+                            * NULL: every visible app */
+  GStrv admin_added;       /* the admin's choice for every user (sandbox.conf AddedLaunchers=, */
+  GStrv admin_hidden;      /* HiddenLaunchers=), over the default */
+  GStrv added;             /* the user's own choice ($XDG_CONFIG_HOME/glimpse/launchers/ID.conf), */
+  GStrv removed;           /* over the admin's */
   gboolean control_entries;  /* "Terminal in <name>" and "<name>" with its actions (gl-export-control.c) */
   guint n_exported;        /* set by gl_export_sync: the applications exported (control entries not counted) */
   /* What a watcher (the session agent's inotify) knows, for a sync with a
@@ -62,6 +68,7 @@ typedef struct {
   gboolean visible;   /* an application not NoDisplay, with Exec */
   gboolean runnable;  /* Type=Application, not Hidden, with Exec */
   gboolean on_host;   /* Base=host and the host has it too */
+  gboolean own;       /* its entry is in the system layer (GlExportSource.system_apps_dir) */
   gboolean exported;
   char *icon;         /* Icon= */
   GKeyFile *entry;    /* the entry as read (inside the sandbox's tree, size-capped); NULL from

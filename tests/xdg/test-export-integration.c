@@ -1233,10 +1233,14 @@ test_cli (Fixture *f, gconstpointer data)
   {
     g_autofree char *from = g_build_filename (f->root, "rootfs", NULL);
     g_autofree char *to = g_build_filename (sb, "rootfs", NULL);
-    g_autofree char *from_up = g_build_filename (f->root, "system", NULL);
-    g_autofree char *to_up = g_build_filename (sb, "system", NULL);
+    g_autofree char *from_up = g_build_filename (f->root, "system", "upper", NULL);
+    g_autofree char *gen = g_build_filename (sb, "system", "1", NULL);
+    g_autofree char *to_up = g_build_filename (gen, "tree", NULL);
     g_assert_cmpint (rename (from, to), ==, 0);
+    /* the system layer, generation 1: what the sandbox's packages installed */
+    g_assert_cmpint (g_mkdir_with_parents (gen, 0755), ==, 0);
     g_assert_cmpint (rename (from_up, to_up), ==, 0);
+    tu_write (sb, "system/current", "1\n");
   }
   g_setenv ("GLIMPSE_SANDBOX_DIR", store, TRUE);
   g_setenv ("GLIMPSE_LAUNCHER", f->ctx->launcher, TRUE);
@@ -1255,7 +1259,62 @@ test_cli (Fixture *f, gconstpointer data)
     g_assert_nonnull (strstr (out, "* org.example.Editor.desktop\tEditor\n"));
     g_assert_nonnull (strstr (out, "  nodisplay.desktop\tHandler (hidden)\n"));
   }
-  if (geteuid () != 0)
+  if (geteuid () == 0)
+    {
+      /* the admin's choice, in sandbox.conf for every user */
+      g_autofree char *conf = g_build_filename (sb, "sandbox.conf", NULL);
+      g_autofree char *viewer = data_path (f, "applications/glimpse-deb+org.example.Viewer.desktop");
+      g_autofree char *oldapp = data_path (f, "applications/glimpse-deb+kde4-oldapp.desktop");
+      g_autofree char *fresh = data_path (f, "applications/glimpse-deb+new.desktop");
+      g_autofree char *text = NULL;
+      const char *hide[] = { glimpse, "remove-launcher", "deb", "org.example.Editor.desktop",
+                             "kde4-oldapp.desktop", "org.example.Viewer.desktop", NULL };
+      const char *show[] = { glimpse, "add-launcher", "deb", "org.example.Viewer.desktop", NULL };
+      const char *sync[] = { glimpse, "export", NULL };
+
+      /* taking out every app that was exported hides them all (an empty
+       * Launchers= is every app: it once left them all in) */
+      tu_run (hide, NULL, &status);
+      g_assert_cmpint (status, ==, 0);
+      tu_run (sync, NULL, &status);
+      g_assert_cmpint (status, ==, 0);
+      g_assert_false (g_file_test (editor, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (viewer, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (oldapp, G_FILE_TEST_EXISTS));
+
+      /* adding one back is no allow-list: an app the sandbox's packages
+       * install later is exported, the hidden ones stay hidden */
+      tu_run (show, NULL, &status);
+      g_assert_cmpint (status, ==, 0);
+      tu_write (sb, "system/1/tree/usr/share/applications/new.desktop",
+                "[Desktop Entry]\nType=Application\nName=New\nExec=new\n");
+      tu_run (sync, NULL, &status);
+      g_assert_cmpint (status, ==, 0);
+      g_assert_true (g_file_test (viewer, G_FILE_TEST_EXISTS));
+      g_assert_true (g_file_test (fresh, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (editor, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (oldapp, G_FILE_TEST_EXISTS));
+      g_assert_true (g_file_get_contents (conf, &text, NULL, NULL));
+      g_assert_nonnull (strstr (text, "\nLaunchers=\n"));
+      g_assert_nonnull (strstr (text, "\nAddedLaunchers=org.example.Viewer.desktop;\n"));
+      g_assert_nonnull (strstr (text, "\nHiddenLaunchers=org.example.Editor.desktop;kde4-oldapp.desktop;\n"));
+
+      /* the user's own choice still goes over the admin's */
+      {
+        const char *added[] = { "org.example.Editor.desktop", NULL };
+        const char *removed[] = { "org.example.Viewer.desktop", NULL };
+        g_autoptr(GError) error = NULL;
+
+        g_assert_true (gl_export_user_launchers_save (g_get_user_config_dir (), "deb", added, removed, &error));
+        g_assert_no_error (error);
+      }
+      tu_run (sync, NULL, &status);
+      g_assert_cmpint (status, ==, 0);
+      g_assert_true (g_file_test (editor, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (viewer, G_FILE_TEST_EXISTS));
+      g_assert_true (g_file_test (fresh, G_FILE_TEST_EXISTS));
+    }
+  else
     {
       /* the user's own choice */
       const char *argv[] = { glimpse, "remove-launcher", "deb", "org.example.Viewer.desktop", NULL };

@@ -212,6 +212,37 @@ test_list_apps (void)
   g_assert_true (find (apps, "kde4-oldapp.desktop")->exported);
   g_clear_pointer (&apps, g_ptr_array_unref);
 
+  /* what the sandbox's own packages installed (Viewer, in the system layer)
+   * is exported whatever the default among the base's apps; then the
+   * admin's sets, then the user's own over them */
+  g_clear_pointer (&s->added, g_strfreev);
+  g_clear_pointer (&s->removed, g_strfreev);
+  g_strfreev (s->launchers);
+  s->launchers = g_strsplit ("org.example.Editor.desktop", ";", -1);
+  s->system_apps_dir = g_build_filename (root, "system/upper/usr/share/applications", NULL);
+  apps = gl_export_source_list_apps (s, NULL);
+  g_assert_true ((a = find (apps, "org.example.Viewer.desktop")) && a->own && a->exported);
+  g_assert_true ((a = find (apps, "org.example.Editor.desktop")) && !a->own && a->exported);
+  g_assert_false (find (apps, "kde4-oldapp.desktop")->exported);
+  g_assert_false (find (apps, "nodisplay.desktop")->exported);
+  g_clear_pointer (&apps, g_ptr_array_unref);
+
+  s->admin_hidden = g_strsplit ("org.example.Viewer.desktop;org.example.Editor.desktop", ";", -1);
+  s->admin_added = g_strsplit ("kde4-oldapp.desktop", ";", -1);
+  apps = gl_export_source_list_apps (s, NULL);
+  g_assert_false (find (apps, "org.example.Viewer.desktop")->exported);
+  g_assert_false (find (apps, "org.example.Editor.desktop")->exported);
+  g_assert_true (find (apps, "kde4-oldapp.desktop")->exported);
+  g_clear_pointer (&apps, g_ptr_array_unref);
+
+  s->added = g_strsplit ("org.example.Viewer.desktop", ";", -1);
+  s->removed = g_strsplit ("kde4-oldapp.desktop", ";", -1);
+  apps = gl_export_source_list_apps (s, NULL);
+  g_assert_true (find (apps, "org.example.Viewer.desktop")->exported);
+  g_assert_false (find (apps, "org.example.Editor.desktop")->exported);
+  g_assert_false (find (apps, "kde4-oldapp.desktop")->exported);
+  g_clear_pointer (&apps, g_ptr_array_unref);
+
   /* Base=host: only what the system layer has; an app the host has too
    * (a newer version the sandbox installed) is exported as well */
   {
