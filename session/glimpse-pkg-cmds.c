@@ -211,8 +211,9 @@ gl_cmd_reset (int argc, char **argv)
   int status = GL_EXIT_OK;
   g_autoptr(GError) error = NULL;
   g_autoptr(GlSandbox) s = prepare ("reset", "ID [--yes]",
-                                    "Drop every package change made to a sandbox since it was created "
-                                    "(needs root). Users' own files stay.",
+                                    "Drop every package change made to a sandbox since it was created, "
+                                    "and the repositories added with add-repo (needs root). "
+                                    "Users' own files stay.",
                                     entries, 1, &argc, &argv, &status);
   if (s == NULL)
     return status;
@@ -220,8 +221,9 @@ gl_cmd_reset (int argc, char **argv)
     {
       char answer[16] = "";
       if (!isatty (STDIN_FILENO))
-        return gl_cli_usage ("reset", "this drops every package installed into “%s”; add --yes", s->id);
-      g_printerr ("Drop every package change made to “%s”? [y/N] ", s->id);
+        return gl_cli_usage ("reset", "this drops every package installed into “%s” and the repositories "
+                             "added with add-repo; add --yes", s->id);
+      g_printerr ("Drop every package change made to “%s”, and the repositories added with add-repo? [y/N] ", s->id);
       if (fgets (answer, sizeof answer, stdin) == NULL || (answer[0] != 'y' && answer[0] != 'Y'))
         {
           g_printerr ("Nothing changed.\n");

@@ -48,7 +48,7 @@ static const GlCommand commands[] = {
   { "repos", "ID", "List a sandbox's package repositories", gl_cmd_repos, FALSE },
   { "add-repo", "ID SPEC [--key FILE|URL] [--name NAME]", "Add a repository (root)", gl_cmd_add_repo, FALSE },
   { "remove-repo", "ID NAME", "Remove a repository (root)", gl_cmd_remove_repo, FALSE },
-  { "reset", "ID [--yes]", "Drop every package change (root)", gl_cmd_reset, FALSE },
+  { "reset", "ID [--yes]", "Drop every package change and added repository (root)", gl_cmd_reset, FALSE },
   { "rebase", "ID", "Move a sandbox onto its profile's current base, keeping packages (root)", gl_cmd_rebase, FALSE },
   { "open", "ID [--app DESKTOP-ID] [FILE|URL…]", "Open files with a sandbox's application", gl_cmd_open, FALSE },
   { "status", "", "Show what the session agent keeps in the menu", gl_cmd_status, FALSE },

@@ -283,10 +283,13 @@ check "uninstall glimpse-hello" "$GLIMPSE" uninstall "$id" glimpse-hello
 check_sh "it is gone from the sandbox" '[ ! -e "$(gl_tree "$id")/usr/bin/glimpse-hello" ]'
 in_sandbox "… and from what apps see" gone sh -c 'command -v glimpse-hello || echo gone'
 
-# --- reset
-"$GLIMPSE" reset "$id" </dev/null >/dev/null 2>&1; rc=$?
-check_sh "reset without a terminal and without --yes asks for --yes (exit 2)" '[ $rc -eq 2 ] && [ "$(gl_current "$id")" != none ]'
+# --- reset (it drops the repositories added with add-repo too, and says so)
+check "add-repo test again, for reset" "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
+out=$("$GLIMPSE" reset "$id" </dev/null 2>&1); rc=$?
+check_sh "reset without a terminal and without --yes asks for --yes (exit 2), naming the added repositories" \
+  '[ $rc -eq 2 ] && [ "$(gl_current "$id")" != none ] && grep -q "repositories added with add-repo" <<<"$out"'
 check "reset --yes" "$GLIMPSE" reset "$id" --yes
+check_sh "… drops the repository added with add-repo" '! "$GLIMPSE" repos "$id" | grep_quiet "^test "'
 check_sh "the sandbox is back to its base (no generation left)" \
   '[ "$(gl_current "$id")" = none ] && [ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 0 ]'
 check_sh "its repositories are the host's again" '"$GLIMPSE" repos "$id" | grep_quiet .'
