@@ -136,6 +136,13 @@ in_sandbox "the app runs inside through the launcher" "glimpse-hello 1.0" glimps
 apps=$(as_user "$GL_USER_A" "$GLIMPSE" apps "$id" 2>&1)
 check_sh "glimpse apps lists the new application, chosen for the menu" \
   'grep -q "^\* org.glimpse.glimpse-hello.desktop" <<<"$apps"'
+# the admin's choice (sandbox.conf, for every user): the only app of a host
+# sandbox can be hidden, and adding one back is no allow-list (below)
+"$GLIMPSE" remove-launcher "$id" org.glimpse.glimpse-hello.desktop >/dev/null 2>&1; rc=$?
+apps=$(as_user "$GL_USER_A" "$GLIMPSE" apps "$id" 2>&1)
+check_sh "root's remove-launcher hides the sandbox's only app for every user" \
+  '[ $rc -eq 0 ] && grep -q "^  org.glimpse.glimpse-hello.desktop" <<<"$apps"'
+check "root's add-launcher shows it again" "$GLIMPSE" add-launcher "$id" org.glimpse.glimpse-hello.desktop
 out=$("$GLIMPSE" install "$id" no-such-package 2>&1); rc=$?
 check_sh "installing an unknown package fails, names it, and changes nothing" \
   '[ $rc -eq 1 ] && grep -q "no-such-package" <<<"$out" && [ "$(gl_tree "$id")" = "$tree" ]'
@@ -225,10 +232,17 @@ check_sh "install without the repository's index refreshes it first, and install
   '[ $rc -eq 0 ] && grep -q "refreshing the indexes first" <<<"$out" && [ "$(index_fetches)" -gt 0 ]'
 [ $rc -eq 0 ] || echo "$out" | sed 's/^/# /' | tail -15
 in_sandbox "… and the package runs" "glimpse-fresh 1.0" glimpse-fresh
+apps=$(as_user "$GL_USER_A" "$GLIMPSE" apps "$id" 2>&1)
+check_sh "an app installed after root's add-launcher is exported too" \
+  'grep -q "^\* org.glimpse.glimpse-fresh.desktop" <<<"$apps" && grep -q "^\* org.glimpse.glimpse-hello.desktop" <<<"$apps"'
+check "root's remove-launcher of it" "$GLIMPSE" remove-launcher "$id" org.glimpse.glimpse-fresh.desktop
 curl -fsS -o /dev/null "$URL/__reset"
 out=$("$GLIMPSE" install "$id" glimpse-fresh-two 2>&1); rc=$?
 check_sh "the next install of the up-to-date sandbox fetches no index" \
   '[ $rc -eq 0 ] && ! grep -q "refreshing" <<<"$out" && [ "$(index_fetches)" -eq 0 ]'
+apps=$(as_user "$GL_USER_A" "$GLIMPSE" apps "$id" 2>&1)
+check_sh "… it stays hidden through the next install, which is exported" \
+  'grep -q "^  org.glimpse.glimpse-fresh.desktop" <<<"$apps" && grep -q "^\* org.glimpse.glimpse-fresh-two.desktop" <<<"$apps"'
 
 # --- ppa: the positive case.  A package of the test repository makes the
 # view Ubuntu's (its postinst writes an os-release of Ubuntu noble), and
