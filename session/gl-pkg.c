@@ -1604,18 +1604,50 @@ typedef struct {
   GlPkgProgress progress;
   gpointer user_data;
   GPtrArray *tail;   /* the error lines, for the message */
+  char *signer;      /* the key of a signature apt had no key for */
 } RunState;
+
+/* The key id after @marker in @line ("NO_PUBKEY 0123…" from gpgv, "Missing
+ * key 0123…," from sqv), or NULL. */
+static char *
+key_after (const char *line, const char *marker)
+{
+  const char *p = strstr (line, marker);
+  gsize n = 0;
+
+  if (p == NULL)
+    return NULL;
+  p += strlen (marker);
+  while (g_ascii_isxdigit (p[n]))
+    n++;
+  return n >= 8 ? g_strndup (p, n) : NULL;
+}
 
 static void
 on_line (const char *raw, gpointer data)
 {
   RunState *rs = data;
   g_autofree char *line = gl_printable (raw);
+  g_autofree char *signer = NULL;
+
   if (rs->progress)
     rs->progress (line, rs->user_data);
+  if (rs->signer == NULL
+      && ((signer = key_after (line, "NO_PUBKEY ")) != NULL || (signer = key_after (line, "Missing key ")) != NULL))
+    rs->signer = g_steal_pointer (&signer);
   if ((g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")
        || g_str_has_prefix (line, "dpkg: error")) && rs->tail->len < 8)
-    g_ptr_array_add (rs->tail, g_strdup (line));
+    {
+      /* apt says "is not signed" for a release signed by a key it was not
+       * given: say by which */
+      if (rs->signer != NULL && g_str_has_prefix (line, "E: ") && g_str_has_suffix (line, "' is not signed."))
+        g_ptr_array_add (rs->tail, g_strdup_printf ("%.*s' is signed by key %s, not by the key it is trusted "
+                                                    "with (for add-repo: the one given with --key)",
+                                                    (int) (strlen (line) - strlen ("' is not signed.")), line,
+                                                    rs->signer));
+      else
+        g_ptr_array_add (rs->tail, g_strdup (line));
+    }
 }
 
 /* Runs glimpse-pkgns (@argv: the program and its options, --op @op_dir
@@ -1632,7 +1664,9 @@ spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const
   g_autoptr(GError) local = NULL;
   g_auto(GlSpawnResult) result = { 0 };
   g_autoptr(GPtrArray) tail = g_ptr_array_new_with_free_func (g_free);
-  RunState rs = { progress, user_data, tail };
+  g_autofree char *signer = NULL;
+  RunState rs = { progress, user_data, tail, NULL };
+  gboolean ran;
   g_autoptr(GlPkgLimits) limits = NULL;
   g_autofree char *warning = NULL;
   g_autofree char *stopped_path = g_build_filename (op_dir, "stopped-by", NULL);
@@ -1657,7 +1691,9 @@ spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const
   options->output = GL_SPAWN_OUTPUT_LINES;
   options->line_func = on_line;
   options->line_data = &rs;
-  if (gl_spawn_run ((const char * const *) argv->pdata, options, &result, cancellable, &local))
+  ran = gl_spawn_run ((const char * const *) argv->pdata, options, &result, cancellable, &local);
+  signer = rs.signer;   /* freed with this frame */
+  if (ran)
     return TRUE;
   status = result.wait_status;
   /* (written by glimpse-pkgns, the host's root, where the namespace writes nothing) */

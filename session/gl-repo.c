@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -264,7 +265,25 @@ gl_repo_key_fingerprints (GBytes *key, GError **error)
     {
       g_autofree char *err = result.err ? g_strndup (g_bytes_get_data (result.err, NULL),
                                                      MIN (g_bytes_get_size (result.err), 500)) : g_strdup ("");
-      gl_repo_invalid (error, "the key is not an OpenPGP public key (gpg: %s)", g_strstrip (err));
+      g_auto(GStrv) err_lines = g_strsplit (err, "\n", -1);
+      g_autoptr(GString) why = g_string_new (NULL);
+
+      /* gpg's own words, on one line: without its "gpg: " prefixes and
+       * the note about the keybox it made in its temporary home */
+      for (char **l = err_lines; *l; l++)
+        {
+          const char *t = g_str_has_prefix (*l, "gpg: ") ? *l + strlen ("gpg: ") : *l;
+          g_autofree char *line = g_strstrip (g_strdup (t));
+
+          if (*line == '\0' || (g_str_has_prefix (line, "keybox ") && g_str_has_suffix (line, " created")))
+            continue;
+          if (why->len > 0)
+            g_string_append (why, "; ");
+          g_string_append (why, line);
+        }
+      gl_repo_invalid (error, "it is not an OpenPGP public key (gpg: %s); give --key the repository's "
+                       "public signing key, as a file or URL (.asc or .gpg)",
+                       why->len > 0 ? why->str : "no key found");
       return NULL;
     }
   out = g_strndup (g_bytes_get_data (result.out, NULL), g_bytes_get_size (result.out));

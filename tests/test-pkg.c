@@ -3,6 +3,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <string.h>
 #include <errno.h>
 #include <linux/fs.h>
 #include <fcntl.h>
@@ -394,6 +395,12 @@ test_key_garbage (void)
   f = gl_repo_key_fingerprints (junk, &error);
   g_assert_null (f);
   g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
+  /* one line, gpg's reason once, no temporary home, and what to give */
+  g_assert_nonnull (strstr (error->message, "not an OpenPGP public key (gpg: "));
+  g_assert_null (strchr (error->message, '\n'));
+  g_assert_null (strstr (error->message, "gpg: gpg:"));
+  g_assert_null (strstr (error->message, "glimpse-gpg-"));
+  g_assert_nonnull (strstr (error->message, "--key"));
 }
 
 #define PKG(name, status) "Package: " name "\nStatus: " status "\nArchitecture: amd64\nDescription: x\n multi-line\n .\n\n"
