@@ -662,10 +662,13 @@ connect_origin (Conn *c, const GlPkgProxyRequest *r)
     freeaddrinfo (res);
   if (fd < 0)
     {
-      g_autofree char *msg = g_strdup_printf ("glimpse: cannot reach %s:%u: %s", r->host, r->port, why);
+      g_autofree char *msg = g_strdup_printf ("glimpse: could not connect to %s:%u: %s", r->host, r->port, why);
       g_autofree char *body = g_strconcat (msg, "\n", NULL);
+      /* the reason phrase is what apt prints ("502 Bad Gateway" alone
+       * named neither the origin nor why) */
+      g_autofree char *status = g_strdup_printf ("502 %s", msg + strlen ("glimpse: "));
       log_line (proxy, "%s", msg);
-      answer (c->client, "502 Bad Gateway", body);
+      answer (c->client, status, body);
       return -1;
     }
   g_unix_set_fd_nonblocking (fd, FALSE, NULL);

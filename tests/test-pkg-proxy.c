@@ -360,6 +360,19 @@ test_rebinding (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (logged, "local address"));
 }
 
+/* An allowed origin that refuses the connection: the 502's reason phrase
+ * (what apt prints) names it and why */
+static void
+test_refused (Fixture *f, gconstpointer data)
+{
+  g_autofree char *got = NULL;
+
+  g_assert_true (gl_pkg_proxy_allow (f->proxy, "http://127.0.0.1:1/"));
+  start (f);
+  got = ask (f, "GET http://127.0.0.1:1/repo/InRelease HTTP/1.1\r\n\r\n");
+  g_assert_true (g_str_has_prefix (got, "HTTP/1.1 502 could not connect to 127.0.0.1:1: Connection refused\r\n"));
+}
+
 /* Slowloris, and stopping: a client that never ends its head does not
  * keep gl_pkg_proxy_free waiting */
 static void
@@ -389,6 +402,7 @@ main (int argc, char **argv)
   g_test_add ("/pkg-proxy/serve", Fixture, NULL, fixture_setup, test_serve, fixture_teardown);
   g_test_add ("/pkg-proxy/switch-origin", Fixture, NULL, fixture_setup, test_switch_origin, fixture_teardown);
   g_test_add ("/pkg-proxy/rebinding", Fixture, NULL, fixture_setup, test_rebinding, fixture_teardown);
+  g_test_add ("/pkg-proxy/refused", Fixture, NULL, fixture_setup, test_refused, fixture_teardown);
   g_test_add ("/pkg-proxy/stop", Fixture, NULL, fixture_setup, test_stop, fixture_teardown);
   return g_test_run ();
 }

@@ -77,6 +77,8 @@ check_sh "… saying so, naming the repository's address" \
 check_sh "… and the sandbox is unchanged (system layer, settings, repositories)" '[ "$(sandbox_state)" = "$state" ]'
 out=$("$GLIMPSE" add-repo "$id" "deb http://127.0.0.1:1/repo ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
 check_sh "add-repo of an address that does not answer is refused" '[ $rc -ne 0 ] && grep -q "127.0.0.1:1" <<<"$out"'
+check_sh "… its error saying why, not the fetch proxy's bare \"502 Bad Gateway\"" \
+  'grep -q "^glimpse: adding the repository .*502  could not connect to 127.0.0.1:1: Connection refused" <<<"$out"'
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/no-such-repo ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
 check_sh "add-repo of a repository the server does not have (404) is refused, naming it" \
   '[ $rc -ne 0 ] && grep -q "$URL/no-such-repo" <<<"$out"'
