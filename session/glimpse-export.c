@@ -3,9 +3,10 @@
  *
  * Which applications of a sandbox are exported:
  *   the default: those of the base in sandbox.conf Launchers= (from the
- *   profile), or every visible one when it is empty; and every visible one
- *   the sandbox's own packages installed or upgraded (its system layer; all
- *   a Base=host sandbox has);
+ *   profile), or every visible one when it is empty (for a Base=host
+ *   sandbox: those of its system layer); with a list, also every visible
+ *   one the sandbox's own packages installed (its system layer) that the
+ *   base does not ship - an upgrade of one it ships follows the list;
  *   plus the admin's AddedLaunchers=, minus the admin's HiddenLaunchers=
  *   (sandbox.conf);
  *   plus the user's Added=, minus the user's Removed= in

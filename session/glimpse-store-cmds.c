@@ -474,7 +474,7 @@ gl_cmd_info (int argc, char **argv)
   g_print ("Updated:      %s\n", updated);
   g_print ("In use:       %s\n", gl_sandbox_is_in_use (s) ? "yes" : "no");
   if (*launchers)
-    g_print ("Launchers:    %s and what the sandbox's packages install\n", launchers);
+    g_print ("Launchers:    %s and the apps the sandbox's packages add to the base\n", launchers);
   else
     g_print ("Launchers:    (every application)\n");
   for (guint i = 0; s->added_launchers && s->added_launchers[i]; i++)

@@ -97,6 +97,7 @@ typedef struct {
   guint entries;        /* desktop files taken so far */
   gboolean capped;
   GlExportCache *cache; /* the run's stats (gl_export_cache_lstat), or NULL */
+  GHashTable *shadowed; /* ids a layer above has too (set), or NULL: not wanted */
 } Scan;
 
 /* id -> path (NULL for a whiteout) */
@@ -136,7 +137,13 @@ scan_apps_dir (Scan *scan, const char *dir, const char *prefix, guint depth)
           g_debug ("Skipping %s: its name cannot be exported", path);
           continue;
         }
-      if (g_hash_table_contains (scan->seen, id) || g_hash_table_contains (scan->layer, id))
+      if (g_hash_table_contains (scan->seen, id))
+        {
+          if (scan->shadowed != NULL)
+            g_hash_table_add (scan->shadowed, g_steal_pointer (&id));
+          continue;
+        }
+      if (g_hash_table_contains (scan->layer, id))
         continue;
       if (scan->entries >= GL_EXPORT_MAX_APPS)
         {
@@ -287,7 +294,10 @@ gl_export_source_scan_memo (GlExportSource *source, GlExportCache *cache, GPtrAr
   GlAppMemos *fresh = cache != NULL ? gl_app_memos_new () : NULL;
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GPtrArray) apps = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_app_free);
-  Scan scan = { seen, NULL, 0, FALSE, cache };
+  /* with a default list: which of the system layer's apps the base ships */
+  g_autoptr(GHashTable) shadowed = source->launchers != NULL && source->system_apps_dir != NULL
+    ? g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL) : NULL;
+  Scan scan = { seen, NULL, 0, FALSE, cache, shadowed };
   GHashTableIter iter;
   gpointer key, value;
 
@@ -343,13 +353,18 @@ gl_export_source_scan_memo (GlExportSource *source, GlExportCache *cache, GPtrAr
           gsize n = strlen (source->system_apps_dir);
           app->own = strncmp (app->path, source->system_apps_dir, n) == 0 && app->path[n] == '/';
         }
-      /* What the sandbox's own packages installed or upgraded (its system
-       * layer) is what they were installed for: exported whatever the
-       * default among the base's apps.  A host sandbox has only those; a
+      /* With no default list, every visible app.  A host sandbox has only
+       * what its own packages installed or upgraded (its system layer); a
        * newer version of an app the host has too is the point of it, so it
-       * is exported as well, its name carrying the sandbox's. */
+       * is exported as well, its name carrying the sandbox's.
+       * With a default list (the profile's Launchers=, a choice among the
+       * base's apps): the apps listed, and every visible one the sandbox's
+       * packages brought that the base does not ship - what they were
+       * installed for.  An upgrade of an app the base ships (or the host
+       * has) follows the list, so "glimpse update" does not fill the menu. */
       if (source->launchers != NULL)
-        app->exported = (app->own && app->visible) ||
+        app->exported = (app->own && app->visible && !app->on_host &&
+                         !g_hash_table_contains (shadowed, app->desktop_id)) ||
                         g_strv_contains ((const char * const *) source->launchers, app->desktop_id);
       else
         app->exported = app->visible;

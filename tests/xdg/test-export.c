@@ -227,6 +227,25 @@ test_list_apps (void)
   g_assert_false (find (apps, "nodisplay.desktop")->exported);
   g_clear_pointer (&apps, g_ptr_array_unref);
 
+  /* an upgrade of an app the base ships follows the default list: an
+   * update does not put every upgraded app into the menu */
+  {
+    g_autofree char *upgraded = g_build_filename (root, "system/upper/usr/share/applications/"
+                                                  "org.example.Editor.desktop", NULL);
+
+    tu_write (root, "system/upper/usr/share/applications/org.example.Editor.desktop", tu_editor_entry);
+    g_strfreev (s->launchers);
+    s->launchers = g_strsplit ("kde4-oldapp.desktop", ";", -1);
+    apps = gl_export_source_list_apps (s, NULL);
+    g_assert_true ((a = find (apps, "org.example.Editor.desktop")) && a->own && !a->exported);
+    g_assert_true ((a = find (apps, "org.example.Viewer.desktop")) && a->own && a->exported);
+    g_assert_true (find (apps, "kde4-oldapp.desktop")->exported);
+    g_clear_pointer (&apps, g_ptr_array_unref);
+    g_assert_cmpint (unlink (upgraded), ==, 0);
+    g_strfreev (s->launchers);
+    s->launchers = g_strsplit ("org.example.Editor.desktop", ";", -1);
+  }
+
   s->admin_hidden = g_strsplit ("org.example.Viewer.desktop;org.example.Editor.desktop", ";", -1);
   s->admin_added = g_strsplit ("kde4-oldapp.desktop", ";", -1);
   apps = gl_export_source_list_apps (s, NULL);
@@ -262,6 +281,15 @@ test_list_apps (void)
     g_assert_true (find (apps, "org.example.Viewer.desktop")->exported);
     g_assert_true (find (apps, "new.desktop")->exported);
     g_assert_null (find (apps, "org.example.Editor.desktop"));
+    g_clear_pointer (&apps, g_ptr_array_unref);
+
+    /* with a default list: a newer version of an app the host has follows
+     * it; what the host does not have is exported */
+    h->launchers = g_strsplit ("other.desktop", ";", -1);
+    h->system_apps_dir = g_strdup (upper_apps);
+    apps = gl_export_source_list_apps (h, NULL);
+    g_assert_true ((a = find (apps, "org.example.Viewer.desktop")) && a->own && !a->exported);
+    g_assert_true ((a = find (apps, "new.desktop")) && a->own && a->exported);
   }
 }
 
