@@ -78,14 +78,34 @@ while [ $n -lt 30 ] && kill -0 $hprobe 2>/dev/null; do
   n=$((n + 1))
   gl_wait 10 view_gone
 done
-A /bin/window-probe --signals 4000 "${LAUNCH##*/}" > "$WORK/probe-view1" 2>&1 & probe=$!
-gl_wait 30 view_up
-res=$(joining_launches "$probe")
-wait "$probe"
+# (an app in the view probing while launches join it.  Twice in CI the
+# probe's launch ended after two joining launches with nothing seen - not
+# reproduced by hand, where 38-44 join in its time: a case that saw nothing
+# is run once more, saying why, before it counts as not run)
+view_probe () {
+  local prc=0
+  A /bin/window-probe --signals 4000 "${LAUNCH##*/}" > "$WORK/probe-view1" 2>&1 & probe=$!
+  gl_wait 30 view_up
+  res=$(joining_launches "$probe")
+  wait "$probe" || prc=$?
+  probe_rc=$prc
+  join_bad=$((join_bad + ${res%% *}))
+}
+join_bad=0
+view_probe
+if [ "$(sed -n 's/^seen //p' "$WORK/probe-view1")" = "" ] ||
+   [ "$(sed -n 's/^seen //p' "$WORK/probe-view1")" = 0 ]; then
+  echo "# the probe in the view saw no launcher process (its launch: rc $probe_rc;" \
+       "joining: $res; its output: $(tail -c 200 "$WORK/probe-view1" | tr '\n' ' ')): once more"
+  gl_wait 30 view_gone
+  first_res=$res
+  view_probe
+  res="$first_res, then $res"
+fi
 wait "$hprobe"
 echo "$old_dumpable" > /proc/sys/fs/suid_dumpable
 check_sh "fs.suid_dumpable=1: first and joining launches succeed ($bad of $n first, $res joining failed)" \
-  '[ $bad = 0 ] && [ "${res%% *}" = 0 ]'
+  '[ $bad = 0 ] && [ "$join_bad" = 0 ]'
 probe_results "fs.suid_dumpable=1: the user's processes outside cannot trace or open the /proc \
 entries of a launcher process" "$WORK/probe-host"
 probe_results "fs.suid_dumpable=1: an app cannot signal, trace or open the /proc entries of a \
