@@ -1651,7 +1651,13 @@ child_main (int sync_fd, int err_fd, int maps_fd)
    * that built it.  A launcher that dies before (a kill -9, a record it
    * cannot write) takes the view with it, its app and whatever that
    * started included: no view runs that later launches cannot find (they
-   * would build a second one over the same layers). */
+   * would build a second one over the same layers).
+   * From here on the launcher's death is told by the sync pipe's end,
+   * not by a death signal: it says its word and then lets the next
+   * launch take the view lock and join, and it may end (its app a quick
+   * one) before we have been scheduled to read that word - a death
+   * signal then ended the view under an app that had joined it. */
+  (void) prctl (PR_SET_PDEATHSIG, 0, 0, 0, 0);
   gl_error_fd = -1;
   close (err_fd);
   {
@@ -1663,7 +1669,6 @@ child_main (int sync_fd, int err_fd, int maps_fd)
       _exit (0);
     close (sync_fd);
   }
-  (void) prctl (PR_SET_PDEATHSIG, 0, 0, 0, 0);
   for (int fd = 0; fd <= 2; fd++)
     (void) dup2 (8, fd);
   if (syscall (SYS_close_range, 8U, ~0U, 0U) != 0)

@@ -498,4 +498,37 @@ check_sh "a launch behind a stopped holder of root's gives up after 20 s (rc $rc
 [ $rc = 125 ] || printf '%s\n' "$out" | sed 's/^/#   /'
 check "once it is gone, launches work again" A true
 
+# A first launch's app a quick one: its launcher says its last word to the
+# view's PID 1, lets go of the view lock and ends - on a loaded machine
+# before PID 1 has been scheduled to read that word.  A launch that joined
+# the view meanwhile (PID 1 alive, in its namespaces) runs to its end: the
+# view does not end under it.  (PID 1 is held just before that read by a
+# tracer of root's, until the first launcher has ended.)
+: "${GL_HOLD_VIEW_INIT:?GL_HOLD_VIEW_INIT must point to the built hold-view-init}"
+vp=$(view_pid)
+[ -z "$vp" ] || gl_wait 30 gone "$vp"
+go_reset go4; go_reset go5
+rm -f "$WORK/pd-let-go"
+exec 8< "$VIEWS/$UID_A.lock"
+flock -x 8
+A /bin/sh -c "$(wait_go go4)" > "$WORK/pd-first" 2>&1 & first=$!
+first_launcher () { pgrep -U "$UID_A" -f "^$LAUNCH t-view -- /bin/sh -c .*/go4" | head -n 1; }
+gl_wait 30 first_launcher > /dev/null
+"$GL_HOLD_VIEW_INIT" "$(first_launcher)" "$WORK/pd-let-go" > "$WORK/pd-hold" 2>&1 & tracer=$!
+GL_CLEANUPS+=("touch '$WORK/pd-let-go'; kill $tracer 2>/dev/null")
+gl_wait 10 grep_quiet '^seized' "$WORK/pd-hold"
+flock -u 8; exec 8<&-
+check "(the first launch's view is up, its PID 1 held before it reads the launcher's last word)" \
+  gl_wait 30 grep_quiet '^held' "$WORK/pd-hold"
+A /bin/sh -c "touch /tmp/gl-view-joined-pd; $(wait_go go5)" > "$WORK/pd-join" 2>&1 & join=$!
+check "(a launch joined that view)" wait_for gl-view-joined-pd
+echo go > "$WORK/go4"
+wait "$first"; frc=$?
+touch "$WORK/pd-let-go"
+wait "$tracer"
+echo go > "$WORK/go5"
+jrc=0; wait "$join" || jrc=$?
+check_sh "the first launcher ended before its view's PID 1 read its last word: the launch that joined runs to its end (rc $jrc; first $frc; PID 1: $(tail -n 1 "$WORK/pd-hold"))" \
+  '[ $jrc = 0 ] && [ $frc = 0 ] && grep_quiet "^released" "$WORK/pd-hold"'
+
 finish
