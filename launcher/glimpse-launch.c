@@ -752,14 +752,21 @@ holds_stale_file (const char *pid)
   return found;
 }
 
-/* After the kernel refused to mount a layer still in use, or for
- * glimpse purge (--held): names the processes that keep the previous view
- * (its mount namespace, a descriptor of it, or a file of its overlays)
- * and that you may see (yours; at most 5), asking you to close them and
- * then do AGAIN.  How many it named.  Runs as you, after dropping
- * privileges. */
+/* What keeps the previous view (its mount namespace, a descriptor of it,
+ * or a file of its overlays) after the kernel refused to mount a layer
+ * still in use, or for glimpse purge (--held): the processes that you may
+ * see (yours; at most GL_MAX_HOLDERS), each as "process N (NAME)" and
+ * whether it has a file of the view open, into HOLDERS.  How many.  Runs
+ * as you, after dropping privileges. */
+#define GL_MAX_HOLDERS 5
+typedef struct {
+  char pid[16];
+  char comm[64];
+  bool by_file;
+} Holder;
+
 static int
-report_view_holders (const char *again)
+view_holders (Holder holders[GL_MAX_HOLDERS])
 {
   DIR *d;
   struct dirent *e;
@@ -767,28 +774,71 @@ report_view_holders (const char *again)
 
   if (L.stale_mnt == 0 || (d = opendir ("/proc")) == NULL)
     return 0;
-  while (found < 5 && (e = readdir (d)) != NULL)
+  while (found < GL_MAX_HOLDERS && (e = readdir (d)) != NULL)
     {
-      char path[300], comm[64] = "";
+      char path[300];
+      Holder *h = &holders[found];
       cleanup_fd int fd = -1;
       ssize_t n;
-      bool by_file = false;
-      if (e->d_name[0] < '1' || e->d_name[0] > '9')
+      if (e->d_name[0] < '1' || e->d_name[0] > '9' || strlen (e->d_name) >= sizeof h->pid)
         continue;
-      if (!holds_stale_mnt (e->d_name) && !(by_file = holds_stale_file (e->d_name)))
+      h->by_file = false;
+      if (!holds_stale_mnt (e->d_name) && !(h->by_file = holds_stale_file (e->d_name)))
         continue;
       found++;
+      snprintf (h->pid, sizeof h->pid, "%s", e->d_name);
+      h->comm[0] = '\0';
       snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
       fd = open (path, O_RDONLY | O_CLOEXEC);
-      if (fd >= 0 && (n = read (fd, comm, sizeof comm - 1)) > 0)
-        comm[n - (comm[n - 1] == '\n')] = '\0';
-      gl_launch_printable_name (comm);
-      fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
-               "process %s (%s)%s; close it, then %s\n", L.id, e->d_name, comm,
-               by_file ? ", which has a file of it open" : "", again);
+      if (fd >= 0 && (n = read (fd, h->comm, sizeof h->comm - 1)) > 0)
+        h->comm[n - (h->comm[n - 1] == '\n')] = '\0';
+      gl_launch_printable_name (h->comm);
     }
   closedir (d);
   return found;
+}
+
+/* For glimpse purge (--held): names the processes that keep the previous
+ * view, one line each, asking you to close them and then try again.  How
+ * many it named. */
+static int
+report_view_holders (void)
+{
+  Holder holders[GL_MAX_HOLDERS];
+  int n = view_holders (holders);
+
+  for (int i = 0; i < n; i++)
+    fprintf (stderr, "glimpse-launch: the previous view of sandbox \"%s\" is still held by "
+             "process %s (%s)%s; close it, then try again\n", L.id, holders[i].pid,
+             holders[i].comm, holders[i].by_file ? ", which has a file of it open" : "");
+  return n;
+}
+
+/* A launch the kernel refused because your layer is still in use by the
+ * previous view: one line into BUF (SIZE bytes) naming what keeps that
+ * view and what to do, or 0 (BUF untouched) when no process of yours is
+ * seen keeping it (the child's own message then stands).  Its length. */
+static size_t
+view_held_message (char *buf, size_t size)
+{
+  Holder holders[GL_MAX_HOLDERS];
+  int n = view_holders (holders);
+  size_t len;
+
+  if (n == 0)
+    return 0;
+  len = (size_t) snprintf (buf, size, "glimpse-launch: cannot launch in sandbox \"%s\": your "
+                           "layer is still in use by an earlier view of this sandbox, still "
+                           "held by", L.id);
+  for (int i = 0; i < n && len < size; i++)
+    len += (size_t) snprintf (buf + len, size - len, "%s process %s (%s)%s",
+                              i == 0 ? "" : i == n - 1 ? " and" : ",", holders[i].pid,
+                              holders[i].comm,
+                              holders[i].by_file ? ", which has a file of it open" : "");
+  if (len < size)
+    len += (size_t) snprintf (buf + len, size - len, "; close %s, then launch again\n",
+                              n == 1 ? "it" : "them");
+  return len < size ? len : size - 1;
 }
 
 /* The writable overlay for OP (the host directory under the user's layer
@@ -2959,7 +3009,7 @@ layer_held (ViewNs *ns)
                "1 is %d); close its apps first\n", L.id, (int) view_pid);
       return GL_EXIT_VIEW_HELD;
     }
-  held = report_view_holders ("try again");
+  held = report_view_holders ();
   return held > 0 ? GL_EXIT_VIEW_HELD : 0;
 }
 
@@ -3231,15 +3281,20 @@ main (int argc, char **argv)
       if (waitpid (pid, &child_status, 0) != pid)
         child_status = GL_EXIT_LAUNCHER << 8;
       drop_privs_for_good ();
+      /* (your layer still in use: one line, naming what keeps it when a
+       * process of yours is seen to) */
+      if (WIFEXITED (child_status) && WEXITSTATUS (child_status) == GL_EXIT_VIEW_HELD)
+        {
+          size_t len = view_held_message (errbuf, sizeof errbuf);
+          if (len > 0)
+            errlen = len;
+        }
       if (errlen > 0)
         {
           show_errors (errbuf, errlen);
         }
       if (WIFEXITED (child_status) && WEXITSTATUS (child_status) == GL_EXIT_VIEW_HELD)
-        {
-          report_view_holders ("launch again");
-          return GL_EXIT_LAUNCHER;
-        }
+        return GL_EXIT_LAUNCHER;
       if (WIFEXITED (child_status) && WEXITSTATUS (child_status) != 0)
         return WEXITSTATUS (child_status);
       return GL_EXIT_LAUNCHER;

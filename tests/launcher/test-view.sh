@@ -324,6 +324,10 @@ time.sleep(300)' /proc/"$app"/ns/mnt "$WORK/held-ready" gl-view-holder-$n &
     '[ -n "$holder" ] && gone "$vp" && kill -0 "$holder"'
   check_sh "held view ($kind): the next launch refuses (125), naming the holder ($out)" \
     '[ $rc = 125 ] && grep -q "still held by process $holder ($comm)" <<< "$out"'
+  # (glimpse-launch(1): errors are one line - the holder and what to do
+  # in it, not the kernel's refusal first and the holder after)
+  check_sh "held view ($kind): ... in one line, saying what to do" \
+    '[ "$(wc -l <<< "$out")" = 1 ] && grep -q "; close it, then launch again\$" <<< "$out"'
   kmsg_check "held view ($kind): ... and mounted nothing on the layer in use (no in-use warning)" \
     '[ "$inuse_new" = 0 ]'
   kmsg_check "held view ($kind): ... refused at once, not retried (the kernel refused $busy_new mounts, at most one per layer)" \
@@ -497,6 +501,7 @@ check_sh "a launch behind a stopped holder of root's gives up after 20 s (rc $rc
    && ! grep_quiet -e "(flock)" -e "$holder" <<<"$out"'
 [ $rc = 125 ] || printf '%s\n' "$out" | sed 's/^/#   /'
 check "once it is gone, launches work again" A true
+
 
 # A first launch's app a quick one: its launcher says its last word to the
 # view's PID 1, lets go of the view lock and ends - on a loaded machine
