@@ -255,6 +255,11 @@ printerr_plain (const char *s)
 int
 main (int argc, char **argv)
 {
+  /* Nothing the caller left open stays open here but 0-2: a descriptor
+   * a shell passes on (of an ended view's mount namespace, or a file of
+   * it) would make us one of the processes that keep that view, and
+   * glimpse purge would name itself as the one to close. */
+  (void) close_range (3, ~0U, 0);
   setlocale (LC_ALL, "");
   if (!g_get_charset (NULL))
     {

@@ -72,6 +72,33 @@ out=$(as_user "$GL_USER_A" "$GLIMPSE" run "$id" -- sh -c "ls ~/$mark 2>&1; echo 
 check_sh "a launch after it builds a view on the empty layer" \
   '[ "$(tail -n1 <<<"$out")" = up ] && ! grep_quiet -x "$HOME_A/$mark" <<<"$out"'
 
+# --- purge run from the process that holds the ended view: a shell with
+# the directory open runs glimpse purge, which inherits the descriptor.
+# The shell is named; glimpse, which keeps nothing of the view of its own,
+# is not ---
+purger=$(mktemp -d /tmp/gl-purger.XXXXXX); chmod 1777 "$purger"
+GL_CLEANUPS+=("rm -rf '$purger'")
+cat > "$purger/held-sh" <<EOF2
+#!/bin/sh
+# held-sh SECS (its fd 3 on the ended view): once told, runs glimpse purge
+while [ ! -e $purger/go ]; do sleep 0.05; done
+"$GLIMPSE" purge "$id" --yes > $purger/out 2>&1; echo \$? > $purger/rc
+exec sleep "\$1"
+EOF2
+chmod 755 "$purger/held-sh"
+HOLD_AS=$purger/held-sh held "$GL_USER_A" "$HOME_A"
+touch "$purger/go"
+check "(glimpse purge, run by the holder, has ended)" gl_wait 60 test -s "$purger/rc"
+out=$(cat "$purger/out" 2>/dev/null)
+check_sh "purge run by the holder refuses (exit 5), naming that process ($holder)" \
+  '[ "$(cat "$purger/rc")" = 5 ] && grep_quiet "held by process $holder (held-sh), which has a file of it open" <<<"$out"'
+check_sh "… and not itself (it closed what it inherited)" \
+  '! grep_quiet "(glimpse)" <<<"$out" && [ "$(grep -o "held by process" <<<"$out" | wc -l)" = 1 ]'
+[ "$(grep -o "held by process" <<<"$out" | wc -l)" = 1 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check "… and the layer is intact" [ -f "$layer/home/upper/$mark" ]
+kill -TERM "$holder"; wait "$holder_bg" 2>/dev/null
+check "once that holder has exited, purge works" as_user "$GL_USER_A" "$GLIMPSE" purge "$id" --yes
+
 # --- root, its own layer ---
 layer=$GL_STORE/$id/users/0
 held root /root
