@@ -23,4 +23,13 @@ void gl_pkg_crash_point (const char *point);
  * it); TRUE too when the sources cannot be read.  No run of apt. */
 gboolean gl_pkg_apt_index_missing (const char *tree, const char *base, gboolean host);
 
+/* The architectures an apt sandbox's apt would get from its dpkg, as
+ * "native foreign…" (the view as gl_pkg_apt_index_missing's, both layers
+ * read without following links): the Architecture of the installed
+ * package dpkg in var/lib/dpkg/status, then the others of var/lib/dpkg/arch.
+ * NULL when apt must ask dpkg itself: a file of etc/apt/apt.conf.d that
+ * may name architectures or move dpkg or its database, a dpkg arch-native
+ * file, anything unreadable or malformed.  No run of apt or dpkg. */
+char *gl_pkg_apt_architectures (const char *tree, const char *base);
+
 G_END_DECLS

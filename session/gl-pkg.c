@@ -1762,6 +1762,27 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
       if (op->apt_cache != NULL)
         g_string_append (text, "Dir::Cache::pkgcache \"/run/glimpse-cache/pkgcache.bin\";\n"
                                "Dir::Cache::srcpkgcache \"/run/glimpse-cache/srcpkgcache.bin\";\n");
+      /* the view's architectures, read here, so that no run of apt asks
+       * dpkg for them (a dpkg run per apt-get, apt-config and
+       * apt-extracttemplates, and after dpkg's: ~10 per install) */
+      if (op->apt_cache != NULL)
+        {
+          g_autofree char *num = g_strdup_printf ("%u", op->current);
+          g_autofree char *cur = op->current > 0 && op->new_base == NULL
+                                   ? g_build_filename (op->system, num, "tree", NULL) : NULL;
+          g_autofree char *archs = gl_pkg_apt_architectures (cur, op->new_base ? op->new_base
+                                                                  : rootfs ? rootfs : "/");
+          g_auto(GStrv) each = archs ? g_strsplit (archs, " ", -1) : NULL;
+
+          if (each != NULL)
+            {
+              g_string_append (text, "// the view's architectures (dpkg's status and arch file)\n"
+                                     "#clear APT::Architectures;\nAPT::Architectures {");
+              for (char **a = each; *a; a++)
+                g_string_append_printf (text, " \"%s\";", *a);
+              g_string_append (text, " };\n");
+            }
+        }
       if (op->network != GL_PKG_NETWORK_NONE)
         g_string_append_printf (text,
           "// downloads go through glimpse's proxy (the only way out)\n"
@@ -2528,6 +2549,198 @@ gl_pkg_apt_index_missing (const char *tree, const char *base, gboolean host)
   if (lower >= 0)
     close (lower);
   return missing;
+}
+
+/* ------------------------------------------ apt's architectures, given */
+
+/* What a file of the view shows at @dir/@name: the generation @tree (or
+ * NULL) over the base @base, both read without following links. */
+typedef enum { VIEW_FILE, VIEW_ABSENT, VIEW_UNKNOWN } ViewFile;
+
+static ViewFile
+view_file (const char *tree, const char *base, const char *dir, const char *name, gsize max,
+           char **contents)
+{
+  g_autofree char *rel = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  if (tree != NULL)
+    {
+      int dfd = gl_tree_open_dir (tree, dir, NULL);
+      struct stat st;
+
+      if (dfd >= 0 && fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        {
+          close (dfd);
+          if (gl_is_whiteout (&st))
+            return VIEW_ABSENT;
+          return S_ISREG (st.st_mode) && gl_tree_read_file_max (tree, rel, max, contents, NULL, NULL)
+                 ? VIEW_FILE : VIEW_UNKNOWN;
+        }
+      if (dfd >= 0)
+        close (dfd);
+      if (layer_hides (tree, dir))
+        return VIEW_ABSENT;
+    }
+  if (gl_tree_read_file_max (base, rel, max, contents, NULL, &error))
+    return VIEW_FILE;
+  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? VIEW_ABSENT : VIEW_UNKNOWN;
+}
+
+/* The names in @dir of the view (as view_file's), whiteouts applied;
+ * NULL when a layer's directory cannot be read. */
+static GHashTable *
+view_names (const char *tree, const char *base, const char *dir)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  const char *layers[] = { tree, base };
+
+  for (guint l = tree != NULL ? 0 : 1; l < G_N_ELEMENTS (layers); l++)
+    {
+      g_autoptr(GError) error = NULL;
+      int dfd = gl_tree_open_dir (layers[l], dir, &error);
+      DIR *d;
+      struct dirent *e;
+      gboolean opaque;
+
+      if (dfd < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        continue;
+      if (dfd < 0 || (d = fdopendir (dfd)) == NULL)
+        {
+          if (dfd >= 0)
+            close (dfd);
+          return NULL;
+        }
+      opaque = is_opaque (dirfd (d));
+      while ((e = readdir (d)) != NULL)
+        {
+          struct stat st;
+          if (e->d_name[0] == '.' && (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+            continue;
+          if (g_hash_table_contains (gone, e->d_name))
+            continue;
+          if (l == 0 && fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && gl_is_whiteout (&st))
+            g_hash_table_add (gone, g_strdup (e->d_name));
+          else
+            g_hash_table_add (names, g_strdup (e->d_name));
+        }
+      closedir (d);
+      if (l == 0 && (opaque || layer_hides (tree, dir)))
+        break;
+    }
+  return g_steal_pointer (&names);
+}
+
+static gboolean
+is_arch_name (const char *a)
+{
+  if (!g_ascii_islower (a[0]) && !g_ascii_isdigit (a[0]))
+    return FALSE;
+  for (; *a; a++)
+    if (!g_ascii_islower (*a) && !g_ascii_isdigit (*a) && *a != '-')
+      return FALSE;
+  return TRUE;
+}
+
+/* The architecture of the installed package "dpkg" in the dpkg status
+ * @status, or NULL */
+static char *
+status_dpkg_arch (const char *status)
+{
+  for (const char *p = status; (p = strstr (p, "Package: dpkg\n")) != NULL; p++)
+    {
+      const char *end, *arch, *st;
+      g_auto(GStrv) words = NULL;
+      g_autofree char *stanza = NULL, *line = NULL;
+
+      if (p != status && p[-1] != '\n')
+        continue;
+      end = strstr (p, "\n\n");
+      stanza = g_strndup (p, end ? (gsize) (end - p) + 1 : strlen (p));
+      arch = strstr (stanza, "\nArchitecture: ");
+      st = strstr (stanza, "\nStatus: ");
+      if (arch == NULL || st == NULL)
+        continue;
+      st += strlen ("\nStatus: ");
+      line = g_strndup (st, strcspn (st, "\n"));
+      words = g_strsplit_set (line, " ", -1);
+      if (g_strv_length (words) == 3 && strcmp (words[2], "not-installed") != 0
+          && strcmp (words[2], "config-files") != 0)
+        {
+          arch += strlen ("\nArchitecture: ");
+          return g_strstrip (g_strndup (arch, strcspn (arch, "\n")));
+        }
+    }
+  return NULL;
+}
+
+char *
+gl_pkg_apt_architectures (const char *tree, const char *base)
+{
+  g_autofree char *status = NULL, *arch = NULL, *native = NULL, *own = NULL;
+  g_autoptr(GHashTable) parts = NULL;
+  g_autoptr(GString) list = NULL;
+  g_auto(GStrv) foreign = NULL;
+  GHashTableIter it;
+  gpointer name;
+
+  /* apt asks dpkg only when its configuration names no architectures;
+   * a configuration that may name them, or move dpkg's database or
+   * dpkg, is left to apt */
+  parts = view_names (tree, base, "etc/apt/apt.conf.d");
+  if (parts == NULL)
+    return NULL;
+  g_hash_table_iter_init (&it, parts);
+  while (g_hash_table_iter_next (&it, &name, NULL))
+    {
+      g_autofree char *text = NULL, *lower = NULL;
+      ViewFile got = view_file (tree, base, "etc/apt/apt.conf.d", name, 1024 * 1024, &text);
+
+      if (got == VIEW_UNKNOWN)
+        return NULL;
+      if (got == VIEW_ABSENT)
+        continue;
+      lower = g_ascii_strdown (text, -1);
+      /* (a target's $(NATIVE_ARCHITECTURE), $(ARCHITECTURE) name none) */
+      for (char *v = lower; (v = strstr (v, "$(")) != NULL;)
+        for (; *v != '\0' && *v != ')'; v++)
+          *v = ' ';
+      if (strstr (lower, "architecture") || strstr (lower, "admindir") || strstr (lower, "--root")
+          || strstr (lower, "--instdir") || strstr (lower, "bin::dpkg") || strstr (lower, "#include"))
+        return NULL;
+    }
+  /* dpkg's own architecture is that of the package dpkg; its foreign ones
+   * are the others of its arch file (a newer dpkg's arch-native file, which
+   * changes the native one, is left to it) */
+  if (view_file (tree, base, "var/lib/dpkg", "status", 256 * 1024 * 1024, &status) != VIEW_FILE
+      || (native = status_dpkg_arch (status)) == NULL || !is_arch_name (native))
+    return NULL;
+  if (view_file (tree, base, "var/lib/dpkg", "arch-native", 4096, &own) != VIEW_ABSENT)
+    return NULL;
+  switch (view_file (tree, base, "var/lib/dpkg", "arch", 64 * 1024, &arch))
+    {
+    case VIEW_UNKNOWN:
+      return NULL;
+    case VIEW_ABSENT:
+      break;
+    case VIEW_FILE:
+      foreign = g_strsplit_set (arch, " \t\n", -1);
+      break;
+    }
+  list = g_string_new (native);
+  for (guint i = 0; foreign && foreign[i]; i++)
+    {
+      g_autofree char *word = g_strdup_printf (" %s ", foreign[i]);
+      g_autofree char *have = g_strdup_printf (" %s ", list->str);
+
+      if (foreign[i][0] == '\0' || strstr (have, word) != NULL)
+        continue;
+      if (!is_arch_name (foreign[i]))
+        return NULL;
+      g_string_append_printf (list, " %s", foreign[i]);
+    }
+  return g_string_free (g_steal_pointer (&list), FALSE);
 }
 
 static GlPkgOp *

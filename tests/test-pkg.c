@@ -856,6 +856,78 @@ test_apt_index_missing (void)
   g_assert_true (gl_pkg_apt_index_missing (tree, base, FALSE));
 }
 
+/* gl_pkg_apt_architectures: what the view's dpkg would tell apt, or NULL
+ * where apt must ask it */
+static void
+assert_archs (const char *tree, const char *base, const char *expected)
+{
+  g_autofree char *archs = gl_pkg_apt_architectures (tree, base);
+  g_assert_cmpstr (archs, ==, expected);
+}
+
+static void
+test_apt_architectures (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-pkg-XXXXXX");
+  g_autofree char *base = g_build_filename (tmp, "base", NULL);
+  g_autofree char *tree = g_build_filename (tmp, "tree", NULL);
+  g_autofree char *fifo = g_build_filename (tree, "var/lib/dpkg/arch", NULL);
+  g_autofree char *native_file = g_build_filename (base, "var/lib/dpkg/arch-native", NULL);
+  const char *status =
+    "Package: dpkg-dev\nStatus: install ok installed\nArchitecture: all\n\n"
+    "Package: dpkg\nStatus: deinstall ok config-files\nArchitecture: i386\n\n"
+    "Package: dpkg\nStatus: install ok installed\nPriority: required\nArchitecture: arm64\nVersion: 1\n\n";
+
+  /* no dpkg status: apt asks */
+  assert_archs (NULL, base, NULL);
+  write_file (base, "var/lib/dpkg/status", status);
+  /* the installed dpkg's architecture, not the host's; its arch file's
+   * others after it */
+  assert_archs (NULL, base, "arm64");
+  write_file (base, "var/lib/dpkg/arch", "arm64\narmhf\n");
+  write_file (base, "etc/apt/apt.conf.d/50appstream",
+              "Acquire::IndexTargets::deb::DEP-11 { MetaKey \"dep11/Components-$(NATIVE_ARCHITECTURE).yml\"; };\n");
+  assert_archs (NULL, base, "arm64 armhf");
+  /* the generation's files over the base's */
+  write_file (tree, "var/lib/dpkg/arch", "arm64\nriscv64\narmhf\n");
+  assert_archs (tree, base, "arm64 riscv64 armhf");
+  /* a configuration that names architectures (in any case), moves dpkg's
+   * database or includes another file: apt asks dpkg itself */
+  write_file (tree, "etc/apt/apt.conf.d/90arch", "apt::architectures { \"amd64\"; };\n");
+  assert_archs (tree, base, NULL);
+  write_file (tree, "etc/apt/apt.conf.d/90arch", "DPkg::Options { \"--admindir=/x\"; };\n");
+  assert_archs (tree, base, NULL);
+  write_file (tree, "etc/apt/apt.conf.d/90arch", "#include \"/etc/x.conf\";\n");
+  assert_archs (tree, base, NULL);
+  write_file (tree, "etc/apt/apt.conf.d/90arch", "APT::Get::Show-Versions \"1\";\n");
+  assert_archs (tree, base, "arm64 riscv64 armhf");
+  /* a newer dpkg's own native architecture; a name that is none */
+  write_file (base, "var/lib/dpkg/arch-native", "riscv64\n");
+  assert_archs (tree, base, NULL);
+  g_assert_cmpint (g_unlink (native_file), ==, 0);
+  write_file (tree, "var/lib/dpkg/arch", "arm64\n\"; x\n");
+  assert_archs (tree, base, NULL);
+  /* a FIFO is not read (nor waited on); a link is not followed */
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  assert_archs (tree, base, NULL);
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  g_assert_cmpint (symlink ("/var/lib/dpkg/arch", fifo), ==, 0);
+  assert_archs (tree, base, NULL);
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  if (!make_whiteout (tree, "var/lib/dpkg/arch"))
+    {
+      g_test_message ("cannot make whiteouts (mknod 0:0) here: not tested");
+      return;
+    }
+  /* the generation removed the base's arch file; then its configuration */
+  assert_archs (tree, base, "arm64");
+  write_file (base, "etc/apt/apt.conf.d/10arch", "APT::Architecture \"amd64\";\n");
+  assert_archs (tree, base, NULL);
+  g_assert_true (make_whiteout (tree, "etc/apt/apt.conf.d/10arch"));
+  assert_archs (tree, base, "arm64");
+}
+
 static void
 test_staged (void)
 {
@@ -1057,6 +1129,7 @@ main (int argc, char **argv)
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
   g_test_add_func ("/pkg/apt-index-missing", test_apt_index_missing);
+  g_test_add_func ("/pkg/apt-architectures", test_apt_architectures);
   g_test_add_func ("/pkg/generation-base", test_generation_base);
   g_test_add_func ("/pkg/reclaim", test_reclaim);
   return g_test_run ();
