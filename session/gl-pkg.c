@@ -430,6 +430,8 @@ link_copy_at (int src, int dst, const char *shown, GCancellable *cancellable, GE
           if (t >= 0)
             close (t);
         }
+      else if (S_ISFIFO (st.st_mode))
+        continue;   /* (one an older glimpse let in: see defang_one) */
       else if (linkat (src, de->d_name, dst, de->d_name, 0) != 0)
         ok = errno_error (error, errno, "Cannot link", child);
     }
@@ -634,6 +636,16 @@ defang_one (int dfd, const char *name, const struct stat *st, const char *shown,
         return errno_error (error, errno, "Cannot remove the device node", shown);
       return TRUE;
     }
+  /* A FIFO blocks whoever opens it to read, for good: one in
+   * /usr/share/applications hung every later operation's
+   * update-desktop-database (the package namespace makes none:
+   * glimpse-pkgns, install_seccomp) */
+  if (S_ISFIFO (st->st_mode))
+    {
+      if (unlinkat (dfd, name, 0) != 0)
+        return errno_error (error, errno, "Cannot remove the FIFO", shown);
+      return TRUE;
+    }
   mode = st->st_mode & 07777 & ~(mode_t) 022;
   if (!S_ISDIR (st->st_mode))
     mode &= ~(mode_t) 06000;
@@ -747,6 +759,9 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
         continue;
       if (!defang_at (upper, name, child, ss, error))
         return FALSE;
+      /* (a device node or FIFO defang_at removed: nothing to move) */
+      if (fstatat (upper, name, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+        continue;
       if (renameat (upper, name, dst, name) != 0)
         return errno_error (error, errno, "Cannot move", child);
     }
@@ -1306,6 +1321,116 @@ apt_cache_keep (GlPkgOp *op, const char *gen)
     close (to);
 }
 
+/* In a generation made since glimpse keeps FIFOs out of generations
+ * (defang_one, link_copy_at): an older one's tree may hold one */
+#define NO_FIFO_MARK "no-fifo"
+
+typedef struct {
+  const char *tree;     /* the generation's tree */
+  int upper;            /* the operation's upper layer */
+  guint32 uid, gid;
+  guint found;
+} HideFifos;
+
+/* Under @upper, the directory @rel (of @tree), made where missing with
+ * the owner, mode and attributes of @tree's: a descriptor, or -1 */
+static int
+upper_dir_for (int upper, int tree, const char *rel, GError **error)
+{
+  g_auto(GStrv) parts = g_strsplit (rel, "/", -1);
+  int u = dup (upper), t = dup (tree);
+
+  for (char **p = parts; u >= 0 && t >= 0 && *p != NULL; p++)
+    {
+      int nu, nt;
+      if (**p == '\0' || g_str_equal (*p, "."))
+        continue;
+      nt = open_dir_at (t, *p);
+      if (nt < 0 || (mkdirat (u, *p, 0700) != 0 && errno != EEXIST))
+        {
+          errno_error (error, errno, "Cannot hide a FIFO of the sandbox under", rel);
+          if (nt >= 0)
+            close (nt);
+          close (u);
+          close (t);
+          return -1;
+        }
+      nu = open_dir_at (u, *p);
+      if (nu >= 0 && !copy_dir_attrs (nt, nu, rel, error))
+        {
+          close (nu);
+          nu = -1;
+        }
+      else if (nu < 0)
+        errno_error (error, errno, "Cannot open", rel);
+      close (u);
+      close (t);
+      u = nu;
+      t = nt;
+      if (u < 0)
+        break;
+    }
+  if (t >= 0)
+    close (t);
+  return u;
+}
+
+static gboolean
+hide_fifo_one (int dfd, const char *name, const struct stat *st, const char *shown, gpointer data,
+               GError **error)
+{
+  HideFifos *h = data;
+  g_autofree char *rel = NULL;
+  int tree, dir;
+  gboolean ok;
+
+  if (!S_ISFIFO (st->st_mode))
+    return TRUE;
+  h->found++;
+  rel = g_path_get_dirname (shown + strlen (h->tree));
+  tree = open_dir_at (AT_FDCWD, h->tree);
+  if (tree < 0)
+    return errno_error (error, errno, "Cannot open", h->tree);
+  dir = upper_dir_for (h->upper, tree, rel, error);
+  close (tree);
+  if (dir < 0)
+    return FALSE;
+  ok = (mknodat (dir, name, S_IFCHR | 0, makedev (0, 0)) == 0 || errno == EEXIST)
+       && fchownat (dir, name, h->uid, h->gid, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!ok)
+    errno_error (error, errno, "Cannot hide the FIFO", shown);
+  close (dir);
+  return ok;
+}
+
+/* A FIFO blocks whoever opens it to read, for good (a trigger's
+ * update-desktop-database in /usr/share/applications): one that an older
+ * glimpse let into the current generation gets a whiteout in the
+ * operation's upper layer, so the operation does not see it, nor the
+ * generation it makes.  Generations made since are marked and not walked;
+ * an older one found to hold none is marked then (its tree never changes;
+ * the mark is beside it, not in it). */
+static gboolean
+hide_old_fifos (GlPkgOp *op, const char *upper, GError **error)
+{
+  g_autofree char *num = g_strdup_printf ("%u", op->current);
+  g_autofree char *mark = g_build_filename (op->system, num, NO_FIFO_MARK, NULL);
+  g_autofree char *tree = g_build_filename (op->system, num, "tree", NULL);
+  HideFifos h = { tree, -1, op->uid, op->gid, 0 };
+  gboolean ok;
+
+  if (op->current == 0 || g_file_test (mark, G_FILE_TEST_EXISTS) || !g_file_test (tree, G_FILE_TEST_IS_DIR))
+    return TRUE;
+  h.upper = open_dir_at (AT_FDCWD, upper);
+  if (h.upper < 0)
+    return errno_error (error, errno, "Cannot open", upper);
+  ok = walk_tree (AT_FDCWD, tree, tree, hide_fifo_one, &h, error);
+  close (h.upper);
+  if (ok && h.found == 0 && !g_file_set_contents_full (mark, "", 0, G_FILE_SET_CONTENTS_NONE, 0644, NULL))
+    g_debug ("cannot write %s", mark);
+  return ok;
+}
+
 GlPkgOp *
 gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GError **error)
 {
@@ -1368,6 +1493,8 @@ gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
       return NULL;
     if (chown (upper, op->uid, op->gid) != 0 || chown (work, op->uid, op->gid) != 0)
       return errno_error (error, errno, "Cannot hand over", upper), NULL;
+    if (!hide_old_fifos (op, upper, error))
+      return NULL;
   }
   if (g_strcmp0 (sandbox->family, "apt") == 0 && !apt_cache_prepare (op, error))
     return NULL;
@@ -2226,6 +2353,12 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
     return errno_error (error, errno, "Cannot set the mode of", tree);
   if (!make_lock_file (lock, error))
     return FALSE;
+  {
+    /* (a FIFO of the old tree was not linked, one of the upper removed) */
+    g_autofree char *mark = g_build_filename (gen, NO_FIFO_MARK, NULL);
+    if (!g_file_set_contents_full (mark, "", 0, G_FILE_SET_CONTENTS_NONE, 0644, error))
+      return FALSE;
+  }
   apt_cache_keep (op, gen);
   /* The new files' data went to disk one by one (or, for a large
    * operation, the file system is synced here); the directories and links

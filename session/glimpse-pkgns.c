@@ -84,9 +84,11 @@
  *   - a directory that is not world-readable and world-searchable (o+rx) is
  *     an empty directory of the same owner and mode (opaque): packages can
  *     still add files to it, nothing of the host's shows;
- *   - a regular file or FIFO that is not world-readable (o+r), and every
- *     socket, is whited out: it is absent inside (a key a postinst finds
- *     missing is generated anew, in the sandbox);
+ *   - a regular file that is not world-readable (o+r), and every socket
+ *     and FIFO, is whited out: it is absent inside (a key a postinst finds
+ *     missing is generated anew, in the sandbox; a FIFO would block a
+ *     trigger that reads a directory's files, update-desktop-database in
+ *     /usr/share/applications, for good: see install_seccomp);
  *   - the only exceptions are the files a package manager must read and
  *     rewrite: /etc/shadow, /etc/gshadow and their "-" backups are shown as
  *     copies with every password field "*" (adduser, useradd,
@@ -693,7 +695,8 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  * attributes' names and values) in listings until its directory changes
  * -- as for a change during an operation, it cannot be opened (the check
  * at open). */
-#define WALK_MAGIC "glimpse-pkgns walk cache 2\n"
+/* (3: every FIFO is masked; a cache of 2 kept no world-readable one) */
+#define WALK_MAGIC "glimpse-pkgns walk cache 3\n"
 #define WALK_MARGIN_S 2
 /* The cache is written again when what it keeps changed, or when the
  * directories read again because only their times changed held more than
@@ -902,8 +905,7 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
   walk_dir_free (old);
   if (fd >= 0)
     close (fd);
-  if (S_ISSOCK (st.st_mode)
-      || ((S_ISREG (st.st_mode) || S_ISFIFO (st.st_mode)) && !(st.st_mode & S_IROTH)))
+  if (S_ISSOCK (st.st_mode) || S_ISFIFO (st.st_mode) || (S_ISREG (st.st_mode) && !(st.st_mode & S_IROTH)))
     {
       if (!is_shadow (rel))
         mask_whiteout (mask, rel);
@@ -2219,6 +2221,24 @@ place_resolv (int copy)
  * the numbers are the same on every architecture): a kernel newer than
  * this program may add a call like open_tree_attr, which the list cannot
  * name, and ENOSYS is what libc falls back from ("not in this kernel"). */
+#if defined(__x86_64__) || defined(__aarch64__)
+/* (the architectures install_seccomp has a filter for) Appends to F (at K) the filter's refusal (EPERM) of system call NR when
+ * its mode argument (at offset ARG of struct seccomp_data) makes a FIFO
+ * (the accumulator holds the call's number before; any other mode of NR is
+ * allowed).  Returns the new K. */
+static size_t
+filter_no_fifo (struct sock_filter *f, size_t k, unsigned nr, unsigned arg)
+{
+  f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 5);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_LD | BPF_W | BPF_ABS, arg);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_ALU | BPF_AND | BPF_K, S_IFMT);
+  f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, S_IFIFO, 0, 1);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  return k;
+}
+#endif
+
 static void
 install_seccomp (void)
 {
@@ -2241,7 +2261,7 @@ install_seccomp (void)
 #endif
   };
   enum { N = sizeof denied / sizeof *denied };
-  struct sock_filter f[8 + 2 * N + 8];
+  struct sock_filter f[8 + 2 * N + 20];
   size_t k = 0;
   /* clone/clone3 with new namespaces: refused (CLONE_NEW* bits) */
   const unsigned ns_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET
@@ -2264,6 +2284,17 @@ install_seccomp (void)
       f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, (unsigned) denied[i], 0, 1);
       f[k++] = (struct sock_filter) BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
     }
+  /* mknodat (mode in arg 2), mknod (arg 1): no FIFO.  A FIFO left in the
+   * sandbox blocks whoever opens it to read, with no writer ever coming:
+   * one in /usr/share/applications hung update-desktop-database (the
+   * desktop-file-utils trigger) in this operation and in every later one.
+   * No package needs one in its files or at install time; a package that
+   * ships one fails to unpack (EPERM), which dpkg names.  (Whiteouts, 0/0
+   * character devices, are still made.) */
+  k = filter_no_fifo (f, k, SYS_mknodat, offsetof (struct seccomp_data, args[2]));
+#ifdef SYS_mknod
+  k = filter_no_fifo (f, k, SYS_mknod, offsetof (struct seccomp_data, args[1]));
+#endif
   /* clone (flags in arg 0): no new namespaces.  clone3 passes a struct the
    * filter cannot read: ENOSYS makes libc fall back to clone. */
   f[k++] = (struct sock_filter) BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1);
