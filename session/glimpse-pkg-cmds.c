@@ -24,6 +24,15 @@ print_progress (const char *line, gpointer user_data)
   g_printerr ("%s\n", line);
 }
 
+/* Whether the operation that just succeeded changed @s's system: it made a
+ * new generation (one that changed nothing makes none, and gl-pkg has said
+ * "Nothing changed in “ID”"), so the last line does not claim otherwise */
+static gboolean
+changed_since (GlSandbox *s, guint generation)
+{
+  return gl_pkg_current_generation (s->path) != generation;
+}
+
 static int
 pkg_fail (const GError *error)
 {
@@ -85,10 +94,18 @@ gl_cmd_install (int argc, char **argv)
                                     "Install packages into a sandbox (needs root). The package manager "
                                     "runs as root of a user namespace, never as the host's root.",
                                     NULL, 2, &argc, &argv, &status);
+  guint generation;
+
   if (s == NULL)
     return status;
+  generation = gl_pkg_current_generation (s->path);
   if (!gl_pkg_install (s, (const char * const *) argv + 2, print_progress, NULL, NULL, &error))
     return pkg_fail (error);
+  if (!changed_since (s, generation))
+    {
+      g_printerr ("“%s” has %s already.\n", s->id, argc > 3 ? "these packages" : "this package");
+      return GL_EXIT_OK;
+    }
   g_printerr ("Installed into “%s”. “glimpse apps %s” lists its applications; “glimpse export %s” "
               "puts them into your menu.\n", s->id, s->id, s->id);
   return GL_EXIT_OK;
@@ -101,10 +118,18 @@ gl_cmd_uninstall (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(GlSandbox) s = prepare ("uninstall", "ID PACKAGE…", "Remove packages from a sandbox (needs root).",
                                     NULL, 2, &argc, &argv, &status);
+  guint generation;
+
   if (s == NULL)
     return status;
+  generation = gl_pkg_current_generation (s->path);
   if (!gl_pkg_uninstall (s, (const char * const *) argv + 2, print_progress, NULL, NULL, &error))
     return pkg_fail (error);
+  if (!changed_since (s, generation))
+    {
+      g_printerr ("“%s” has none of %s.\n", s->id, argc > 3 ? "these packages" : "this package");
+      return GL_EXIT_OK;
+    }
   g_printerr ("Removed from “%s”.\n", s->id);
   return GL_EXIT_OK;
 }
@@ -116,11 +141,17 @@ gl_cmd_update (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   g_autoptr(GlSandbox) s = prepare ("update", "ID", "Refresh a sandbox's package indexes and upgrade "
                                     "everything (needs root).", NULL, 1, &argc, &argv, &status);
+  guint generation;
+
   if (s == NULL)
     return status;
+  generation = gl_pkg_current_generation (s->path);
   if (!gl_pkg_update (s, print_progress, NULL, NULL, &error))
     return pkg_fail (error);
-  g_printerr ("Updated “%s”.\n", s->id);
+  if (!changed_since (s, generation))
+    g_printerr ("“%s” is up to date.\n", s->id);
+  else
+    g_printerr ("Updated “%s”.\n", s->id);
   return GL_EXIT_OK;
 }
 
@@ -170,10 +201,13 @@ gl_cmd_add_repo (int argc, char **argv)
                                     entries, 2, &argc, &argv, &status);
   if (s != NULL)
     {
+      guint generation = gl_pkg_current_generation (s->path);
       if (argc > 3)
         status = gl_cli_usage ("add-repo", "give the repository as one argument (quote a “deb …” line)");
       else if (!gl_repo_add (s, argv[2], key, name, print_progress, NULL, NULL, &error))
         status = pkg_fail (error);
+      else if (!changed_since (s, generation))
+        g_printerr ("“%s” has this repository already, as it is.\n", s->id);
       else
         g_printerr ("Added the repository to “%s”; “glimpse install %s PACKAGE” installs from it.\n",
                     s->id, s->id);

@@ -7,7 +7,8 @@
 # as input) and a byte that is not UTF-8; the output of `glimpse install`
 # holds none of those bytes, and still shows the lines.  Nor do
 # `glimpse apps` and `glimpse repos`, which show what the postinst wrote in
-# a desktop entry and a sources file of the sandbox.  And an operation that
+# a desktop entry and a sources file of the sandbox.  An operation that
+# changes nothing says so and claims no change.  And an operation that
 # waits for another on the same sandbox says so.  Needs root.
 source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
@@ -41,6 +42,21 @@ check_sh "… with no escape, BEL or other C0 control but tab and newline" \
   '! LC_ALL=C grep -aq "[[:cntrl:]]" <(tr -d "\t\n" < "$WORK/out")'
 check_sh "… no C1 control (U+0080…U+009F in UTF-8) and no byte that is not UTF-8" \
   '! LC_ALL=C grep -aqP "\xc2[\x80-\x9f]" "$WORK/out" && iconv -f UTF-8 -t UTF-8 "$WORK/out" >/dev/null 2>&1'
+
+# --- an operation that changes nothing says so, and nothing else: no
+# "Installed into" or "Added the repository" after "Nothing changed"
+gen=$(gl_current "$id")
+out=$("$GLIMPSE" install "$id" glimpse-esc 2>&1); rc=$?
+echo "$out" | tail -n 2 | sed 's/^/# /'
+check_sh "installing a package the sandbox has says so, and not that it installed it" \
+  '[ $rc -eq 0 ] && grep -q "Nothing changed in “$id”" <<<"$out" && grep -q "^“$id” has this package already\.$" <<<"$out" \
+   && ! grep -q "Installed into" <<<"$out" && [ "$(gl_current "$id")" = "$gen" ]'
+out=$("$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test 2>&1); rc=$?
+echo "$out" | tail -n 2 | sed 's/^/# /'
+check_sh "adding a repository the sandbox has, as it is, says so, and not that it added it" \
+  '[ $rc -eq 0 ] && grep -q "Nothing changed in “$id”" <<<"$out" && grep -q "^“$id” has this repository already, as it is\.$" <<<"$out" \
+   && ! grep -q "Added the repository" <<<"$out" && [ "$(gl_current "$id")" = "$gen" ]'
+
 "$GLIMPSE" apps "$id" > "$WORK/apps" 2>&1
 gen_before_wait=$(gl_current "$id")
 "$GLIMPSE" repos "$id" > "$WORK/repos" 2>&1
