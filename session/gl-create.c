@@ -504,6 +504,7 @@ bootstrap_rootless (GPtrArray *argv, const char *rootfs, const GlCreateOptions *
     .envp = envp,
     .cwd = scratch,
     .as_user = TRUE,
+    .no_signal_forward = options->signals_cancel,
   };
   struct passwd *pw;
   struct stat parent_st;

@@ -28,6 +28,9 @@ typedef struct {
    * they are only g_debug'ed) */
   void (*output) (const char *line, gpointer user_data);
   gpointer output_data;
+  /* The caller cancels on SIGINT and SIGTERM itself: the bootstrap tool is
+   * not sent them (GlSpawnOptions.no_signal_forward), only stopped */
+  gboolean signals_cancel;
 } GlCreateOptions;
 
 /* Creates a sandbox in @store; returns its id.  On any failure, and on

@@ -401,8 +401,11 @@ gl_spawn_run (const char * const    *argv,
 
   /* Before the child exists, so a signal it provokes at once is ours to
    * forward, not our death. */
-  sigint = forward_signal (&run, context, SIGINT);
-  sigterm = forward_signal (&run, context, SIGTERM);
+  if (!options->no_signal_forward)
+    {
+      sigint = forward_signal (&run, context, SIGINT);
+      sigterm = forward_signal (&run, context, SIGTERM);
+    }
 
   shown = g_strjoinv (" ", (char **) argv);
   watchdog = start_watchdog (&done_fd);
@@ -423,8 +426,11 @@ gl_spawn_run (const char * const    *argv,
           close (merged[0]);
           close (merged[1]);
         }
-      g_source_destroy (sigint);
-      g_source_destroy (sigterm);
+      if (sigint != NULL)
+        {
+          g_source_destroy (sigint);
+          g_source_destroy (sigterm);
+        }
       stop_watchdog (watchdog, done_fd);
       g_prefix_error (error, "Cannot run %s: ", argv[0]);
       return FALSE;
@@ -466,8 +472,11 @@ gl_spawn_run (const char * const    *argv,
 
   if (run.kill_timer != NULL)
     g_source_destroy (run.kill_timer);
-  g_source_destroy (sigint);
-  g_source_destroy (sigterm);
+  if (sigint != NULL)
+    {
+      g_source_destroy (sigint);
+      g_source_destroy (sigterm);
+    }
   if (cancel_source != NULL)
     g_source_destroy (cancel_source);
   g_source_destroy (child_watch);

@@ -62,6 +62,11 @@ typedef struct {
    * else, as the caller (root) may: all it forks is counted there (NULL:
    * none; the child does not run when it cannot join) */
   const char * const *cgroups;
+  /* SIGINT and SIGTERM of ours are not forwarded to the child: the caller
+   * handles them by cancelling @cancellable (which stops the child), so
+   * that it knows of the interruption before the child's output about it
+   * arrives (glimpse create says it in one line) */
+  gboolean no_signal_forward;
 } GlSpawnOptions;
 
 typedef struct {

@@ -209,10 +209,17 @@ typedef struct {
   GlCliProgress *progress;
 } CreateData;
 
+/* Set (to the signal) once create is interrupted: what the bootstrap tool
+ * and the store say from then on (mmdebstrap's own failure, the command
+ * line "was stopped") is the interruption's echo, not news; create says
+ * one line at the end instead. */
+static gint create_interrupted;
+
 static void
 print_status (const char *message, gpointer user_data)
 {
-  g_printerr ("%s\n", message);
+  if (g_atomic_int_get (&create_interrupted) == 0)
+    g_printerr ("%s\n", message);
 }
 
 static void
@@ -239,8 +246,7 @@ on_interrupt (gpointer user_data)
 {
   GCancellable *cancellable = user_data;
 
-  if (!g_cancellable_is_cancelled (cancellable))
-    g_printerr ("glimpse: interrupted; removing what was built so far…\n");
+  g_atomic_int_compare_and_exchange (&create_interrupted, 0, 1);
   g_cancellable_cancel (cancellable);
   return G_SOURCE_CONTINUE;
 }
@@ -317,6 +323,9 @@ gl_cmd_create (int argc, char **argv)
   data.options.progress_data = data.progress;
   data.options.status = print_status;
   data.options.output = print_status;
+  /* (on_interrupt: so that what the bootstrap tool says of its stopping
+   * comes after create_interrupted is set) */
+  data.options.signals_cancel = TRUE;
 
   sigint = g_unix_signal_add (SIGINT, on_interrupt, cancellable);
   sigterm = g_unix_signal_add (SIGTERM, on_interrupt, cancellable);
@@ -341,9 +350,20 @@ gl_cmd_create (int argc, char **argv)
 
   if (data.id == NULL)
     {
-      int code = gl_cli_fail (data.error);
-      if (g_error_matches (data.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        code = GL_EXIT_CANCELLED;
+      int code;
+      /* One line, as an interrupted install says it (whatever the
+       * interrupted step made of it: a cancelled download, a bootstrap
+       * tool that failed on the signal); what was built goes now or, after
+       * a kill -9, at the next store command. */
+      if (g_atomic_int_get (&create_interrupted) != 0
+          || g_error_matches (data.error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_printerr ("glimpse: Interrupted while creating a sandbox from profile %s; nothing was created\n",
+                      profile->name);
+          code = GL_EXIT_CANCELLED;
+        }
+      else
+        code = gl_cli_fail (data.error);
       g_clear_error (&data.error);
       return code;
     }

@@ -72,7 +72,7 @@ requests() { # path -> number of GET requests seen; fails if the server does not
 }
 store_entries() { ls -A "$GLIMPSE_SANDBOX_DIR" 2>/dev/null | tr '\n' ' '; }
 
-echo "1..62"
+echo "1..66"
 
 # --- host, twice
 id1=$("$GLIMPSE" create host 2>/dev/null); id2=$("$GLIMPSE" create host 2>/dev/null)
@@ -387,15 +387,20 @@ EOF
 chmod 0755 "$work/fakebin" "$work/fakebin/mmdebstrap"
 printf '[Profile]\nName=Test slowboot\nFamily=apt\n\n[Base]\nType=bootstrap\nSuite=stable\nMirror=http://127.0.0.1:1/debian\n\n[Packages]\nRefresh=true\nUpgrade=true\nInstall=true\nListUpgradable=true\n' \
   > "$work/profiles/slowboot.profile"
+# wait_boot DIR: $boot_pid, the fake DIR/mmdebstrap, and $child_pid, its
+# sleep, once both run (within 30 s; else $child_pid is empty)
+wait_boot () {
+  boot_pid=; child_pid=
+  for _ in $(seq 300); do
+    boot_pid=$(pgrep -f "$1/mmdebstrap" | head -n1)
+    [ -n "$boot_pid" ] && child_pid=$(pgrep -P "$boot_pid" sleep | head -n1)
+    [ -n "$child_pid" ] && break
+    sleep 0.1
+  done
+}
 PATH=$work/fakebin:$PATH "$GLIMPSE" create slowboot >/dev/null 2>&1 &
 pid=$!
-boot_pid=; child_pid=
-for _ in $(seq 300); do
-  boot_pid=$(pgrep -f "$work/fakebin/mmdebstrap" | head -n1)
-  [ -n "$boot_pid" ] && child_pid=$(pgrep -P "$boot_pid" sleep | head -n1)
-  [ -n "$child_pid" ] && break
-  sleep 0.1
-done
+wait_boot "$work/fakebin"
 check "the bootstrap tool runs as the user glimpse, not as root" \
   eval '[ -n "$child_pid" ] && [ "$(stat -c %U "/proc/$boot_pid")" = glimpse ]'
 kill -KILL $pid; wait $pid 2>/dev/null
@@ -413,6 +418,34 @@ check "…its half-built tree stays until the next store operation" \
   eval 'store_entries | grep "\.creating-" >/dev/null'
 "$GLIMPSE" list >/dev/null 2>&1
 check "…which removes it" eval '! store_entries | grep "\.creating-" >/dev/null'
+
+# --- Ctrl-C (SIGINT) or SIGTERM during a bootstrap: one line, as an
+# interrupted install says it, and 130; not the bootstrap tool's own
+# failure, which the signal provokes, nor its whole command line "was
+# stopped"
+mkdir -p "$work/fakebin-int"
+cat > "$work/fakebin-int/mmdebstrap" <<'EOF2'
+#!/bin/sh
+trap 'echo "E: fake mmdebstrap failed: interrupted"; exit 1' INT TERM
+echo "I: fake mmdebstrap starts"
+sleep 300 &
+wait
+EOF2
+chmod 0755 "$work/fakebin-int" "$work/fakebin-int/mmdebstrap"
+printf '[Profile]\nName=Test intboot\nFamily=apt\n\n[Base]\nType=bootstrap\nSuite=stable\nMirror=http://127.0.0.1:1/debian\n\n[Packages]\nRefresh=true\nUpgrade=true\nInstall=true\nListUpgradable=true\n' \
+  > "$work/profiles/intboot.profile"
+for sig in INT TERM; do
+  PATH=$work/fakebin-int:$PATH "$GLIMPSE" create intboot >/dev/null 2>"$work/int-err" &
+  pid=$!
+  wait_boot "$work/fakebin-int"
+  kill -$sig $pid; wait $pid; rc=$?
+  sed 's/^/# /' "$work/int-err"
+  check "SIG$sig during a bootstrap (exit $rc): exit 130 and one line, \"Interrupted while creating …; nothing was created\"" \
+    eval '[ -n "$child_pid" ] && [ $rc -eq 130 ] \
+      && [ "$(tail -n1 "$work/int-err")" = "glimpse: Interrupted while creating a sandbox from profile intboot; nothing was created" ] \
+      && ! grep -q "fake mmdebstrap failed\|was stopped" "$work/int-err" && [ "$(grep -ci interrupt "$work/int-err")" = 1 ]'
+  check "…and no sandbox is left" eval '[ ! -e "$GLIMPSE_SANDBOX_DIR/intboot" ]'
+done
 
 # --- remove leaves nothing
 for s in host host-2 named bb bb-2 cut offline sig-good sig-nokeyring sig-file sig-local archlike oci-good chan-alpine chan-pinned chan-ubuntu moving; do "$GLIMPSE" remove "$s" >/dev/null 2>&1; done
