@@ -340,18 +340,54 @@ drop_privs_for_good (void)
   drop_privs (true);
 }
 
+/* Whether a notification can be shown at all: there is a session bus to
+ * send it on (DBUS_SESSION_BUS_ADDRESS, or the socket GDBus looks for
+ * without it, $XDG_RUNTIME_DIR/bus).  Without one, the helper could only
+ * say that it cannot ("Cannot autolaunch D-Bus without X11 $DISPLAY"), the
+ * error itself being on stderr already.  As the user. */
+static bool
+notify_has_bus (void)
+{
+  const char *runtime = NULL;
+  char bus[PATH_MAX];
+  struct stat st;
+
+  for (char **e = L.notify_env; *e != NULL; e++)
+    {
+      if (strncmp (*e, "DBUS_SESSION_BUS_ADDRESS=", 25) == 0 && (*e)[25] != '\0')
+        return true;
+      if (strncmp (*e, "XDG_RUNTIME_DIR=", 16) == 0)
+        runtime = *e + 16;
+    }
+  if (runtime == NULL || runtime[0] != '/'
+      || snprintf (bus, sizeof bus, "%s/bus", runtime) >= (int) sizeof bus)
+    return false;
+  return lstat (bus, &st) == 0 && S_ISSOCK (st.st_mode);
+}
+
+/* How long the launcher waits for the notification helper before it
+ * stops it: a notification server answers at once; a bus that does not
+ * answer would make GDBus wait 25 s */
+#define NOTIFY_WAIT_MS 5000
+
 /* The die() hook of the top-level process: after dropping privileges
- * completely, show the error on the desktop when there is no terminal. */
+ * completely, show the error on the desktop when there is no terminal and
+ * there is a session bus to show it on.  The helper is waited for (at most
+ * NOTIFY_WAIT_MS), so that nothing it prints comes after the launcher (and
+ * `glimpse run`) has returned. */
 static void
 report_error (const char *message)
 {
   pid_t pid;
+  int pidfd;
 
   if (isatty (STDERR_FILENO) || L.notify_env == NULL)
     return;
   drop_privs_for_good ();
   if (getuid () == 0 || geteuid () == 0)
     return;             /* never run anything as root */
+  if (!notify_has_bus ())
+    return;
 
   pid = fork ();
   if (pid == 0)
@@ -374,7 +410,23 @@ report_error (const char *message)
       execve (GL_LAUNCH_BINDIR "/glimpse", argv, L.notify_env);
       _exit (1);
     }
-  /* Its failure is ignored; it outlives us as an orphan if slow. */
+  if (pid < 0)
+    return;
+  /* Its failure is ignored; a helper that takes too long is stopped */
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  if (pidfd >= 0)
+    {
+      struct pollfd p = { .fd = pidfd, .events = POLLIN };
+      int r;
+      do
+        r = poll (&p, 1, NOTIFY_WAIT_MS);
+      while (r < 0 && errno == EINTR);
+      if (r == 0)
+        kill (pid, SIGKILL);
+      close (pidfd);
+    }
+  while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+    ;
 }
 
 /* ---------------------------------------------------------------------- */

@@ -133,11 +133,18 @@ gl_global_setup () {
     # a test user's, left by no one else: removed when this test ends
     GL_MOUNTED+=(/run/user/"$uid")
   done
-  # The fake `glimpse notify-error`: records who ran it, with what.
+  # The fake `glimpse notify-error`: records who ran it, with what, and
+  # each run in notify.calls; with a notify.delay file, it first waits that
+  # many seconds, and says on stderr when it is done.
   cat > "$GL_BIN/glimpse.new" <<'NOTIFY'
 #!/bin/sh
 out=${XDG_RUNTIME_DIR:-/nonexistent}/notify.log
 tmp=$out.$$
+echo "$*" >> "${XDG_RUNTIME_DIR:-/nonexistent}/notify.calls" 2>/dev/null
+if [ -f "${XDG_RUNTIME_DIR:-/nonexistent}/notify.delay" ]; then
+  sleep "$(cat "$XDG_RUNTIME_DIR/notify.delay")"
+  echo "fake notify-error: done" >&2
+fi
 {
   echo "args: $*"
   echo "uid: $(id -u) gid: $(id -g) groups: $(id -G)"

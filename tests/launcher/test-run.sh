@@ -181,19 +181,35 @@ check_sh "running app holds the lock (LOCK_EX|LOCK_NB conflicts)" '[ -n "$app" ]
 wait $lp
 check "lock free after the app exits" flock -x -n "$GL_STORE/t-run-bb/lock" true
 
-# --- errors reach the desktop when there is no terminal ---
-rm -f /run/user/$UID_A/notify.log
-as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/nope 2>/dev/null </dev/null
+# --- errors reach the desktop when there is no terminal, and there is a
+# session bus to show them on ---
+with_bus () { as_user $GL_USER_A env DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$UID_A/no-bus "$@"; }
+rm -f /run/user/$UID_A/notify.log /run/user/$UID_A/notify.calls
+with_bus "$LAUNCH" t-run-bb -- /bin/nope 2>/dev/null </dev/null
 gl_wait 30 [ -s /run/user/$UID_A/notify.log ]
 log=$(cat /run/user/$UID_A/notify.log 2>/dev/null)
 check_sh "notify-error called with the message" 'grep -q "^args: notify-error --title .*command not found inside sandbox" <<< "$log"'
 check_sh "notify-error runs as the user, no caps, NoNewPrivs" 'grep -q "^uid: $UID_A gid: $GID_A" <<< "$log" &&
   [ "$(grep -E "^Cap(Prm|Eff|Bnd|Amb):" <<< "$log" | grep -vc "0000000000000000$")" = 0 ] && grep -q "NoNewPrivs:.*1" <<< "$log"' 
 rm -f /run/user/$UID_A/notify.log
-as_user $GL_USER_A "$LAUNCH" '../x' -- /bin/true 2>/dev/null </dev/null
+with_bus "$LAUNCH" '../x' -- /bin/true 2>/dev/null </dev/null
 gl_wait 30 [ -s /run/user/$UID_A/notify.log ]
 check "early (pre-clone) error also notified, as the user" grep -q "^uid: $UID_A " /run/user/$UID_A/notify.log
-rm -f /run/user/$UID_A/notify.log
+rm -f /run/user/$UID_A/notify.log /run/user/$UID_A/notify.calls
+# Nothing the helper prints comes after the launcher (and `glimpse run`)
+# returned: without a session bus there is no helper (it could only say
+# "Cannot autolaunch D-Bus without X11 $DISPLAY"); with one, the launcher
+# waits for it.  The first launch's helper, were there one, has run by the
+# time the second (which takes 1 s) returns: one run of the helper in all.
+as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/nope 2>"$WORK/nobus-err" </dev/null
+echo 1 > /run/user/$UID_A/notify.delay
+with_bus "$LAUNCH" t-run-bb -- /bin/nope 2>"$WORK/bus-err" </dev/null
+calls=$(wc -l < /run/user/$UID_A/notify.calls 2>/dev/null || echo 0)
+check_sh "no session bus: the error is on stderr and no notification helper runs ($calls run)" \
+  'grep -q "command not found inside sandbox" "$WORK/nobus-err" && [ "$calls" = 1 ]'
+check_sh "… with one, the launcher returns after the helper: its output is before, not after" \
+  'grep -q "^fake notify-error: done$" "$WORK/bus-err" && [ -s /run/user/$UID_A/notify.log ]'
+rm -f /run/user/$UID_A/notify.log /run/user/$UID_A/notify.calls /run/user/$UID_A/notify.delay
 
 # --- a launch that joins a running view gets exactly a first launch's
 # treatment (SECURITY.md "Joining a running view"): the caller's ids, no
