@@ -1994,14 +1994,55 @@ view_set_stale (const unsigned long long rec[8], const unsigned *mounts, size_t 
   L.stale_by_unique = n_unique > 0 && n_unique == n_mounts;
 }
 
-#define GL_VIEW_RECORD_FMT "glimpse-view 1 sandbox %64s uid %u pid %d start %llu user %llu:%llu " \
+#define GL_VIEW_RECORD_FMT "glimpse-view 2 boot %36s sandbox %64s uid %u pid %d start %llu " \
+  "user %llu:%llu mnt %llu:%llu pid %llu:%llu ipc %llu:%llu\n"
+/* (as written before the boot was recorded: see view_record_this_boot) */
+#define GL_VIEW_RECORD_FMT_1 "glimpse-view 1 sandbox %64s uid %u pid %d start %llu user %llu:%llu " \
   "mnt %llu:%llu pid %llu:%llu ipc %llu:%llu\n"
+
+/* This boot's ID (/proc/sys/kernel/random/boot_id: 36 characters, a new
+ * random UUID at every boot), or NULL when it cannot be read. */
+static const char *
+boot_id (void)
+{
+  static char id[40];
+  char buf[64];
+
+  if (id[0] == '\0')
+    {
+      ssize_t n = read_proc_at (AT_FDCWD, "/proc/sys/kernel/random/boot_id", buf, sizeof buf);
+      if (n != 37 || buf[36] != '\n' || strspn (buf, "0123456789abcdef-") != 36)
+        return NULL;
+      memcpy (id, buf, 36);
+      id[36] = '\0';
+    }
+  return id;
+}
+
+/* True if the record (open as FD) was written in this boot: it names
+ * BOOT, this boot's ID, or (a record of the first version, written before
+ * the launcher recorded the boot: a view that was already running when it
+ * was upgraded) it was last written after this boot began.  A record
+ * from before a reboot names a pid, a start time and namespaces that
+ * mean nothing now - or another process that happens to match them. */
+static bool
+view_record_this_boot (int fd, const char *boot)
+{
+  struct stat st;
+  struct timespec now, up;
+
+  if (boot[0] != '\0')
+    return boot_id () != NULL && strcmp (boot, boot_id ()) == 0;
+  return fstat (fd, &st) == 0 && clock_gettime (CLOCK_REALTIME, &now) == 0
+         && clock_gettime (CLOCK_BOOTTIME, &up) == 0
+         && st.st_mtim.tv_sec > now.tv_sec - up.tv_sec;
+}
 
 /* Finds the running view of this user through root's record
  * users/.views/<uid> and checks it as SECURITY.md says: the record is a
  * regular file of root's (0600, in root's 0700 directory: the user can
- * neither read, delete nor replace it), for this sandbox and user; the
- * recorded process is alive (pidfd), started
+ * neither read, delete nor replace it), for this sandbox and user, of
+ * this boot (its boot_id); the recorded process is alive (pidfd), started
  * at the recorded time, and its user, mount, PID and IPC namespaces are the
  * recorded ones; the user namespace is the caller's.  Its PID 1, with NS
  * open; 0 (with a reason in *WHY) when there is no usable view. */
@@ -2017,6 +2058,7 @@ view_find (ViewNs *ns, const char **why)
   int pid, used = 0;
   unsigned long long start, rec[8], id[8];
   char sandbox[GL_LAUNCH_ID_MAX + 1];
+  char boot[37] = "";
   char name[32];
   unsigned mounts[GL_VIEW_MAX_MOUNTS];
   unsigned long long unique[GL_VIEW_MAX_MOUNTS];
@@ -2037,10 +2079,21 @@ view_find (ViewNs *ns, const char **why)
   if (len <= 0)
     return 0;
   buf[len] = '\0';
-  if (sscanf (buf, GL_VIEW_RECORD_FMT "%n", sandbox, &uid, &pid, &start, &rec[0], &rec[1],
-              &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 12
+  if ((sscanf (buf, GL_VIEW_RECORD_FMT "%n", boot, sandbox, &uid, &pid, &start, &rec[0],
+               &rec[1], &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 13
+       || strlen (boot) != 36)
+      && (boot[0] = '\0', used = 0,
+          sscanf (buf, GL_VIEW_RECORD_FMT_1 "%n", sandbox, &uid, &pid, &start, &rec[0], &rec[1],
+                  &rec[2], &rec[3], &rec[4], &rec[5], &rec[6], &rec[7], &used) != 12))
+    return 0;
+  if (used == 0
       || !view_record_mounts (buf + used, mounts, &n_mounts, unique, &n_unique, &mntns)
       || strcmp (sandbox, L.id) != 0 || uid != L.uid || pid <= 1)
+    return 0;
+  /* (nothing of it is taken as a stale view's either: its namespaces'
+   * inodes and mount IDs may be anyone's now) */
+  *why = "the record is of an earlier boot";
+  if (!view_record_this_boot (fd, boot))
     return 0;
   *why = "the recorded view is gone";
   pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
@@ -2219,8 +2272,11 @@ view_record (pid_t pid, const unsigned long long id[8], int mnt_ns)
 
   if (start == 0)
     die ("the sandbox's first process went away while starting");
-  len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, L.id, (unsigned) L.uid, (int) pid,
-                  start, id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
+  if (boot_id () == NULL)
+    die ("cannot read this boot's ID (/proc/sys/kernel/random/boot_id) for the record of "
+         "the view");
+  len = snprintf (buf, sizeof buf, GL_VIEW_RECORD_FMT, boot_id (), L.id, (unsigned) L.uid,
+                  (int) pid, start, id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]);
   snprintf (path, sizeof path, "/proc/%d/mountinfo", (int) pid);
   f = fopen (path, "re");
   if (f == NULL)

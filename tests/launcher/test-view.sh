@@ -15,7 +15,7 @@ UDIR=$GL_STORE/t-view/users/$UID_A
 VIEWS=$GL_STORE/t-view/users/.views
 A () { as_user $GL_USER_A "$LAUNCH" t-view -- "$@"; }
 B () { as_user $GL_USER_B "$LAUNCH" t-view -- "$@"; }
-# the record: "glimpse-view 1 sandbox ID uid UID pid PID start ..." (the
+# the record: "glimpse-view 2 boot BOOT_ID sandbox ID uid UID pid PID start ..." (the
 # first "pid" is PID 1's; a later one names the PID namespace)
 view_pid () { awk '{ for (i = 1; i < NF; i++) if ($i == "pid") { print $(i + 1); exit } }' "$VIEWS/$UID_A" 2>/dev/null; }
 # wait_for NAME: until the app made /tmp/NAME inside the view (seen in the
@@ -190,6 +190,27 @@ sed "s/uid $UID_A /uid $UID_B /" "$WORK/good-record" > "$VIEWS/$UID_B"
 b_mnt=$(B readlink /proc/self/ns/mnt)
 check_sh "21: a record of B's naming A's view is refused (user namespace not B's)" \
   '[ -n "$b_mnt" ] && [ "$b_mnt" != "$view_mnt" ]'
+# a record of another boot: after a reboot its pid, start time and
+# namespaces may be a new process's; root forges the running view's own
+# record with another boot_id: not joined (the launch builds a view of its
+# own, which the kernel refuses while this one holds the layer)
+cur_boot=$(cat /proc/sys/kernel/random/boot_id)
+check "the record names this boot" grep_quiet -a "^glimpse-view 2 boot $cur_boot " "$WORK/good-record"
+sed "s/ boot $cur_boot / boot $(echo "$cur_boot" | tr 0-9a-f 1-9a-f0) /" "$WORK/good-record" > "$VIEWS/$UID_A"
+got=$(A readlink /proc/self/ns/mnt 2>&1)
+check_sh "21: a record of another boot (its boot_id) is not joined" '[ "$got" != "$view_mnt" ]'
+# the same without a boot (as launchers before it wrote): joined while
+# written in this boot, not when last written before it
+sed "s/^glimpse-view 2 boot $cur_boot /glimpse-view 1 /" "$WORK/good-record" > "$VIEWS/$UID_A"
+got=$(A readlink /proc/self/ns/mnt 2>&1)
+check_sh "21: a record without a boot, written in this boot (a view older than the launcher): joined" \
+  '[ "$got" = "$view_mnt" ]'
+touch -d "@$(( $(date +%s) - $(cut -d. -f1 /proc/uptime) - 60 ))" "$VIEWS/$UID_A"
+got=$(A readlink /proc/self/ns/mnt 2>&1)
+check_sh "21: ... one last written before this boot: not joined" '[ "$got" != "$view_mnt" ]'
+cp -p "$WORK/good-record" "$VIEWS/$UID_A"
+got=$(A readlink /proc/self/ns/mnt 2>&1)
+check_sh "21: (control) the view's own record of this boot is joined" '[ "$got" = "$view_mnt" ]'
 echo go > "$WORK/go"
 wait $bg
 vp_old=$vp
@@ -202,7 +223,7 @@ slpid=$(gl_wait_pid $GL_USER_A '^sleep 62[.]21$')
 check "21: the user's own process for the forged records runs" [ -n "$slpid" ]
 start=$(awk '{ sub(/.*\) /, ""); print $20 }' /proc/$slpid/stat)
 ino () { stat -L -c '%d:%i' /proc/$slpid/ns/$1; }
-forged="glimpse-view 1 sandbox t-view uid $UID_A pid $slpid start $start user $(ino user) mnt $(ino mnt) pid $(ino pid) ipc $(ino ipc)"
+forged="glimpse-view 2 boot $(cat /proc/sys/kernel/random/boot_id) sandbox t-view uid $UID_A pid $slpid start $start user $(ino user) mnt $(ino mnt) pid $(ino pid) ipc $(ino ipc)"
 # (where records used to be, the user's own users/UID/, and where they are:
 # the user cannot write there)
 as_user $GL_USER_A sh -c "echo '$forged' > '$UDIR/view'; echo '$forged' > '$VIEWS/$UID_A'" 2>/dev/null
