@@ -255,11 +255,14 @@ printerr_plain (const char *s)
 int
 main (int argc, char **argv)
 {
-  /* Nothing the caller left open stays open here but 0-2: a descriptor
-   * a shell passes on (of an ended view's mount namespace, or a file of
-   * it) would make us one of the processes that keep that view, and
-   * glimpse purge would name itself as the one to close. */
-  (void) close_range (3, ~0U, 0);
+  /* The commands that ask whether a user's layer is held (purge, remove)
+   * keep nothing the caller left open but 0-2: a descriptor a shell
+   * passes on (of an ended view's mount namespace, or a file of it) would
+   * make us one of the processes that keep that view, and we would name
+   * ourselves as the one to close.  The others keep them: a file given as
+   * /dev/fd/N (the shell's <(…), e.g. add-repo --key) is one. */
+  if (argc >= 2 && (g_str_equal (argv[1], "purge") || g_str_equal (argv[1], "remove")))
+    (void) close_range (3, ~0U, 0);
   setlocale (LC_ALL, "");
   if (!g_get_charset (NULL))
     {

@@ -112,7 +112,8 @@ check_sh "ppa: nothing was written" '[ "$(gl_current "$id")" = "$gen" ]'
 unset GLIMPSE_LAUNCHPAD_API GLIMPSE_PPA_ARCHIVE
 
 # --- add-repo, install
-check "add-repo with its key" "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
+# (the key as /dev/fd/3, a descriptor the shell opened: glimpse keeps what it is given)
+check "add-repo with its key" "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key /dev/fd/3 --name test 3<"$WORK/good.asc"
 tree=$(gl_tree "$id")
 check_sh "the repository is a deb822 .sources with its own Signed-By" \
   'grep -qx "Signed-By: /etc/apt/keyrings/glimpse-test.asc" "$tree/etc/apt/sources.list.d/glimpse-test.sources" \
