@@ -52,6 +52,12 @@ joining_launches () {
   echo "$bad of $n"
 }
 
+# (the cases but the second run with the default fs.suid_dumpable, 0,
+# whatever the machine was left with; the value found is put back)
+old_dumpable=$(cat /proc/sys/fs/suid_dumpable)
+GL_CLEANUPS+=("echo $old_dumpable > /proc/sys/fs/suid_dumpable")
+echo 0 > /proc/sys/fs/suid_dumpable
+
 # --- an app in the view cannot reach a joining launch before it is the
 # user's in the view (the default fs.suid_dumpable) ---
 A /bin/window-probe --signals 5000 "${LAUNCH##*/}" > "$WORK/probe-view" 2>&1 & probe=$!
@@ -68,8 +74,6 @@ gl_wait 30 view_gone
 # root opened or made (mount copies, root's locks) or is not yet in the
 # view: neither an app in the view nor the user's processes outside can
 # reach one.  (A first launch each time, then joining ones.) ---
-old_dumpable=$(cat /proc/sys/fs/suid_dumpable)
-GL_CLEANUPS+=("echo $old_dumpable > /proc/sys/fs/suid_dumpable")
 echo 1 > /proc/sys/fs/suid_dumpable
 as_user $GL_USER_A "$PROBE_HOST" 6000 "${LAUNCH##*/}" > "$WORK/probe-host" 2>&1 & hprobe=$!
 n=0 bad=0
@@ -107,7 +111,7 @@ if [ "$(sed -n 's/^seen //p' "$WORK/probe-view1")" = "" ] ||
   res="$first_res, then $res"
 fi
 wait "$hprobe"
-echo "$old_dumpable" > /proc/sys/fs/suid_dumpable
+echo 0 > /proc/sys/fs/suid_dumpable
 check_sh "fs.suid_dumpable=1: first and joining launches succeed ($bad of $n first, $res joining failed)" \
   '[ $bad = 0 ] && [ "$join_bad" = 0 ]'
 probe_results "fs.suid_dumpable=1: the user's processes outside cannot trace or open the /proc \
