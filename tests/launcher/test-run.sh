@@ -199,11 +199,13 @@ rm -f /run/user/$UID_A/notify.log /run/user/$UID_A/notify.calls
 # Nothing the helper prints comes after the launcher (and `glimpse run`)
 # returned: without a session bus there is no helper (it could only say
 # "Cannot autolaunch D-Bus without X11 $DISPLAY"); with one, the launcher
-# waits for it.  The first launch's helper, were there one, has run by the
-# time the second (which takes 1 s) returns: one run of the helper in all.
+# waits for it (here for an error before the view is entered: a helper
+# started from inside the view is in its PID namespace, and ends with it).
+# The first launch's helper, were there one, has run by the time the
+# second (which takes 1 s) returns: one run of the helper in all.
 as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/nope 2>"$WORK/nobus-err" </dev/null
 echo 1 > /run/user/$UID_A/notify.delay
-with_bus "$LAUNCH" t-run-bb -- /bin/nope 2>"$WORK/bus-err" </dev/null
+with_bus "$LAUNCH" '../x' -- /bin/true 2>"$WORK/bus-err" </dev/null
 calls=$(wc -l < /run/user/$UID_A/notify.calls 2>/dev/null || echo 0)
 check_sh "no session bus: the error is on stderr and no notification helper runs ($calls run)" \
   'grep -q "command not found inside sandbox" "$WORK/nobus-err" && [ "$calls" = 1 ]'
