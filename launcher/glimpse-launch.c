@@ -1621,11 +1621,10 @@ run_view_init (int view_lock, int sigfd)
  * left to nobody (PID 1 is not dumpable: no process of the caller can
  * have opened it), and the kernel ends it.  The launcher writes the new
  * user namespace's id maps (the same ids, groups included; see
- * enter_view_outer) once told through MAPS_FD that PID 1 has moved and
- * the view is ready and recorded, just before it starts the app: nothing
- * PID 1 does from here on needs them (no id of it is looked up; what it
- * drops and sets is its own), and no other process enters the namespace
- * before the launcher has written them - or, failing, ends PID 1. */
+ * write_nested_maps) when told through MAPS_FD, meanwhile: nothing PID 1
+ * does from here on needs them (no id of it is looked up; what it drops
+ * and sets is its own), and no other process enters the namespace before
+ * the launcher has written them - or, failing, ends PID 1. */
 static void
 lock_view (int maps_fd)
 {
@@ -2348,8 +2347,6 @@ view_record (pid_t pid, const unsigned long long id[8], int mnt_ns)
   (void) sigaction (SIGXFSZ, &old_xfsz, NULL);
 }
 
-static void enter_view_outer (pid_t pid, int outer, const ViewNs *ns);
-
 /* What the app's process needs, all made before it starts (setuid, it
  * runs in the launcher's memory until it execs, and writes none of it
  * but the die() globals, which the launcher sets back). */
@@ -2423,8 +2420,6 @@ app_main (const AppStart *a)
  * the launcher made (F4, lock_view: the PID namespace belongs to the outer
  * one), on the way its PID namespace for the children to come, then its
  * mount and IPC namespaces.  Yours: no privilege needed. */
-static void view_enter_nested (const ViewNs *ns);
-
 static void
 view_enter (const ViewNs *ns)
 {
@@ -2435,15 +2430,6 @@ view_enter (const ViewNs *ns)
     die_with_error ("cannot enter the sandbox's user namespace");
   if (setns (ns->pid, CLONE_NEWPID) != 0)
     die_with_error ("cannot enter the sandbox's PID namespace");
-  view_enter_nested (ns);
-}
-
-/* The rest of view_enter, from the outer user namespace NS->outer (if
- * any) and with the view's PID namespace for the children to come:
- * the view's own user namespace, then its mount and IPC namespaces. */
-static void
-view_enter_nested (const ViewNs *ns)
-{
   if (ns->outer >= 0 && setns (ns->user, CLONE_NEWUSER) != 0)
     die_with_error ("cannot enter the sandbox's user namespace");
   if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
@@ -2459,19 +2445,6 @@ view_enter_nested (const ViewNs *ns)
 static int
 app_child (void *a)
 {
-  app_main (a);
-}
-
-/* The app's process of a first launch, setuid (A: what it needs),
- * started by the launcher itself in the view's PID namespace, from the
- * outer user namespace (enter_view_outer): enters the rest of the view. */
-static int
-app_child_nested (void *p)
-{
-  const AppStart *a = p;
-  gl_die_hook = NULL;
-  gl_error_fd = a->err_fd;
-  view_enter_nested (a->ns);
   app_main (a);
 }
 
@@ -2561,8 +2534,7 @@ app_helper (void *p)
  * real uid yours, could be stopped by the app there, in the host's mount
  * namespace.) */
 static pid_t
-start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, pid_t pid1,
-           int outer)
+start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command)
 {
   int pid_p[2];
   pid_t app = -1, helper;
@@ -2570,17 +2542,6 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, pid_t 
 
   a.env = gl_launch_build_env (L.app_env, L.home, L.user, L.shell, L.id);
   a.cands = exec_candidates (command, a.env);
-  if (outer >= 0)
-    {
-      /* A first launch, setuid: no helper (enter_view_outer). */
-      enter_view_outer (pid1, outer, ns);
-      drop_privs_for_good ();
-      app = start_child (app_child_nested, &a, 0);
-      if (app < 0)
-        die_with_error ("cannot start the command in the sandbox");
-      close (err_p[1]);
-      return app;
-    }
   drop_privs_for_good ();
   if (pipe2 (pid_p, O_CLOEXEC) != 0)
     die_with_error ("cannot set up starting the command");
@@ -2621,12 +2582,9 @@ start_app (const ViewNs *ns, int err_p[2], int tty, char *const *command, pid_t 
  * good in start_app, before the app is started; the user namespace is
  * the caller's own, so entering it needs none.  PID1_GO (a first launch,
  * whose view root recorded before: see view_record; or -1): where PID 1
- * is told, once the app is started, that its view may outlive us.
- * PID1 and OUTER: a first launch's, setuid, whose view's nested id maps
- * are still to be written (enter_view_outer), or 0 and -1. */
+ * is told, once the app is started, that its view may outlive us. */
 static int
-run_in_view (ViewNs *ns, int view_lock, char *const *command, int pid1_go, pid_t pid1,
-             int outer)
+run_in_view (ViewNs *ns, int view_lock, char *const *command, int pid1_go)
 {
   sigset_t set;
   int sigfd, err_p[2], app_status = 0, tty = -1;
@@ -2651,7 +2609,7 @@ run_in_view (ViewNs *ns, int view_lock, char *const *command, int pid1_go, pid_t
   if (sigfd < 0 || pipe2 (err_p, O_CLOEXEC) != 0)
     die_with_error ("cannot set up waiting for the command");
 
-  app = start_app (ns, err_p, tty, command, pid1, outer);
+  app = start_app (ns, err_p, tty, command);
   if (tty >= 0)
     (void) setpgid (app, app);
   if (pid1_go >= 0)
@@ -2748,15 +2706,15 @@ done:
 /* ---------------------------------------------------------------------- */
 /* The top-level process                                                   */
 
-/* True if CONTENT was written to /proc/PID/NAME (errno set if not). */
-static bool
+static void
 write_proc_file (pid_t pid, const char *name, const char *content)
 {
   char path[64];
   cleanup_fd int fd = -1;
   snprintf (path, sizeof path, "/proc/%d/%s", (int) pid, name);
   fd = open (path, O_WRONLY | O_CLOEXEC);
-  return fd >= 0 && gl_write_all (fd, content, strlen (content)) == 0;
+  if (fd < 0 || gl_write_all (fd, content, strlen (content)) != 0)
+    die_with_error ("cannot write %s of the sandbox's user namespace", name);
 }
 
 /* The id maps of the view's user namespaces: your uid and gid (setuid,
@@ -2791,18 +2749,14 @@ id_maps (char *umap)
 }
 
 /* Writes the id maps UMAP and GMAP of PID's user namespace (without
- * privilege: its setgroups "deny" first).  NULL when written, else the
- * name of the file that could not be (errno set). */
-static const char *
+ * privilege: its setgroups "deny" first).  Allocates nothing. */
+static void
 write_maps (pid_t pid, const char *umap, const char *gmap)
 {
-  if (!L.privileged && !write_proc_file (pid, "setgroups", "deny"))
-    return "setgroups";
-  if (!write_proc_file (pid, "uid_map", umap))
-    return "uid_map";
-  if (!write_proc_file (pid, "gid_map", gmap))
-    return "gid_map";
-  return NULL;
+  if (!L.privileged)
+    write_proc_file (pid, "setgroups", "deny");
+  write_proc_file (pid, "uid_map", umap);
+  write_proc_file (pid, "gid_map", gmap);
 }
 
 static void
@@ -2810,71 +2764,66 @@ write_id_maps (pid_t pid)
 {
   char umap[64];
   cleanup_free char *gmap = id_maps (umap);
-  const char *failed = write_maps (pid, umap, gmap);
-  if (failed != NULL)
-    die_with_error ("cannot write %s of the sandbox's user namespace", failed);
+  write_maps (pid, umap, gmap);
 }
 
-/* A first launch, setuid, after its record: PID, the view's PID 1, has
- * moved into the user namespace nested in the one the launcher created
- * (F4, lock_view), whose id maps are not written yet; OUTER is that first
- * one, opened while PID 1 was still waiting to start.  Only a process in
- * the parent user namespace may write them with groups, so the launcher
- * enters OUTER (as root may), for good: it needs nothing of the host's
- * user namespace any more (the record is written; what is left is
- * dropping root, starting the app and waiting for it).  It writes the
- * maps there (the same ids as the first namespace's) and, while it still
- * may, enters the view's PID namespace NS->pid for its children: the app
- * is then started straight in the view (start_app), the first process of
- * yours there, which nothing can reach before it is in the view's mount
- * namespace (PID 1 aside, no process is in the view before it: the view
- * lock keeps every other launch out until it has started).  Nothing enters
- * the nested namespace before its maps are written: the app is the first.
- * If they cannot be written, the view is ended (its PID 1 killed and
- * reaped before the launcher dies and lets go of the view lock: no launch
- * joins it) and the launch fails.  (Before, a child of the launcher's
- * wrote them while the view was built, and a helper started the app: two
- * processes more for every first launch, 0.4-0.6 ms on this VM.) */
-static void
-enter_view_outer (pid_t pid, int outer, const ViewNs *ns)
-{
-  char umap[64];
-  cleanup_free char *gmap = id_maps (umap);
-  const char *failed = NULL;
+/* What the process writing the nested id maps needs. */
+typedef struct {
+  pid_t pid;
+  int outer, err_fd;
+  const char *umap, *gmap;
+} NestedMaps;
 
+static int
+nested_maps_child (void *p)
+{
+  const NestedMaps *m = p;
+  gl_die_hook = NULL;
+  gl_error_fd = m->err_fd;
   /* Root entering your user namespace would become dumpable where
    * fs.suid_dumpable is 1, and you own that namespace: any process of
    * yours could then trace this one.  With your effective uid (the saved
    * uid stays root's: nothing of yours reaches it meanwhile) entering it
    * changes nothing; root's filesystem uid still opens PID 1's map files. */
   if (setresuid ((uid_t) -1, L.uid, (uid_t) -1) != 0)
-    failed = "cannot switch to your user id to write the id maps";
-  else if ((void) setfsuid (0), prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-    failed = "cannot make the launcher not dumpable";
-  else if (setns (outer, CLONE_NEWUSER) != 0)
-    failed = "cannot enter the sandbox's user namespace to write its nested one's id maps";
-  else if (prctl (PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
-    {
-      errno = 0;
-      failed = "dumpable in the sandbox's user namespace; refusing to write its id maps";
-    }
-  else if ((failed = write_maps (pid, umap, gmap)) != NULL)
-    failed = strcmp (failed, "uid_map") == 0
-             ? "cannot write uid_map of the sandbox's nested user namespace"
-             : "cannot write gid_map of the sandbox's nested user namespace";
-  else if (setns (ns->pid, CLONE_NEWPID) != 0)
-    failed = "cannot enter the sandbox's PID namespace";
-  if (failed != NULL)
-    {
-      int errsv = errno;
-      kill (pid, SIGKILL);
-      while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-      errno = errsv;
-      if (errno == 0)
-        die ("%s", failed);
-      die_with_error ("%s", failed);
-    }
+    die_with_error ("cannot switch to your user id to write the id maps");
+  (void) setfsuid (0);
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die_with_error ("cannot make the launcher not dumpable");
+  if (setns (m->outer, CLONE_NEWUSER) != 0)
+    die_with_error ("cannot enter the sandbox's user namespace to write its nested one's "
+                    "id maps");
+  if (prctl (PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
+    die ("dumpable in the sandbox's user namespace; refusing to write its id maps");
+  write_maps (m->pid, m->umap, m->gmap);
+  _exit (0);
+}
+
+/* The id maps of the user namespace the view's PID 1 (PID) has moved into
+ * (lock_view), nested in the one the launcher created: only a process in
+ * the parent user namespace may write them with groups, so they are
+ * written by a child of ours that enters it (as root may): OUTER, opened
+ * while PID 1 was still waiting to start.  The same ids as the first
+ * namespace's.  PID 1 asks for them when it has moved ("u" on the maps
+ * pipe, which the launcher watches while the view is built); the child
+ * is started then, by start_child (its errors go to the error pipe
+ * ERR_W), instead of a forked helper waiting all along: one copy of the
+ * launcher's page tables less for a first launch.  True when written. */
+static bool
+write_nested_maps (pid_t pid, int outer, int err_w)
+{
+  char umap[64];
+  cleanup_free char *gmap = id_maps (umap);
+  NestedMaps m = { pid, outer, err_w, umap, gmap };
+  pid_t h = start_child (nested_maps_child, &m, 0);
+  int st = 0;
+
+  if (h < 0)
+    die_with_error ("cannot write the id maps of the sandbox's nested user namespace");
+  while (waitpid (h, &st, 0) < 0)
+    if (errno != EINTR)
+      return false;
+  return WIFEXITED (st) && WEXITSTATUS (st) == 0;
 }
 
 static void
@@ -3202,7 +3151,7 @@ main (int argc, char **argv)
   sigset_t set;
   int sigfd, child_status = 0, view_lock;
   int outer = -1;         /* the view's first user namespace, for its nested one's maps */
-  bool maps_missing = false, maps_watched = false;
+  bool maps_missing = false;
   uint64_t perm = 0;
   ViewNs ns = { -1, -1, -1, -1, -1 };
   pid_t pid;
@@ -3281,7 +3230,7 @@ main (int argc, char **argv)
       const char *why = NULL;
       pid_t view_pid = view_find (&ns, &why);
       if (view_pid > 0)
-        return run_in_view (&ns, view_lock, args.command, -1, 0, -1);
+        return run_in_view (&ns, view_lock, args.command, -1);
       check_record_fits ();
     }
 
@@ -3372,14 +3321,13 @@ main (int argc, char **argv)
       outer = open (path, O_RDONLY | O_CLOEXEC);
       if (outer < 0)
         die_with_error ("cannot open the sandbox's user namespace");
-      maps_missing = maps_watched = true;
+      maps_missing = true;
     }
   if (gl_write_all (sync_p[1], "x", 1) != 0)
     die_with_error ("cannot start the sandbox");
-  /* Setuid, the maps pipe stays watched until PID 1 says it has moved
-   * into its nested user namespace (whose id maps are written before
-   * the app starts: enter_view_outer); our end of the error pipe stays
-   * open until then. */
+  /* Setuid, the maps pipe stays watched until PID 1 asks for its nested
+   * id maps (write_nested_maps, which writes its errors on our end of
+   * the error pipe: that end stays open until then). */
   if (outer < 0)
     {
       close (err_p[1]);
@@ -3393,7 +3341,7 @@ main (int argc, char **argv)
   for (bool err_open = true; err_open;)
     {
       struct pollfd pfd[3] = { { sigfd, POLLIN, 0 }, { err_p[0], POLLIN, 0 },
-                               { maps_watched ? maps_p[0] : -1, POLLIN, 0 } };
+                               { outer >= 0 ? maps_p[0] : -1, POLLIN, 0 } };
       if (poll (pfd, 3, -1) < 0)
         {
           if (errno == EINTR)
@@ -3402,11 +3350,15 @@ main (int argc, char **argv)
         }
       if (pfd[2].revents)
         {
-          /* PID 1 has moved ("u"; it goes on), or is gone (the pipe's
-           * end: its error follows).  OUTER stays open for the maps. */
+          /* PID 1 has moved ("u"; it goes on meanwhile), or is gone (the
+           * pipe's end: its error follows).  The error pipe stays open
+           * until the maps are written, so the view is not taken as
+           * ready before. */
           char b = 0;
-          maps_missing = !(read (maps_p[0], &b, 1) == 1 && b == 'u');
-          maps_watched = false;
+          maps_missing = !(read (maps_p[0], &b, 1) == 1 && b == 'u'
+                           && write_nested_maps (pid, outer, err_p[1]));
+          close (outer);
+          outer = -1;
           close (err_p[1]);
           close (maps_p[0]);
         }
@@ -3471,5 +3423,5 @@ main (int argc, char **argv)
   close (L.sb.lock_fd);
   close (L.sb.user_lock_fd);
   close (L.sb.gen_lock_fd);
-  return run_in_view (&ns, view_lock, args.command, sync_p[1], pid, outer);
+  return run_in_view (&ns, view_lock, args.command, sync_p[1]);
 }

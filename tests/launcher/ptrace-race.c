@@ -1,9 +1,11 @@
 /* ptrace-race LAUNCHER ID VICTIM TRIES: run as an ordinary user, starts
  * LAUNCHER ID -- true TRIES times and, while each runs, tries to trace
- * every process started after it.  A traced process whose effective uid
- * is root is made to chmod VICTIM (a root-owned file) to 04777: what a
- * user could then do to any file of root's.  Exits 0 when that worked
- * (the launcher is exploitable), 1 when no try did, 2 on a usage error.
+ * the launcher itself and every process started after it.  A traced
+ * process whose effective uid is root (or the launcher, stopped while its
+ * filesystem uid is root's) is made to chmod VICTIM (a root-owned file)
+ * to 04777: what a user could then do to any file of root's.  Exits 0
+ * when that worked (the launcher is exploitable), 1 when no try did, 2 on
+ * a usage error.
  * x86-64 only (the syscall is injected at a syscall-entry stop).
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
@@ -20,21 +22,45 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The effective (FIELD 1) or filesystem (FIELD 3) uid of PID, or -1. */
 static int
-euid_of (pid_t pid)
+uid_of (pid_t pid, int field)
 {
   char path[64], line[256];
-  int r = -1, e = -1;
+  int u[4] = { -1, -1, -1, -1 };
   FILE *f;
   snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
   f = fopen (path, "r");
   if (f == NULL)
     return -1;
   while (fgets (line, sizeof line, f))
-    if (sscanf (line, "Uid: %d %d", &r, &e) == 2)
+    if (sscanf (line, "Uid: %d %d %d %d", &u[0], &u[1], &u[2], &u[3]) == 4)
       break;
   fclose (f);
-  return e;
+  return u[field];
+}
+
+static int
+euid_of (pid_t pid)
+{
+  return uid_of (pid, 1);
+}
+
+/* The launcher being run: continued when the bound is reached (a stop
+ * sent to it while it waits for a vfork child takes effect only later),
+ * so that it does not stay stopped, holding its caller's output. */
+static volatile pid_t launcher;
+
+static void
+on_alarm (int sig)
+{
+  (void) sig;
+  if (launcher > 0)
+    {
+      ptrace (PTRACE_DETACH, launcher, 0, 0);
+      kill (launcher, SIGCONT);
+    }
+  _exit (1);
 }
 
 #if defined(__x86_64__)
@@ -89,7 +115,8 @@ main (int argc, char **argv)
   return 77;
 #else
   int traced_root = 0;
-  alarm (90);   /* a bound, whatever happens */
+  signal (SIGALRM, on_alarm);
+  alarm (40);   /* a bound, whatever happens (twice within the test's 120 s) */
   for (int t = 0; t < tries; t++)
     {
       pid_t l = fork ();
@@ -101,8 +128,39 @@ main (int argc, char **argv)
           execl (argv[1], argv[1], argv[2], "--", "true", (char *) NULL);
           _exit (127);
         }
-      for (;;)
+      launcher = l;
+      for (bool ended = false; !ended;)
         {
+          /* The launcher itself (it has your real uid: you may stop it),
+           * stopped at each return from the kernel in turn and traced
+           * when its filesystem uid is root's (its euid is yours then). */
+          for (int i = 0; i < 4000; i++)
+            {
+              if (kill (l, SIGSTOP) != 0 || waitpid (l, &st, WUNTRACED) != l || !WIFSTOPPED (st))
+                {
+                  ended = true;
+                  break;
+                }
+              if (uid_of (l, 3) == 0 && ptrace (PTRACE_ATTACH, l, 0, 0) == 0)
+                {
+                  if (waitpid (l, &st, __WALL) == l && WIFSTOPPED (st))
+                    {
+                      traced_root++;
+                      if (inject_chmod (l, argv[3]))
+                        {
+                          printf ("traced the launcher (pid %d) with fsuid 0 and made it chmod "
+                                  "%s\n", (int) l, argv[3]);
+                          kill (l, SIGKILL);
+                          waitpid (l, &st, 0);
+                          return 0;
+                        }
+                    }
+                  ptrace (PTRACE_DETACH, l, 0, 0);
+                }
+              kill (l, SIGCONT);
+            }
+          if (ended)
+            break;
           for (pid_t p = l + 1; p < l + 12; p++)
             {
               /* only processes of root's: the app is not stopped */
@@ -126,7 +184,7 @@ main (int argc, char **argv)
             break;
         }
     }
-  printf ("no process with euid 0 could be made to chmod in %d tries (%d traced)\n", tries,
+  printf ("no process with root ids could be made to chmod in %d tries (%d traced)\n", tries,
           traced_root);
   return 1;
 #endif

@@ -5,7 +5,9 @@
 # root on the host but in a user namespace of the caller's could then be
 # traced by the caller, who has every capability there, and made to act
 # as root on the host's files (seen before 9bc603c: a user made the nested
-# id maps' child chmod a file of root's).  With 0, 2 and 1, no process of
+# id maps' child chmod a file of root's; in ee2863a, the launcher itself,
+# stopped by the user just after it set its gids in the view's outer user
+# namespace, still with root's filesystem uid).  With 0, 2 and 1, no process of
 # the launcher's that is root on the host can be traced (test-windows
 # checks the /proc entries; this one tries the whole attack).
 # SPDX-License-Identifier: LGPL-2.1-or-later
