@@ -838,7 +838,8 @@ view_holders (Holder holders[GL_MAX_HOLDERS])
       if (!holds_stale_mnt (e->d_name) && !(h->by_file = holds_stale_file (e->d_name)))
         continue;
       found++;
-      snprintf (h->pid, sizeof h->pid, "%s", e->d_name);
+      /* (shorter than h->pid: checked above) */
+      memcpy (h->pid, e->d_name, strlen (e->d_name) + 1);
       h->comm[0] = '\0';
       snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
       fd = open (path, O_RDONLY | O_CLOEXEC);
