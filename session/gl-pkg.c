@@ -846,13 +846,25 @@ same_bytes (int a, int b)
     }
 }
 
-static gboolean upper_changes_at (int upper, const int *lowers, guint n, guint32 uid, guint32 gid);
+static gboolean upper_changes_at (int upper, const int *lowers, guint n, const char *rel,
+                                  guint32 uid, guint32 gid);
+
+/* Regenerable caches that a package manager's hooks rewrite on every run
+ * (AppStream's, from apt's APT::Update::Post-Invoke-Success): their new
+ * contents alone are not a change of the system.  An operation that
+ * changed nothing else makes no generation, and the caches the sandbox
+ * has stay (they match its unchanged system); AppStream rebuilds a stale
+ * one when it is read. */
+static const char * const regenerated_caches[] = {
+  "var/cache/swcatalog", "var/cache/app-info", NULL
+};
 
 /* Whether the entry @name of the upper directory @upper changes what the
  * lower directories @lowers (@n of them, top first, -1 where absent) show
  * there. */
 static gboolean
-entry_changes (int upper, const int *lowers, guint n, const char *name, guint32 uid, guint32 gid)
+entry_changes (int upper, const int *lowers, guint n, const char *name, const char *rel,
+               guint32 uid, guint32 gid)
 {
   struct stat st, lst;
   guint found = n;
@@ -912,7 +924,7 @@ entry_changes (int upper, const int *lowers, guint n, const char *name, guint32 
             break;
         }
       changes = u < 0 || m == 0 || is_opaque (u) || !same_xattrs (u, sub[0])
-                || upper_changes_at (u, sub, m, uid, gid);
+                || upper_changes_at (u, sub, m, rel, uid, gid);
       if (u >= 0)
         close (u);
       for (guint k = 0; k < m; k++)
@@ -923,7 +935,7 @@ entry_changes (int upper, const int *lowers, guint n, const char *name, guint32 
 }
 
 static gboolean
-upper_changes_at (int upper, const int *lowers, guint n, guint32 uid, guint32 gid)
+upper_changes_at (int upper, const int *lowers, guint n, const char *rel, guint32 uid, guint32 gid)
 {
   int fd = dup (upper);
   DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
@@ -938,7 +950,12 @@ upper_changes_at (int upper, const int *lowers, guint n, guint32 uid, guint32 gi
     }
   while (!changes && (de = readdir (d)) != NULL)
     if (!g_str_equal (de->d_name, ".") && !g_str_equal (de->d_name, ".."))
-      changes = entry_changes (dirfd (d), lowers, n, de->d_name, uid, gid);
+      {
+        g_autofree char *child = rel[0] ? g_strconcat (rel, "/", de->d_name, NULL)
+                                        : g_strdup (de->d_name);
+        if (!g_strv_contains (regenerated_caches, child))
+          changes = entry_changes (dirfd (d), lowers, n, de->d_name, child, uid, gid);
+      }
   closedir (d);
   return changes;
 }
@@ -952,7 +969,7 @@ gl_pkg_upper_changes (const char *upper, const char * const *lowers, guint32 uid
 
   for (; lowers[n] != NULL && n < G_N_ELEMENTS (fds); n++)
     fds[n] = open_dir_at (AT_FDCWD, lowers[n]);
-  changes = u < 0 || lowers[n] != NULL || upper_changes_at (u, fds, n, uid, gid);
+  changes = u < 0 || lowers[n] != NULL || upper_changes_at (u, fds, n, "", uid, gid);
   if (u >= 0)
     close (u);
   for (guint k = 0; k < n; k++)

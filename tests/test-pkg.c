@@ -128,6 +128,19 @@ test_upper_changes (void)
   p = g_build_filename (upper, "var/lib/apt/lists/new-index", NULL);
   g_assert_cmpint (unlink (p), ==, 0);
   g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  /* AppStream's caches, which apt's hook rewrites on every run: alone
+   * they are no change (an add-repo or update that changed nothing else
+   * makes no generation); a directory beside them is one */
+  write_file (base, "var/cache/swcatalog/cache/C-local-metainfo.xb", "the base's cache");
+  write_file (upper, "var/cache/swcatalog/cache/C-local-metainfo.xb", "a cache built anew, longer");
+  write_file (upper, "var/cache/app-info/xmls/new.xml", "new");
+  g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  write_file (upper, "var/cache/swcatalog2/x", "x");
+  g_assert_true (gl_pkg_upper_changes (upper, lowers, 0, 0));
+  g_clear_pointer (&p, g_free);
+  p = g_build_filename (upper, "var/cache/swcatalog2", NULL);
+  g_assert_true (gl_rm_rf (p, NULL, NULL));
+  g_assert_false (gl_pkg_upper_changes (upper, lowers, 0, 0));
   /* whiteouts: over nothing no change, over a file one */
   if (make_whiteout (upper, "etc/never-was"))
     {
