@@ -2794,20 +2794,36 @@ is_arch_name (const char *a)
 }
 
 /* The architecture of the installed package "dpkg" in the dpkg status
- * @status, or NULL */
+ * @status, or NULL.  Each stanza is looked at once, from its first
+ * "Package: dpkg" line: a status the sandbox wrote (its apt hooks run
+ * after dpkg) may hold such a line on every line and no blank line, and
+ * a scan from each of them to the end of the file again took hours of
+ * root's time for 8 MiB (the file may have 256). */
 static char *
 status_dpkg_arch (const char *status)
 {
-  for (const char *p = status; (p = strstr (p, "Package: dpkg\n")) != NULL; p++)
+  static const char key[] = "Package: dpkg\n";
+
+  for (const char *p = status; *p != '\0';)
     {
-      const char *end, *arch, *st;
+      const char *end = strstr (p, "\n\n"), *stop = end ? end + 1 : p + strlen (p);
+      const char *q = p;
+      const char *arch, *st;
       g_auto(GStrv) words = NULL;
       g_autofree char *stanza = NULL, *line = NULL;
 
-      if (p != status && p[-1] != '\n')
+      /* its first line "Package: dpkg", if any */
+      while (q < stop && !((q == status || q[-1] == '\n')
+                           && (gsize) (stop - q) >= sizeof key - 1
+                           && memcmp (q, key, sizeof key - 1) == 0))
+        {
+          const char *nl = memchr (q, '\n', (gsize) (stop - q));
+          q = nl ? nl + 1 : stop;
+        }
+      p = end ? end + 2 : stop;
+      if (q >= stop)
         continue;
-      end = strstr (p, "\n\n");
-      stanza = g_strndup (p, end ? (gsize) (end - p) + 1 : strlen (p));
+      stanza = g_strndup (q, (gsize) (stop - q));
       arch = strstr (stanza, "\nArchitecture: ");
       st = strstr (stanza, "\nStatus: ");
       if (arch == NULL || st == NULL)

@@ -941,6 +941,34 @@ test_apt_architectures (void)
   assert_archs (tree, base, "arm64");
 }
 
+/* A status the sandbox wrote (a hostile package's apt hook rewrites it
+ * after dpkg) with a "Package: dpkg" line on every line and no blank
+ * line: the scan for the installed dpkg's stanza is read once, not from
+ * each of those lines to the end of the file again (root's glimpse spun
+ * for hours there, before the operation's MaxSeconds= applies) */
+static void
+test_apt_architectures_big (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-pkg-XXXXXX");
+  g_autofree char *base = g_build_filename (tmp, "base", NULL);
+  g_autoptr(GString) status = g_string_new (NULL);
+
+  while (status->len < 8 * 1024 * 1024)
+    g_string_append (status, "Package: dpkg\n");
+  write_file (base, "var/lib/dpkg/status", status->str);
+  assert_archs (NULL, base, NULL);
+  /* and the installed dpkg after such lines is still found */
+  g_string_append (status, "Status: install ok installed\nArchitecture: arm64\n\n");
+  write_file (base, "var/lib/dpkg/status", status->str);
+  assert_archs (NULL, base, "arm64");
+  g_string_printf (status, "Package: dpkg\nStatus: install ok config-files\nArchitecture: i386\n\n");
+  while (status->len < 8 * 1024 * 1024)
+    g_string_append (status, "Package: dpkg\nStatus: deinstall ok config-files\nArchitecture: i386\n\n");
+  g_string_append (status, "Package: dpkg\nStatus: install ok installed\nArchitecture: arm64\n");
+  write_file (base, "var/lib/dpkg/status", status->str);
+  assert_archs (NULL, base, "arm64");
+}
+
 static void
 test_staged (void)
 {
@@ -1143,6 +1171,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pkg/staged", test_staged);
   g_test_add_func ("/pkg/apt-index-missing", test_apt_index_missing);
   g_test_add_func ("/pkg/apt-architectures", test_apt_architectures);
+  g_test_add_func ("/pkg/apt-architectures-big", test_apt_architectures_big);
   g_test_add_func ("/pkg/generation-base", test_generation_base);
   g_test_add_func ("/pkg/reclaim", test_reclaim);
   return g_test_run ();
