@@ -172,20 +172,39 @@ emit_line (Run *run, const char *data, gsize len)
     g_debug ("%s", line);
 }
 
+/* The lines in DATA (LEN bytes) after PARTIAL, to emit_line.  A line is
+ * kept whole up to GL_SPAWN_LINE_MAX bytes and passed on in pieces beyond:
+ * the child's output is a sandbox's (a hostile package's postinst), and a
+ * line without end, kept whole and searched again from its start for a
+ * newline at every read, grew our memory with no bound (the package's
+ * limits are not ours) and took time growing with its square.  Each byte
+ * is looked at once. */
 static void
 take_lines (Run *run, GByteArray *partial, const guint8 *data, gsize len)
 {
-  g_byte_array_append (partial, data, (guint) len);
-  for (;;)
+  while (len > 0)
     {
-      guint8 *nl = memchr (partial->data, '\n', partial->len);
-      gsize n;
+      const guint8 *nl;
+      gsize n, take;
 
-      if (nl == NULL)
-        break;
-      n = (gsize) (nl - partial->data);
-      emit_line (run, (const char *) partial->data, n);
-      g_byte_array_remove_range (partial, 0, (guint) n + 1);
+      if (partial->len == GL_SPAWN_LINE_MAX && data[0] != '\n')
+        {
+          emit_line (run, (const char *) partial->data, partial->len);
+          g_byte_array_set_size (partial, 0);
+        }
+      nl = memchr (data, '\n', len);
+      n = nl != NULL ? (gsize) (nl - data) : len;
+      take = MIN (n, GL_SPAWN_LINE_MAX - partial->len);
+      g_byte_array_append (partial, data, (guint) take);
+      data += take;
+      len -= take;
+      if (len > 0 && data[0] == '\n')
+        {
+          emit_line (run, (const char *) partial->data, partial->len);
+          g_byte_array_set_size (partial, 0);
+          data++;
+          len--;
+        }
     }
 }
 

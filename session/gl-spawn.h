@@ -33,7 +33,9 @@ typedef enum {
   GL_SPAWN_OUTPUT_LINES,     /* stdout and stderr merged, handed over line by line */
 } GlSpawnOutput;
 
-/* A line of the child's output, without its newline (valid UTF-8). */
+/* A line of the child's output, without its newline (valid UTF-8); one
+ * longer than GL_SPAWN_LINE_MAX bytes comes in pieces of that size. */
+#define GL_SPAWN_LINE_MAX (64 * 1024)
 typedef void (*GlSpawnLineFunc) (const char *line, gpointer user_data);
 
 typedef struct {

@@ -90,6 +90,29 @@ test_lines (void)
   g_assert_true (g_str_has_prefix (lines->pdata[2], "thr"));
 }
 
+/* A line without end (a hostile package's postinst writes one to the
+ * operation's output, read by root's glimpse): passed on in pieces of
+ * GL_SPAWN_LINE_MAX bytes, not kept whole; nothing of it is lost */
+static void
+test_long_line (void)
+{
+  const char *argv[] = { "sh", "-c", "head -c 8388608 /dev/zero | tr '\\000' x; printf '\\nend\\n'", NULL };
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES, .line_func = collect_line, .line_data = lines };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (gl_spawn_run (argv, &options, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lines->len, ==, 8388608 / GL_SPAWN_LINE_MAX + 1);
+  for (guint i = 0; i + 1 < lines->len; i++)
+    {
+      const char *l = lines->pdata[i];
+      g_assert_cmpuint (strlen (l), ==, GL_SPAWN_LINE_MAX);
+      g_assert_cmpuint (strspn (l, "x"), ==, GL_SPAWN_LINE_MAX);
+    }
+  g_assert_cmpstr (lines->pdata[lines->len - 1], ==, "end");
+}
+
 /* A descriptor handed to the child at a number of our choice; lines of a
  * pipe of ours between the child's, the child's end of the run not held
  * up by that pipe staying open. */
@@ -347,6 +370,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/capture", test_capture);
   g_test_add_func ("/spawn/status", test_status);
   g_test_add_func ("/spawn/lines", test_lines);
+  g_test_add_func ("/spawn/long-line", test_long_line);
   g_test_add_func ("/spawn/pass-fd-and-extra-lines", test_pass_fd_and_extra_lines);
   g_test_add_func ("/spawn/group", test_group);
   g_test_add_func ("/spawn/cancel", test_cancel);
