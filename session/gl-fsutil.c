@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -400,4 +401,164 @@ gboolean
 gl_is_whiteout (const struct stat *st)
 {
   return S_ISCHR (st->st_mode) && st->st_rdev == makedev (0, 0);
+}
+
+/* ------------------------------------------------ an overlay's view */
+
+/* What a layer has on the way to a directory of the view */
+typedef enum {
+  LAYER_DIR,       /* the directory (opened) */
+  LAYER_NONE,      /* nothing: the layers below show */
+  LAYER_HIDES,     /* an opaque directory, a whiteout or a non-directory
+                    * on the way: nothing below shows */
+  LAYER_UNKNOWN,   /* a link on the way, or unreadable */
+} LayerDir;
+
+static gboolean
+dir_opaque (int dfd)
+{
+  char v[4];
+  ssize_t n = fgetxattr (dfd, "user.overlay.opaque", v, sizeof v);
+
+  return n == 1 && v[0] == 'y';
+}
+
+/* The directory @rel of the layer @root, walked a component at a time
+ * without following links: *@fd when LAYER_DIR; *@opaque when it or a
+ * directory above it is opaque (the layers below are hidden there). */
+static LayerDir
+layer_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
+{
+  g_auto(GStrv) parts = g_strsplit (rel, "/", -1);
+  int cur = open (root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+  *opaque = FALSE;
+  if (cur < 0)
+    return errno == ENOENT ? LAYER_NONE : LAYER_UNKNOWN;
+  for (char **p = parts; *p; p++)
+    {
+      struct stat st;
+      int next;
+
+      if (**p == '\0' || g_str_equal (*p, "."))
+        continue;
+      if (g_str_equal (*p, "..") || fstatat (cur, *p, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          LayerDir r = g_str_equal (*p, "..") || errno != ENOENT ? LAYER_UNKNOWN
+                       : *opaque ? LAYER_HIDES : LAYER_NONE;
+          close (cur);
+          return r;
+        }
+      if (!S_ISDIR (st.st_mode))
+        {
+          close (cur);
+          return S_ISLNK (st.st_mode) ? LAYER_UNKNOWN : LAYER_HIDES;
+        }
+      next = openat (cur, *p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      close (cur);
+      if (next < 0)
+        return LAYER_UNKNOWN;
+      cur = next;
+      *opaque = *opaque || dir_opaque (cur);
+    }
+  *fd = cur;
+  return LAYER_DIR;
+}
+
+GlViewFile
+gl_view_read_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
+                   char **contents, gsize *length)
+{
+  g_autofree char *dir = g_path_get_dirname (rel);
+  g_autofree char *name = g_path_get_basename (rel);
+
+  for (gsize i = 0; i < n_layers; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      struct stat st;
+      gboolean opaque;
+      int dfd = -1, found;
+
+      if (layers[i] == NULL)
+        continue;
+      switch (layer_dir (layers[i], dir, &dfd, &opaque))
+        {
+        case LAYER_NONE:
+          continue;
+        case LAYER_HIDES:
+          return GL_VIEW_ABSENT;
+        case LAYER_UNKNOWN:
+          return GL_VIEW_UNKNOWN;
+        case LAYER_DIR:
+          break;
+        }
+      found = fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+      if (found != 0 && errno == ENOENT)
+        {
+          close (dfd);
+          if (opaque)
+            return GL_VIEW_ABSENT;
+          continue;
+        }
+      close (dfd);
+      if (found != 0 || (!S_ISREG (st.st_mode) && !gl_is_whiteout (&st)))
+        return GL_VIEW_UNKNOWN;
+      if (gl_is_whiteout (&st))
+        return GL_VIEW_ABSENT;
+      if (gl_tree_read_file_max (layers[i], rel, max, contents, length, &error))
+        return GL_VIEW_FILE;
+      g_debug ("%s", error->message);
+      return GL_VIEW_UNKNOWN;
+    }
+  return GL_VIEW_ABSENT;
+}
+
+GHashTable *
+gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (gsize i = 0; i < n_layers; i++)
+    {
+      gboolean opaque;
+      int dfd = -1;
+      DIR *d;
+      struct dirent *e;
+
+      if (layers[i] == NULL)
+        continue;
+      switch (layer_dir (layers[i], rel, &dfd, &opaque))
+        {
+        case LAYER_NONE:
+          continue;
+        case LAYER_HIDES:
+          return g_steal_pointer (&names);
+        case LAYER_UNKNOWN:
+          return NULL;
+        case LAYER_DIR:
+          break;
+        }
+      if ((d = fdopendir (dfd)) == NULL)
+        {
+          close (dfd);
+          return NULL;
+        }
+      while ((e = readdir (d)) != NULL)
+        {
+          struct stat st;
+
+          if (g_str_equal (e->d_name, ".") || g_str_equal (e->d_name, "..")
+              || g_hash_table_contains (names, e->d_name) || g_hash_table_contains (gone, e->d_name))
+            continue;
+          if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && gl_is_whiteout (&st))
+            g_hash_table_add (gone, g_strdup (e->d_name));
+          else
+            g_hash_table_add (names, g_strdup (e->d_name));
+        }
+      closedir (d);
+      if (opaque)
+        break;
+    }
+  return g_steal_pointer (&names);
 }

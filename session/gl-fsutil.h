@@ -38,6 +38,26 @@ gboolean gl_tree_read_file_max (const char *root, const char *rel, gsize max, ch
 gboolean gl_tree_write_file (const char *root, const char *rel, const char *contents, gssize length,
                              int mode, GError **error);
 
+/* The view an overlay mount would show over the layers @layers (top
+ * first, NULL ones skipped), read from the layers as trees (above) without
+ * mounting it: a whiteout hides the name below it; an opaque directory
+ * (user.overlay.opaque, as glimpse's overlays are mounted) or a whiteout or
+ * other non-directory on the way hides the layers below it. */
+typedef enum {
+  GL_VIEW_FILE,     /* a regular file, read */
+  GL_VIEW_ABSENT,   /* nothing there */
+  GL_VIEW_UNKNOWN,  /* anything else: a link on the way (not followed), not
+                     * a regular file, larger than asked, unreadable */
+} GlViewFile;
+
+/* Reads @rel of the view, of at most @max bytes, into @contents (and
+ * @length) when it is GL_VIEW_FILE. */
+GlViewFile gl_view_read_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
+                              char **contents, gsize *length);
+/* The names (a set) in the directory @rel of the view; an empty set when
+ * there is none, NULL when what is there is GL_VIEW_UNKNOWN as above. */
+GHashTable *gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel);
+
 /* "12.3 MiB" */
 char *gl_format_size (guint64 bytes);
 

@@ -2704,82 +2704,15 @@ gl_pkg_apt_index_missing (const char *tree, const char *base, gboolean host)
 /* ------------------------------------------ apt's architectures, given */
 
 /* What a file of the view shows at @dir/@name: the generation @tree (or
- * NULL) over the base @base, both read without following links. */
-typedef enum { VIEW_FILE, VIEW_ABSENT, VIEW_UNKNOWN } ViewFile;
-
-static ViewFile
+ * NULL) over the base @base */
+static GlViewFile
 view_file (const char *tree, const char *base, const char *dir, const char *name, gsize max,
            char **contents)
 {
-  g_autofree char *rel = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
-
-  if (tree != NULL)
-    {
-      int dfd = gl_tree_open_dir (tree, dir, NULL);
-      struct stat st;
-
-      if (dfd >= 0 && fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        {
-          close (dfd);
-          if (gl_is_whiteout (&st))
-            return VIEW_ABSENT;
-          return S_ISREG (st.st_mode) && gl_tree_read_file_max (tree, rel, max, contents, NULL, NULL)
-                 ? VIEW_FILE : VIEW_UNKNOWN;
-        }
-      if (dfd >= 0)
-        close (dfd);
-      if (layer_hides (tree, dir))
-        return VIEW_ABSENT;
-    }
-  if (gl_tree_read_file_max (base, rel, max, contents, NULL, &error))
-    return VIEW_FILE;
-  return g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? VIEW_ABSENT : VIEW_UNKNOWN;
-}
-
-/* The names in @dir of the view (as view_file's), whiteouts applied;
- * NULL when a layer's directory cannot be read. */
-static GHashTable *
-view_names (const char *tree, const char *base, const char *dir)
-{
-  g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   const char *layers[] = { tree, base };
+  g_autofree char *rel = g_build_filename (dir, name, NULL);
 
-  for (guint l = tree != NULL ? 0 : 1; l < G_N_ELEMENTS (layers); l++)
-    {
-      g_autoptr(GError) error = NULL;
-      int dfd = gl_tree_open_dir (layers[l], dir, &error);
-      DIR *d;
-      struct dirent *e;
-      gboolean opaque;
-
-      if (dfd < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        continue;
-      if (dfd < 0 || (d = fdopendir (dfd)) == NULL)
-        {
-          if (dfd >= 0)
-            close (dfd);
-          return NULL;
-        }
-      opaque = is_opaque (dirfd (d));
-      while ((e = readdir (d)) != NULL)
-        {
-          struct stat st;
-          if (e->d_name[0] == '.' && (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
-            continue;
-          if (g_hash_table_contains (gone, e->d_name))
-            continue;
-          if (l == 0 && fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && gl_is_whiteout (&st))
-            g_hash_table_add (gone, g_strdup (e->d_name));
-          else
-            g_hash_table_add (names, g_strdup (e->d_name));
-        }
-      closedir (d);
-      if (l == 0 && (opaque || layer_hides (tree, dir)))
-        break;
-    }
-  return g_steal_pointer (&names);
+  return gl_view_read_file (layers, G_N_ELEMENTS (layers), rel, max, contents, NULL);
 }
 
 static gboolean
@@ -2844,6 +2777,7 @@ status_dpkg_arch (const char *status)
 char *
 gl_pkg_apt_architectures (const char *tree, const char *base)
 {
+  const char *layers[] = { tree, base };
   g_autofree char *status = NULL, *arch = NULL, *native = NULL, *own = NULL;
   g_autoptr(GHashTable) parts = NULL;
   g_autoptr(GString) list = NULL;
@@ -2854,18 +2788,18 @@ gl_pkg_apt_architectures (const char *tree, const char *base)
   /* apt asks dpkg only when its configuration names no architectures;
    * a configuration that may name them, or move dpkg's database or
    * dpkg, is left to apt */
-  parts = view_names (tree, base, "etc/apt/apt.conf.d");
+  parts = gl_view_dir_names (layers, G_N_ELEMENTS (layers), "etc/apt/apt.conf.d");
   if (parts == NULL)
     return NULL;
   g_hash_table_iter_init (&it, parts);
   while (g_hash_table_iter_next (&it, &name, NULL))
     {
       g_autofree char *text = NULL, *lower = NULL;
-      ViewFile got = view_file (tree, base, "etc/apt/apt.conf.d", name, 1024 * 1024, &text);
+      GlViewFile got = view_file (tree, base, "etc/apt/apt.conf.d", name, 1024 * 1024, &text);
 
-      if (got == VIEW_UNKNOWN)
+      if (got == GL_VIEW_UNKNOWN)
         return NULL;
-      if (got == VIEW_ABSENT)
+      if (got == GL_VIEW_ABSENT)
         continue;
       lower = g_ascii_strdown (text, -1);
       /* (a target's $(NATIVE_ARCHITECTURE), $(ARCHITECTURE) name none) */
@@ -2879,18 +2813,18 @@ gl_pkg_apt_architectures (const char *tree, const char *base)
   /* dpkg's own architecture is that of the package dpkg; its foreign ones
    * are the others of its arch file (a newer dpkg's arch-native file, which
    * changes the native one, is left to it) */
-  if (view_file (tree, base, "var/lib/dpkg", "status", 256 * 1024 * 1024, &status) != VIEW_FILE
+  if (view_file (tree, base, "var/lib/dpkg", "status", 256 * 1024 * 1024, &status) != GL_VIEW_FILE
       || (native = status_dpkg_arch (status)) == NULL || !is_arch_name (native))
     return NULL;
-  if (view_file (tree, base, "var/lib/dpkg", "arch-native", 4096, &own) != VIEW_ABSENT)
+  if (view_file (tree, base, "var/lib/dpkg", "arch-native", 4096, &own) != GL_VIEW_ABSENT)
     return NULL;
   switch (view_file (tree, base, "var/lib/dpkg", "arch", 64 * 1024, &arch))
     {
-    case VIEW_UNKNOWN:
+    case GL_VIEW_UNKNOWN:
       return NULL;
-    case VIEW_ABSENT:
+    case GL_VIEW_ABSENT:
       break;
-    case VIEW_FILE:
+    case GL_VIEW_FILE:
       foreign = g_strsplit_set (arch, " \t\n", -1);
       break;
     }

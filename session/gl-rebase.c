@@ -4,12 +4,6 @@
  */
 #include "gl-rebase-private.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-
 #include "gl-fsutil.h"
 #include "gl-paths.h"
 #include "gl-pkg-private.h"
@@ -25,29 +19,18 @@
  * package managers' root: read as the host's root, none of their links
  * is followed, nothing but a regular file read (gl_tree_*). */
 
-/* The file @rel as the view over @roots (top first) shows it: the first
- * root that has it decides; a whiteout (or any non-file) there means none. */
+/* The file @rel as the view over @roots (top first) shows it, or NULL
+ * when it shows none or something else (gl_view_read_file) */
 static char *
-view_file_len (char **roots, gsize n_roots, const char *rel, gsize max, gsize *len)
+view_file_len (const char * const *roots, gsize n_roots, const char *rel, gsize max, gsize *len)
 {
-  for (gsize i = 0; i < n_roots; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      char *text = NULL;
-      if (roots[i] == NULL)
-        continue;
-      if (gl_tree_read_file_max (roots[i], rel, max, &text, len, &error))
-        return text;
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        continue;
-      g_debug ("%s", error->message);
-      return NULL;
-    }
-  return NULL;
+  char *text = NULL;
+
+  return gl_view_read_file (roots, n_roots, rel, max, &text, len) == GL_VIEW_FILE ? text : NULL;
 }
 
 static char *
-view_file (char **roots, gsize n_roots, const char *rel)
+view_file (const char * const *roots, gsize n_roots, const char *rel)
 {
   return view_file_len (roots, n_roots, rel, VIEW_FILE_MAX, NULL);
 }
@@ -101,7 +84,7 @@ add_auto (GHashTable *fields, gpointer data)
 }
 
 static GHashTable *
-installed_set (char **roots, gsize n_roots)
+installed_set (const char * const *roots, gsize n_roots)
 {
   g_autofree char *status = view_file (roots, n_roots, "var/lib/dpkg/status");
   GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -115,51 +98,9 @@ compare_strings (gconstpointer a, gconstpointer b)
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-/* The names in the directory @rel as the view over @roots (top first)
- * shows it: a whiteout hides the same name below; a layer without the
- * directory (or with something else there) ends the search. */
-static GHashTable *
-view_dir_names (char **roots, gsize n_roots, const char *rel)
-{
-  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) hidden = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-
-  for (gsize i = 0; i < n_roots; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      DIR *d = NULL;
-      struct dirent *e;
-      int fd;
-      if (roots[i] == NULL)
-        continue;
-      fd = gl_tree_open_dir (roots[i], rel, &error);
-      if (fd < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        continue;
-      if (fd < 0 || (d = fdopendir (fd)) == NULL)
-        {
-          if (fd >= 0)
-            close (fd);
-          break;
-        }
-      while ((e = readdir (d)) != NULL)
-        {
-          struct stat st;
-          if (g_str_equal (e->d_name, ".") || g_str_equal (e->d_name, "..") ||
-              g_hash_table_contains (names, e->d_name) || g_hash_table_contains (hidden, e->d_name))
-            continue;
-          if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && gl_is_whiteout (&st))
-            g_hash_table_add (hidden, g_strdup (e->d_name));
-          else
-            g_hash_table_add (names, g_strdup (e->d_name));
-        }
-      closedir (d);
-    }
-  return names;
-}
-
 /* apk: the dependencies of /etc/apk/world (as written, "name@tag>=1") */
 static GHashTable *
-apk_world (char **roots, gsize n_roots)
+apk_world (const char * const *roots, gsize n_roots)
 {
   g_autofree char *text = view_file (roots, n_roots, "etc/apk/world");
   g_auto(GStrv) words = g_strsplit_set (text ? text : "", " \t\n", -1);
@@ -174,13 +115,15 @@ apk_world (char **roots, gsize n_roots)
  * NAME-VERSION-RELEASE/desc), with @explicit_only those not installed as
  * a dependency (%REASON% 1), as pacman -Qqe lists them */
 static GHashTable *
-pacman_local (char **roots, gsize n_roots, gboolean explicit_only)
+pacman_local (const char * const *roots, gsize n_roots, gboolean explicit_only)
 {
-  g_autoptr(GHashTable) entries = view_dir_names (roots, n_roots, "var/lib/pacman/local");
+  g_autoptr(GHashTable) entries = gl_view_dir_names (roots, n_roots, "var/lib/pacman/local");
   GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GHashTableIter it;
   gpointer key;
 
+  if (entries == NULL)
+    return set;   /* (a link on the way: nothing of it is read) */
   g_hash_table_iter_init (&it, entries);
   while (g_hash_table_iter_next (&it, &key, NULL))
     {
@@ -206,8 +149,8 @@ gl_rebase_kept_packages (GlSandbox *sandbox, GError **error)
   g_autofree char *tree = gl_pkg_current_tree (sandbox);
   g_autofree char *base = gl_pkg_base_tree (sandbox);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
-  char *now_roots[] = { tree, base, rootfs };
-  char *base_roots[] = { base, rootfs };
+  const char *now_roots[] = { tree, base, rootfs };
+  const char *base_roots[] = { base, rootfs };
   g_autoptr(GHashTable) now = NULL, before = NULL, autos = NULL;
   g_autofree char *ext = NULL;
   g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func (g_free);
@@ -263,7 +206,7 @@ gl_rebase_copy_repositories (GlSandbox *sandbox, const char *dir, guint *n_copie
 {
   g_autofree char *tree = gl_pkg_current_tree (sandbox);
   g_autofree char *base = gl_pkg_base_tree (sandbox);
-  char *roots[] = { tree, base };
+  const char *roots[] = { tree, base };
 
   *n_copied = 0;
   if (!gl_mkdir (dir, 0755, error))

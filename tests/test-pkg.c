@@ -592,6 +592,71 @@ test_kept_links (void)
 
 }
 
+/* What the system layer removed is not read from the base below it:
+ * neither a stale extended_states (which would make a package installed by
+ * hand look automatic, and lose it) nor a removed repository, whether the
+ * layer has a whiteout there or an opaque directory (one removed and made
+ * again). */
+static void
+check_kept_hidden (const char *tmp, const char *out)
+{
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) kept = NULL;
+  guint n = 0;
+
+  s->repositories = g_strsplit ("ppa", ",", -1);
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_strv_contains ((const char * const *) kept, "mine"));
+  g_assert_true (gl_rebase_copy_repositories (s, out, &n, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (n, ==, 0);
+  g_assert_false (has_file (out, "glimpse-ppa.sources"));
+}
+
+static void
+test_kept_hidden (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-rebase-XXXXXX");
+  g_autofree char *tree = g_build_filename (tmp, "system/1/tree", NULL);
+  g_autofree char *out = g_build_filename (tmp, "out", NULL);
+  g_autofree char *out2 = g_build_filename (tmp, "out2", NULL);
+  const char *dirs[] = { "var/lib/apt", "etc/apt/sources.list.d" };
+  const char *files[] = { "var/lib/apt/extended_states", "etc/apt/sources.list.d/glimpse-ppa.sources" };
+
+  write_file (tmp, "rootfs/var/lib/dpkg/status", PKG ("base-a", "install ok installed"));
+  write_file (tmp, "rootfs/var/lib/apt/extended_states", "Package: mine\nAuto-Installed: 1\n");
+  write_file (tmp, "rootfs/etc/apt/sources.list.d/glimpse-ppa.sources", "Types: deb\n");
+  write_file (tmp, "system/current", "1\n");
+  write_file (tmp, "system/1/tree/var/lib/dpkg/status",
+              PKG ("base-a", "install ok installed") PKG ("mine", "install ok installed"));
+  write_file (tmp, "system/1/tree/var/lib/apt/placeholder", "");
+  write_file (tmp, "system/1/tree/etc/apt/sources.list.d/placeholder", "");
+  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *dir = g_build_filename (tree, dirs[i], NULL);
+      if (setxattr (dir, "user.overlay.opaque", "y", 1, 0) != 0)
+        {
+          g_test_message ("cannot set user.overlay.opaque here: opaque directories not tested");
+          break;
+        }
+      if (i == G_N_ELEMENTS (dirs) - 1)
+        check_kept_hidden (tmp, out);
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *dir = g_build_filename (tree, dirs[i], NULL);
+      (void) removexattr (dir, "user.overlay.opaque");
+      if (!make_whiteout (tree, files[i]))
+        {
+          gl_test_skip ("cannot make whiteouts (mknod 0:0) here");
+          return;
+        }
+    }
+  check_kept_hidden (tmp, out2);
+}
+
 /* The repositories the proxy allows, from a base that is an image's tree:
  * its links are not followed (to the host's configuration, which would
  * allow its repositories), and nothing but regular files is read. */
@@ -939,6 +1004,19 @@ test_apt_architectures (void)
   assert_archs (tree, base, NULL);
   g_assert_true (make_whiteout (tree, "etc/apt/apt.conf.d/10arch"));
   assert_archs (tree, base, "arm64");
+  /* an opaque directory of the generation hides the base's */
+  {
+    g_autofree char *white = g_build_filename (tree, "etc/apt/apt.conf.d/10arch", NULL);
+    g_autofree char *dir = g_build_filename (tree, "etc/apt/apt.conf.d", NULL);
+    g_assert_cmpint (g_unlink (white), ==, 0);
+    assert_archs (tree, base, NULL);
+    if (setxattr (dir, "user.overlay.opaque", "y", 1, 0) != 0)
+      {
+        g_test_message ("cannot set user.overlay.opaque here: not tested");
+        return;
+      }
+    assert_archs (tree, base, "arm64");
+  }
 }
 
 /* A status the sandbox wrote (a hostile package's apt hook rewrites it
@@ -1161,6 +1239,7 @@ main (int argc, char **argv)
   g_test_add_func ("/repo/key-garbage", test_key_garbage);
   g_test_add_func ("/rebase/kept-packages", test_kept_packages);
   g_test_add_func ("/rebase/links", test_kept_links);
+  g_test_add_func ("/rebase/hidden", test_kept_hidden);
   g_test_add_func ("/pkg/repository-uris-links", test_repository_uris_links);
   g_test_add_func ("/pkg/defang-no-follow", test_defang_no_follow);
   g_test_add_func ("/repo/sandbox-file-links", test_read_sandbox_file_links);
