@@ -159,13 +159,29 @@ def status_stanza(name, version, arch, state="install ok installed", multiarch=N
     return s
 
 
+def apt_env(root, env=None):
+    """The environment for the host's apt run on the tree at root: an
+    APT_CONFIG that sets Dir before apt reads its configuration, so it
+    reads root's etc/apt/apt.conf.d and apt.conf, never the host's (whose
+    hooks, such as APT::Update::Post-Invoke-Success running appstreamcli
+    or PackageKit, would run on the host; a -o Dir= comes too late)."""
+    conf = root.rstrip("/") + ".apt.conf"
+    with open(conf, "w") as f:
+        f.write('Dir "%s/";\n' % root.rstrip("/"))
+    env = dict(os.environ if env is None else env)
+    env["APT_CONFIG"] = conf
+    return env
+
+
 def apt_upgradable(root, archs, env=None):
     """`apt-get update` then `apt list --upgradable` against the tree at
     root (Dir=root: its etc/apt, its var/lib/apt lists and cache, its dpkg
-    status; apt's own methods); returns {(name, arch): (candidate, installed)}."""
+    status; apt's own methods; none of the host's configuration: apt_env);
+    returns {(name, arch): (candidate, installed)}."""
     for d in ("var/lib/apt/lists/partial", "var/cache/apt/archives/partial", "var/log/apt",
               "etc/apt/apt.conf.d"):
         os.makedirs(os.path.join(root, d), exist_ok=True)
+    env = apt_env(root, env)
     opts = ["-o", "Dir=" + root, "-o", "Dir::State::status=" + root + "/var/lib/dpkg/status", "-o", "Debug::NoLocking=1", "-o", "APT::Sandbox::User=root",
             "-o", "APT::Architecture=" + archs[0],
             "-o", "APT::Get::List-Cleanup=0", "-o", "Acquire::Languages=none"]

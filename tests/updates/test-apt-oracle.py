@@ -267,6 +267,14 @@ def check(layer_list=None, timeout=None):
     return p.returncode, result, {k: int(v) for k, v in stats.items()}, p.stderr
 
 
+def host_hooks(root):
+    """The hooks apt, run as apt_upgradable runs it, would start: none may
+    come from the host's /etc/apt (they would run on the host)."""
+    dump = subprocess.run(["apt-config", "dump"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, env=aptrepo.apt_env(root))
+    return [l for l in dump.stdout.splitlines() if "Invoke" in l or "Pre-Install-Pkgs" in l]
+
+
 def compare(name):
     rc, ours, stats, err = check()
     theirs, urc, uout = aptrepo.apt_upgradable(merged_root(), [NATIVE, FOREIGN])
@@ -277,7 +285,7 @@ def compare(name):
     return ours, stats
 
 
-print("1..27")
+print("1..28")
 ours, stats = compare("first check")
 expected = {("hello", NATIVE): ("2.10-3", "2.10-2"), ("tilde", NATIVE): ("1.0-1", "1.0~rc1-1"),
             ("docs", "all"): ("1.1-1", "1.0-1"), ("held", NATIVE): ("1.1-1", "1.0-1"),
@@ -294,6 +302,9 @@ ok(flags.get("held") == ("held", "-", "unstable") and flags.get("phased") == ("-
    "held and phased are marked apart; the suites are named", flags)
 ok(stats.get("releases") == 3 and stats.get("downloads", 0) >= 5,
    "first check: 3 releases, the indexes downloaded", stats)
+
+hooks = host_hooks(merged_root())
+ok(hooks == [], "the host's apt configuration (and its hooks) is not read", "\n".join(hooks))
 
 # --- unchanged: one conditional request per suite, nothing else --------------
 http("__reset")
