@@ -6,7 +6,9 @@
  * holds it there - as a loaded machine may leave it unscheduled - until
  * GO_FILE exists; then lets it go.  Prints "held PID" once holding, then
  * "released" or "killed SIG" (ended while held).  Exits 0 when released,
- * 1 when PID 1 ended while held, 2 on any other failure.
+ * 1 when PID 1 ended while held, 3 (printing "cannot trace: WHY") where
+ * no process may trace another, not even root (Yama's ptrace_scope 3),
+ * 2 on any other failure.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +54,22 @@ is_socket (pid_t pid, unsigned long long fd)
   return n > 0 && (link[n] = '\0', strncmp (link, "socket:", 7) == 0);
 }
 
+/* Yama's kernel.yama.ptrace_scope, or -1 without Yama */
+static int
+yama_ptrace_scope (void)
+{
+  FILE *f = fopen ("/proc/sys/kernel/yama/ptrace_scope", "re");
+  int scope = -1;
+
+  if (f != NULL)
+    {
+      if (fscanf (f, "%d", &scope) != 1)
+        scope = -1;
+      fclose (f);
+    }
+  return scope;
+}
+
 /* Resumes PID from the stop ST with REQUEST, passing on the signal of a
  * signal-delivery stop (not that of an event stop). */
 static void
@@ -78,7 +96,15 @@ main (int argc, char **argv)
   if (ptrace (PTRACE_SEIZE, launcher, NULL,
               (void *) (PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEVFORK)) != 0)
     {
-      perror ("hold-view-init: PTRACE_SEIZE");
+      int errsv = errno;
+      /* (only there: root may trace anything anywhere else) */
+      if (errsv == EPERM && yama_ptrace_scope () == 3)
+        {
+          printf ("cannot trace: kernel.yama.ptrace_scope is 3, where no process may trace "
+                  "another, not even root's (PTRACE_SEIZE: %s)\n", strerror (errsv));
+          return 3;
+        }
+      fprintf (stderr, "hold-view-init: PTRACE_SEIZE: %s\n", strerror (errsv));
       return 2;
     }
   printf ("seized %d\n", (int) launcher);
