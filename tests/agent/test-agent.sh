@@ -99,7 +99,7 @@ not_exported () { [ ! -e "$xdg/data/applications/glimpse-$1+$2" ]; }
 new_sandbox () {
   local tmp=$STORE/.creating-$1
   install -d -m 0755 "$tmp" "$tmp/rootfs" "$tmp/rootfs/usr/share/applications" "$tmp/users"
-  printf '[Sandbox]\nProfile=test\nName=%s\nBase=rootfs\nFamily=apk\n' "$2" > "$tmp/sandbox.conf"
+  gl_sandbox_conf test "$2" rootfs apk > "$tmp/sandbox.conf"
   mv -T "$tmp" "$STORE/$1"
 }
 # app ID DIR DESKTOP-ID NAME: a desktop entry, written in place (as dpkg would, via a temporary name)

@@ -10,6 +10,7 @@
 set -u
 : "${GLIMPSE:?set GLIMPSE to the built glimpse}" "${GLIMPSE_SRCDIR:?}"
 source "$GLIMPSE_SRCDIR/tests/lib/skip.sh"
+source "$GLIMPSE_SRCDIR/tests/lib/sandbox-conf.sh"
 GL_TAP=1
 n=0 failed=0
 gl_case_fail () { n=$((n + 1)); failed=1; echo "not ok $n - $1"; }
@@ -26,11 +27,11 @@ export GLIMPSE_SANDBOX_DIR=$work/store GLIMPSE_PROFILES_PATH=$GLIMPSE_SRCDIR/pro
 export PATH=$(dirname "$GLIMPSE"):$PATH LC_ALL=C.UTF-8
 apps=$GLIMPSE_SANDBOX_DIR/demo/rootfs/usr/share/applications
 mkdir -p "$apps" "$GLIMPSE_SANDBOX_DIR/other-1.0" "$work/files"
-printf '[Sandbox]\nProfile=debian-unstable\nName=Demo\nBase=rootfs\nFamily=apt\n' > "$GLIMPSE_SANDBOX_DIR/demo/sandbox.conf"
+gl_sandbox_conf debian-unstable Demo rootfs apt > "$GLIMPSE_SANDBOX_DIR/demo/sandbox.conf"
 mkdir -p "$GLIMPSE_SANDBOX_DIR/demo/rootfs/etc/apt/sources.list.d"
 echo 'deb http://127.0.0.1:9/debian testing main' > "$GLIMPSE_SANDBOX_DIR/demo/rootfs/etc/apt/sources.list"
 printf 'Types: deb\nURIs: http://127.0.0.1:9/extra\nSuites: ./\n' > "$GLIMPSE_SANDBOX_DIR/demo/rootfs/etc/apt/sources.list.d/extra.sources"
-printf '[Sandbox]\nProfile=host\nName=Other\nBase=host\n' > "$GLIMPSE_SANDBOX_DIR/other-1.0/sandbox.conf"
+gl_sandbox_conf host Other host > "$GLIMPSE_SANDBOX_DIR/other-1.0/sandbox.conf"
 printf '[Desktop Entry]\nType=Application\nName=Foo\nExec=foo\n' > "$apps/org.example.Foo.desktop"
 printf '[Desktop Entry]\nType=Application\nName=Bar\nExec=bar %%F\n' > "$apps/bar.desktop"
 touch "$work/files/image.tar.gz" "$work/files/notes.txt"

@@ -11,6 +11,7 @@ set -u
 set -o pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/skip.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/wait.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/sandbox-conf.sh"
 
 : "${GL_LAUNCHER:?GL_LAUNCHER must point to the built glimpse-launch-test}"
 GL_TEST_ROOT=${GL_TEST_ROOT:-/var/lib/glimpse-tests}
@@ -188,10 +189,11 @@ as_user () {
     LANG=C.UTF-8 ${GL_EXTRA_ENV:-} "$@"
 }
 
-# gl_make_sandbox ID BASE: a sandbox by hand, following /work/contract.md.
-# (One function, so it can later become `glimpse create`.)
+# gl_make_sandbox ID BASE [FAMILY]: a sandbox by hand (of FAMILY, apk
+# unless given), following /work/contract.md.  (One function, so it can
+# later become `glimpse create`.)
 gl_make_sandbox () {
-  local id=$1 base=$2 dir=$GL_STORE/$1
+  local id=$1 base=$2 family=${3:-apk} dir=$GL_STORE/$1
   rm -rf --one-file-system "$dir"
   GL_SANDBOXES+=("$id")
   # The system layer as generations (HELPERS.md): system/current names N,
@@ -200,8 +202,7 @@ gl_make_sandbox () {
   install -d -o root -g root -m 0711 "$dir/users"
   echo 1 > "$dir/system/current"; chmod 0644 "$dir/system/current"
   : > "$dir/system/1/lock"; chmod 0600 "$dir/system/1/lock"
-  printf '[Sandbox]\nProfile=test\nName=Test %s\nBase=%s\nFamily=apk\nCreated=2024-01-01T00:00:00Z\n' \
-    "$id" "$base" > "$dir/sandbox.conf"
+  gl_sandbox_conf test "Test $id" "$base" "$family" Created=2024-01-01T00:00:00Z > "$dir/sandbox.conf"
   chmod 0644 "$dir/sandbox.conf"
   : > "$dir/lock"; chmod 0600 "$dir/lock"
   if [ "$base" = rootfs ]; then

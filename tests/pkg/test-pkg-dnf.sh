@@ -67,9 +67,8 @@ done
 range=$(awk -F: '$1=="glimpse" {print $2}' /etc/subuid)
 tree=$GL_STORE/$id/system/$(cat "$GL_STORE/$id/system/current" 2>/dev/null)/tree
 [ -n "$range" ] && [ -d "$tree" ] || { echo "Bail out! no system generation after remove-repo"; exit 1; }
-sed -i 's/^Family=.*/Family=dnf/' "$GL_STORE/$id/sandbox.conf"
-grep -q '^Family=dnf' "$GL_STORE/$id/sandbox.conf" || echo "Family=dnf" >> "$GL_STORE/$id/sandbox.conf"
-sed -i 's/^Profile=.*/Profile=fedora/' "$GL_STORE/$id/sandbox.conf"
+gl_sandbox_conf_set "$GL_STORE/$id/sandbox.conf" Family dnf
+gl_sandbox_conf_set "$GL_STORE/$id/sandbox.conf" Profile fedora
 mkdir -p "$tree/etc/rpm" "$tree/etc/yum.repos.d" "$tree/etc/dnf" "$tree/var/lib/rpm" "$tree/etc/pki"
 rm -f "$tree/etc/os-release"
 printf 'NAME="Fedora Linux"\nID=fedora\nVERSION_ID=40\n' > "$tree/etc/os-release"

@@ -106,7 +106,9 @@ try:
     for d in ("etc/apt/sources.list.d", "var/lib/dpkg", "usr/share/keyrings", "usr/share/applications"):
         os.makedirs(os.path.join(root, d))
     with open(os.path.join(store, "sid", "sandbox.conf"), "w") as f:
-        f.write("[Sandbox]\nProfile=test\nName=Debian unstable\nBase=rootfs\nFamily=apt\n")
+        subprocess.run(["bash", "-c", '. "$0"; gl_sandbox_conf test "Debian unstable" rootfs apt',
+                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib", "sandbox-conf.sh")],
+                       stdout=f, check=True)
     keys.export(fpr, os.path.join(root, "usr/share/keyrings/test.gpg"))
     with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
         f.write("deb [signed-by=/usr/share/keyrings/test.gpg] %s unstable main\n" % base_url)

@@ -55,8 +55,7 @@ URL=http://127.0.0.1:$PORT
 
 # --- the dnf sandbox: over the host, its system layer a Fedora-like tree
 id=upd-dnf-$$
-gl_make_sandbox "$id" host
-sed -i 's/^Family=.*/Family=dnf/' "$GL_STORE/$id/sandbox.conf"
+gl_make_sandbox "$id" host dnf
 tree=$GL_STORE/$id/system/1/tree
 mkdir -p "$tree/etc/rpm" "$tree/etc/yum.repos.d" "$tree/etc/dnf" "$tree/var/lib/rpm"
 printf 'NAME="Fedora Linux"\nID=fedora\nVERSION_ID=40\n' > "$tree/etc/os-release"
@@ -100,8 +99,7 @@ check_sh "dnf: a dead repository fails the check, naming dnf and the sandbox, an
 
 # --- pacman and apk sandboxes without their tool
 id_p=upd-pac-$$
-gl_make_sandbox "$id_p" host
-sed -i 's/^Family=.*/Family=pacman/' "$GL_STORE/$id_p/sandbox.conf"
+gl_make_sandbox "$id_p" host pacman
 ptree=$GL_STORE/$id_p/system/1/tree
 mkdir -p "$ptree/var/lib/pacman/local/glimpse-hello-1.0-1" "$ptree/etc"
 printf 'NAME="Arch Linux"\nID=arch\n' > "$ptree/etc/os-release"
@@ -116,8 +114,7 @@ else
     printf '%s\n' "$out" | sed 's/^/#   /'
 fi
 id_a=upd-apk-$$
-gl_make_sandbox "$id_a" rootfs   # busybox only: no apk
-sed -i 's/^Family=.*/Family=apk/' "$GL_STORE/$id_a/sandbox.conf"
+gl_make_sandbox "$id_a" rootfs apk   # busybox only: no apk
 out=$(check_as_user apk "$id_a" 2>&1); rc=$?
 check_sh "apk: apk missing in the sandbox is reported as such" \
   '[ $rc -eq 1 ] && grep -q "error-code: no-tool" <<< "$out" && grep -q "apk is not installed in sandbox “$id_a”" <<< "$out"' ||
