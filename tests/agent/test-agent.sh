@@ -49,8 +49,10 @@ cleanup_agent () {
 }
 trap cleanup_agent EXIT
 
-# A private session bus of the user.
-as_user "$GL_USER_A" dbus-daemon --session --fork --print-address=3 --print-pid=4 \
+# A private session bus of the user, which activates nothing: no
+# notification server the machine has (dunst, say) can be started for the
+# cases without one below, nor an installed glimpse-session.
+as_user "$GL_USER_A" dbus-daemon --config-file="$HERE/../lib/session-bus.conf" --fork --print-address=3 --print-pid=4 \
   3>"$WORK/bus.addr" 4>"$WORK/bus.pid" || skip "cannot start a session bus as $GL_USER_A"
 BUS_PID=$(cat "$WORK/bus.pid")
 BUS=$(head -n1 "$WORK/bus.addr")
@@ -415,9 +417,11 @@ check_sh "… and the one it replaced quits (it lost its name)" \
   'wait_for 20000 old_gone && grep -q "was taken over by another agent; quitting" "$WORK/agent.log"'
 
 # No notification server: an action whose answer is a notification fails,
-# and glimpse control prints the answer and why it was not shown.
-# (the server's process, from the bus; the bus may try to start another
-# notification server it knows of, which finds no display here)
+# and glimpse control prints the answer and why it was not shown.  (The
+# server's process, from the bus; the bus can start no other.)
+check "(the test's bus can start no notification server)" \
+  not grep_quiet org.freedesktop.Notifications < <(bus --dest org.freedesktop.DBus \
+    --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.ListActivatableNames)
 notes_pid=$(bus --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
   --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.Notifications \
   | sed -n 's/^(uint32 \([0-9]*\),)$/\1/p')
