@@ -1638,9 +1638,12 @@ lock_view (int maps_fd)
 }
 
 /* The first process in the namespaces: builds the view, tells the
- * launcher it is ready by closing ERR_FD, and stays as the view's PID 1. */
+ * launcher it is ready by closing ERR_FD, and stays as the view's PID 1.
+ * BUILDER_LOCK is the launcher's own open file of the view lock, whose
+ * lock it holds (flock locks belong to open files): kept until the
+ * launcher's last word, see below. */
 static GL_NORETURN void
-child_main (int sync_fd, int err_fd, int maps_fd)
+child_main (int sync_fd, int err_fd, int maps_fd, int builder_lock)
 {
   char byte;
   sigset_t set;
@@ -1696,12 +1699,15 @@ child_main (int sync_fd, int err_fd, int maps_fd)
    * the sync pipe after that) */
   {
     int e2 = fcntl (err_fd, F_DUPFD_CLOEXEC, 64), s2 = fcntl (sync_fd, F_DUPFD_CLOEXEC, 64);
-    if (e2 < 0 || s2 < 0)
+    int b2 = fcntl (builder_lock, F_DUPFD_CLOEXEC, 64);
+    if (e2 < 0 || s2 < 0 || b2 < 0)
       die_with_error ("cannot rearrange descriptors");
     close (err_fd);
     close (sync_fd);
+    close (builder_lock);
     gl_error_fd = err_fd = e2;
     sync_fd = s2;
+    builder_lock = b2;
   }
 
   /* Nothing of the host stays open: only the locks the view holds for its
@@ -1759,7 +1765,17 @@ child_main (int sync_fd, int err_fd, int maps_fd)
    * not by a death signal: it says its word and then lets the next
    * launch take the view lock and join, and it may end (its app a quick
    * one) before we have been scheduled to read that word - a death
-   * signal then ended the view under an app that had joined it. */
+   * signal then ended the view under an app that had joined it.
+   * Until that word we hold the launcher's view lock with it
+   * (BUILDER_LOCK, the same open file): a launcher that dies before (a
+   * kill -9 while building, or stopped first with a launch waiting) lets
+   * go of the lock only once we have too, when we exit.  Before, the
+   * next launch could take the lock while we had not even been told of
+   * our launcher's end: it joined the view (recorded) that was about to
+   * end under its app, or (not recorded yet) was refused because the
+   * view still had your layer mounted.  Our files are closed before the
+   * kernel drops our namespaces, so that launch still waits for us to
+   * have exited (view_find, view_wait_unrecorded). */
   (void) prctl (PR_SET_PDEATHSIG, 0, 0, 0, 0);
   gl_error_fd = -1;
   close (err_fd);
@@ -1771,6 +1787,7 @@ child_main (int sync_fd, int err_fd, int maps_fd)
     if (n != 1 || word != 'r')
       _exit (0);
     close (sync_fd);
+    close (builder_lock);
   }
   for (int fd = 0; fd <= 2; fd++)
     (void) dup2 (8, fd);
@@ -2346,6 +2363,86 @@ view_record (pid_t pid, const unsigned long long id[8], int mnt_ns)
                       "\"%s\"", (unsigned) L.uid, L.id);
     }
   (void) sigaction (SIGXFSZ, &old_xfsz, NULL);
+}
+
+/* users/.views/<uid>.building (root's, 0600, beside the record): root's
+ * note of the PID 1 of the view a first launch builds, "glimpse-building
+ * 1 boot BOOT_ID pid PID start START\n" (then NUL bytes, as the record),
+ * written before that PID 1 mounts anything; never removed.  A launcher
+ * killed before it has recorded its view leaves a PID 1 that ends on its
+ * own (its parent-death signal, or the end of the sync pipe), but that
+ * only this note names: the next launch waits for it
+ * (view_wait_unrecorded) instead of mounting your layer while it is
+ * still mounted there. */
+#define GL_VIEW_BUILDING_SIZE 128
+#define GL_VIEW_BUILDING_FMT "glimpse-building 1 boot %36s pid %d start %llu\n"
+/* How long a launch waits for such a PID 1 to end (ms). */
+#define GL_VIEW_UNRECORDED_WAIT_MS 2000
+
+/* As root, before PID 1 (PID) is told to build: the note above.  Not
+ * written (a full disk): nothing is waited for later, as before. */
+static void
+view_note_building (pid_t pid)
+{
+  char name[48], buf[GL_VIEW_BUILDING_SIZE];
+  cleanup_fd int fd = -1;
+  unsigned long long start = proc_start_time (pid);
+  int len;
+
+  if (start == 0 || boot_id () == NULL)
+    return;
+  len = snprintf (buf, sizeof buf, "glimpse-building 1 boot %s pid %d start %llu\n", boot_id (),
+                  (int) pid, start);
+  if (len <= 0 || (size_t) len >= sizeof buf)
+    return;
+  memset (buf + len, 0, sizeof buf - (size_t) len);
+  snprintf (name, sizeof name, "%u.building", (unsigned) L.uid);
+  fd = open_view_record (name);
+  /* (one write of less than a page at offset 0, as the record's; the
+   * caller's file size limit is at least the record's: check_record_fits) */
+  if (fd >= 0)
+    (void) pwrite (fd, buf, sizeof buf, 0);
+}
+
+/* Under the view lock, as root, when there is no view to join: if root's
+ * note names a PID 1 that is still there (alive or a zombie: the same
+ * pid, start time and boot), its launcher ended before it recorded the
+ * view - a launcher holds the view lock from before the note until after
+ * the record and its last word - so that PID 1 is ending, and the view
+ * with it (the lock is ours only once PID 1 has begun to exit: it holds
+ * its launcher's; see child_main).  Waits for it to have ended, for at
+ * most GL_VIEW_UNRECORDED_WAIT_MS: until then the kernel may not have let
+ * go of its overlays, your layer.  Nothing of the user's is read. */
+static void
+view_wait_unrecorded (void)
+{
+  char name[48], buf[GL_VIEW_BUILDING_SIZE + 1], boot[37] = "";
+  cleanup_fd int fd = -1;
+  cleanup_fd int pidfd = -1;
+  struct stat st;
+  unsigned long long start = 0;
+  int pid = 0;
+  ssize_t len;
+  struct pollfd p;
+
+  snprintf (name, sizeof name, "%u.building", (unsigned) L.uid);
+  fd = openat (L.sb.views_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != 0
+      || st.st_nlink != 1 || (st.st_mode & 077) != 0 || st.st_size > GL_VIEW_BUILDING_SIZE)
+    return;
+  len = read (fd, buf, sizeof buf - 1);
+  if (len <= 0)
+    return;
+  buf[len] = '\0';
+  if (sscanf (buf, GL_VIEW_BUILDING_FMT, boot, &pid, &start) != 3 || pid <= 1 || start == 0
+      || boot_id () == NULL || strcmp (boot, boot_id ()) != 0)
+    return;
+  pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+  if (pidfd < 0 || proc_start_time (pid) != start)
+    return;
+  p = (struct pollfd) { pidfd, POLLIN, 0 };
+  while (poll (&p, 1, GL_VIEW_UNRECORDED_WAIT_MS) < 0 && errno == EINTR)
+    ;
 }
 
 /* What the app's process needs, all made before it starts (setuid, it
@@ -3111,6 +3208,8 @@ layer_held (ViewNs *ns)
   pid_t view_pid = view_find (ns, &why);
   int held;
 
+  if (view_pid <= 0)
+    view_wait_unrecorded ();
   drop_privs_for_good ();
   if (view_pid > 0)
     {
@@ -3232,6 +3331,7 @@ main (int argc, char **argv)
       pid_t view_pid = view_find (&ns, &why);
       if (view_pid > 0)
         return run_in_view (&ns, view_lock, args.command, -1);
+      view_wait_unrecorded ();
       check_record_fits ();
     }
 
@@ -3302,8 +3402,9 @@ main (int argc, char **argv)
       close (sync_p[1]);
       close (err_p[0]);
       close (maps_p[0]);
-      close (view_lock);        /* the launcher's hold; PID 1 takes its own */
-      child_main (sync_p[0], err_p[1], maps_p[1]);
+      /* (the launcher's hold, kept until its last word; PID 1 then
+       * takes the lock with its own open file) */
+      child_main (sync_p[0], err_p[1], maps_p[1], view_lock);
     }
   if (L.privileged && (setresuid ((uid_t) -1, 0, (uid_t) -1) != 0 || gl_capset (perm, perm) != 0))
     die_with_error ("cannot switch back to root");
@@ -3323,6 +3424,7 @@ main (int argc, char **argv)
       if (outer < 0)
         die_with_error ("cannot open the sandbox's user namespace");
       maps_missing = true;
+      view_note_building (pid);
     }
   if (gl_write_all (sync_p[1], "x", 1) != 0)
     die_with_error ("cannot start the sandbox");

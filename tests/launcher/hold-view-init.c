@@ -1,14 +1,17 @@
-/* hold-view-init LAUNCHER_PID GO_FILE: run as root.  Traces the launcher
- * LAUNCHER_PID (started, and waiting for the view lock) until it has
- * started a view's PID 1, then lets it go; lets that PID 1 run until it
- * is about to read the launcher's last word (a read on its sync socket,
- * descriptor 64 or above: the view is built, the launcher told so), and
- * holds it there - as a loaded machine may leave it unscheduled - until
- * GO_FILE exists; then lets it go.  Prints "held PID" once holding, then
- * "released" or "killed SIG" (ended while held).  Exits 0 when released,
- * 1 when PID 1 ended while held, 3 (printing "cannot trace: WHY") where
- * no process may trace another, not even root (Yama's ptrace_scope 3),
- * 2 on any other failure.
+/* hold-view-init LAUNCHER_PID GO_FILE [built]: run as root.  Traces the
+ * launcher LAUNCHER_PID (started, and waiting for the view lock) until it
+ * has started a view's PID 1, then lets it go; lets that PID 1 run until
+ * it is about to read the launcher's last word (a read on its sync
+ * socket, descriptor 64 or above: the view is built, the launcher told
+ * so), and holds it there - as a loaded machine may leave it unscheduled
+ * - until GO_FILE exists; then lets it go.  With "built": holds it
+ * earlier, as soon as it has turned off its parent-death signal (the
+ * view is built, its launcher still waits to be told so): a launcher
+ * killed then leaves the view mounted until PID 1 is let go.  Prints
+ * "held PID" once holding, then "released" or "killed SIG" (ended while
+ * held).  Exits 0 when released, 1 when PID 1 ended while held, 3
+ * (printing "cannot trace: WHY") where no process may trace another, not
+ * even root (Yama's ptrace_scope 3), 2 on any other failure.
  * SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -83,14 +87,15 @@ int
 main (int argc, char **argv)
 {
   pid_t launcher, init = 0;
-  bool tracing_launcher = true;
+  bool tracing_launcher = true, at_built, pdeath_off = false;
   int st;
 
-  if (argc != 3)
+  if (argc != 3 && !(argc == 4 && strcmp (argv[3], "built") == 0))
     {
-      fprintf (stderr, "usage: hold-view-init LAUNCHER_PID GO_FILE\n");
+      fprintf (stderr, "usage: hold-view-init LAUNCHER_PID GO_FILE [built]\n");
       return 2;
     }
+  at_built = argc == 4;
   setvbuf (stdout, NULL, _IOLBF, 0);
   launcher = (pid_t) atoi (argv[1]);
   if (ptrace (PTRACE_SEIZE, launcher, NULL,
@@ -156,7 +161,8 @@ main (int argc, char **argv)
       || ptrace (PTRACE_SYSCALL, init, NULL, NULL) != 0)
     return 2;
 
-  /* PID 1, one system call after the other, up to that read. */
+  /* PID 1, one system call after the other, up to that read (or the
+   * return of its prctl (PR_SET_PDEATHSIG, 0)). */
   for (;;)
     {
       struct __ptrace_syscall_info info;
@@ -171,7 +177,12 @@ main (int argc, char **argv)
         {
           if (ptrace (PTRACE_GET_SYSCALL_INFO, init, (void *) sizeof info, &info) <= 0)
             return 2;
-          if (info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == SYS_read
+          if (at_built && pdeath_off && info.op == PTRACE_SYSCALL_INFO_EXIT)
+            break;
+          if (at_built && info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == SYS_prctl
+              && info.entry.args[0] == PR_SET_PDEATHSIG && info.entry.args[1] == 0)
+            pdeath_off = true;
+          if (!at_built && info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == SYS_read
               && info.entry.args[0] >= 64 && is_socket (init, info.entry.args[0]))
             break;
           (void) ptrace (PTRACE_SYSCALL, init, NULL, NULL);
@@ -181,7 +192,8 @@ main (int argc, char **argv)
     }
   printf ("held %d\n", (int) init);
 
-  /* Held (stopped at the entry of that read) until GO_FILE exists. */
+  /* Held (stopped at the entry of that read, or the return of that prctl)
+   * until GO_FILE exists. */
   while (access (argv[2], F_OK) != 0)
     {
       pid_t w = waitpid (init, &st, __WALL | WNOHANG);

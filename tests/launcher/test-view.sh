@@ -564,4 +564,41 @@ jrc=0; wait "$join" || jrc=$?
 check_sh "the first launcher ended before its view's PID 1 read its last word: the launch that joined runs to its end (rc $jrc; first $frc; PID 1: $(tail -n 1 "$WORK/pd-hold"))" \
   '[ $jrc = 0 ] && [ $frc = 0 ] && grep_quiet "^released" "$WORK/pd-hold"'
 
+# A first launch killed (kill -9) once its view is built, before it has
+# told the view's PID 1 so: PID 1 ends, and with it the view - but a
+# loaded machine may leave it unscheduled for a while (as a launcher
+# that was stopped, with a launch waiting, and then killed).  The launch
+# started at once must not take the view lock before that view has let
+# go of your layer: it was refused, "your layer is still in use by an
+# earlier view".  It waits, then runs.  (PID 1 is held by a tracer of
+# root's for a second after its launcher was killed; where no process may
+# trace another, the case before has ended the test.)
+vp=$(view_pid)
+[ -z "$vp" ] || gl_wait 30 gone "$vp"
+rm -f "$WORK/kb-let-go"
+exec 8< "$VIEWS/$UID_A.lock"
+flock -x 8
+A /bin/echo kb-first > /dev/null 2>&1 & first=$!
+kb_launcher () { pgrep -U "$UID_A" -f "^$LAUNCH t-view -- /bin/echo kb-first" | head -n 1; }
+gl_wait 30 kb_launcher > /dev/null
+kbl=$(kb_launcher)
+"$GL_HOLD_VIEW_INIT" "$kbl" "$WORK/kb-let-go" built > "$WORK/kb-hold" 2>&1 & tracer=$!
+GL_CLEANUPS+=("touch '$WORK/kb-let-go'; kill $tracer 2>/dev/null")
+gl_wait 10 grep_quiet '^seized' "$WORK/kb-hold"
+flock -u 8; exec 8<&-
+check "(a first launch's view is built, its PID 1 held before its launcher told it so)" \
+  gl_wait 30 grep_quiet '^held' "$WORK/kb-hold"
+kill -KILL "$kbl"; wait "$first" 2>/dev/null
+( sleep 1; touch "$WORK/kb-let-go" ) & letgo=$!
+t0=$SECONDS
+out=$(A echo ran 2>&1); rc=$?
+waited=$((SECONDS - t0))
+wait "$letgo"; wait "$tracer"
+check_sh "a launch right after a first launch was killed while its view was built waits for that view to end, and runs (rc $rc after $waited s; PID 1: $(tail -n 1 "$WORK/kb-hold"))" \
+  '[ $rc = 0 ] && [ "$out" = ran ] && grep_quiet "^released" "$WORK/kb-hold"'
+[ $rc = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /'
+check_sh "root's note of the view being built is root's, 0600, and the user cannot replace it" \
+  '[ "$(stat -c %u:%a "$VIEWS/$UID_A.building")" = 0:600 ] \
+   && ! as_user $GL_USER_A sh -c ": > $VIEWS/$UID_A.building" 2>/dev/null'
+
 finish
