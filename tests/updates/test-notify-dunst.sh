@@ -21,7 +21,9 @@ trap cleanup EXIT
 wait_until () { local end=$((SECONDS + $1)); until eval "$2"; do [ "$SECONDS" -lt "$end" ] || return 1; sleep 0.05; done; }
 # a free display Xvfb picks itself and names once it accepts clients
 Xvfb -displayfd 3 -screen 0 800x600x24 -nolisten tcp 3>"$work/display" >/dev/null 2>&1 & pids+=($!)
-dbus-daemon --session --nofork --print-address=1 > "$work/bus" 2>/dev/null & pids+=($!)
+# (a bus that starts nothing: the dunst below is the only notification server)
+dbus-daemon --config-file="$(dirname "$0")/../lib/session-bus.conf" --nofork --print-address=1 \
+  > "$work/bus" 2>/dev/null & pids+=($!)
 wait_until 30 '[ -s "$work/bus" ] && grep -q "^[0-9]" "$work/display"' ||
   { echo "Bail out! Xvfb or the session bus did not start"; exit 1; }
 display=:$(head -n1 "$work/display")
