@@ -127,8 +127,9 @@ os.makedirs(inner)
 shutil.copy(os.path.join(root, "usr/share/keyrings/bench.gpg"), inner)
 
 
-def measure(args):
-    p = subprocess.run(["/usr/bin/time", "-v"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def measure(args, env=None):
+    p = subprocess.run(["/usr/bin/time", "-v"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=env)
     if p.returncode != 0:
         sys.exit("updates-bench: %s failed:\n%s" % (args[0], p.stderr[-2000:]))
     m = {}
@@ -160,9 +161,11 @@ aptopts = ["-o", "Dir=" + root, "-o", "Dir::State::status=" + root + "/var/lib/d
            "-o", "APT::Architectures::=amd64", "-o", "Acquire::Languages=none"]
 for d in ("var/lib/apt/lists/partial", "var/cache/apt/archives/partial"):
     os.makedirs(os.path.join(root, d), exist_ok=True)
-apt_update = measure(["apt-get", "update", "-qq"] + aptopts)
-apt_list_cold = measure(["apt", "list", "--upgradable"] + aptopts)   # builds the cache
-apt_list_warm = measure(["apt", "list", "--upgradable"] + aptopts)   # uses it
+# (none of the host's apt configuration: its hooks would run, and be timed)
+aptenv = aptrepo.apt_env(root)
+apt_update = measure(["apt-get", "update", "-qq"] + aptopts, aptenv)
+apt_list_cold = measure(["apt", "list", "--upgradable"] + aptopts, aptenv)   # builds the cache
+apt_list_warm = measure(["apt", "list", "--upgradable"] + aptopts, aptenv)   # uses it
 
 theirs = {}
 for line in apt_list_warm["out"].splitlines():
