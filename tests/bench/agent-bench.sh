@@ -13,6 +13,7 @@
 #
 # SPDX-License-Identifier: LGPL-2.1-or-later
 set -eu
+. "$(dirname "$0")/../lib/sandbox-conf.sh"
 agent=${1:?give the built glimpse-session}
 n=${2:-300}
 command -v dbus-run-session >/dev/null || { echo "agent-bench: dbus-run-session is not installed" >&2; exit 77; }
@@ -36,7 +37,7 @@ make_sandbox () {
   root=$dir/rootfs
   mkdir -p "$root/usr/share/applications" "$root/usr/share/icons/hicolor/48x48/apps" \
     "$root/usr/share/icons/hicolor/256x256/apps" "$root/usr/share/icons/hicolor/scalable/apps"
-  printf '[Sandbox]\nProfile=bench\nName=Bench %s\nBase=rootfs\nFamily=apk\n' "$1" > "$dir/sandbox.conf.tmp"
+  gl_sandbox_conf bench "Bench $1" rootfs apk > "$dir/sandbox.conf.tmp"
   for i in $(seq "$n"); do
     printf '[Desktop Entry]\nType=Application\nName=App %s\nComment=Application number %s\nExec=/usr/bin/app%s %%F\nIcon=app%s\nMimeType=text/x-bench%s;\nCategories=Utility;\nActions=new;\n\n[Desktop Action new]\nName=New\nExec=/usr/bin/app%s --new\n' \
       "$i" "$i" "$i" "$i" "$i" "$i" > "$root/usr/share/applications/org.bench.App$i.desktop"
