@@ -695,8 +695,9 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  * attributes' names and values) in listings until its directory changes
  * -- as for a change during an operation, it cannot be opened (the check
  * at open). */
-/* (3: every FIFO is masked; a cache of 2 kept no world-readable one) */
-#define WALK_MAGIC "glimpse-pkgns walk cache 3\n"
+/* (3: every FIFO is masked; a cache of 2 kept no world-readable one.
+ * 4: the numbers of records in the header) */
+#define WALK_MAGIC "glimpse-pkgns walk cache 4\n"
 #define WALK_MARGIN_S 2
 /* The cache is written again when what it keeps changed, or when the
  * directories read again because only their times changed held more than
@@ -1317,13 +1318,14 @@ walk_root (int mask, int root, const struct stat *st, WalkDir *old)
 }
 
 /* ------------------------------------------------ the walk cache's file
- * WALK_MAGIC, the host flag (u8), then the base's root directory: for a
+ * WALK_MAGIC, the host flag (u8), the numbers of directory records and of
+ * entry records in the file (u32 each), then the base's root directory: for a
  * directory dev, ino (u64), mtime (i64 s, u32 ns), ctime (the same),
  * reusable (u8), the number of entries (u32); each entry its kind (u8),
  * the length of its name (u16), the name and a NUL, a directory it walked
  * followed at once by that directory.  Native byte order: the file is
  * this machine's only.  Then "end\n".  Read back in place: the names are
- * the file's own bytes, the records two pools' (no allocation per
+ * the file's own bytes, the records one pool's (no allocation per
  * directory or entry: some 27,000 and 70,000 on a host base). */
 typedef struct {
   char *buf;
@@ -1427,76 +1429,73 @@ wi_dir (WalkIn *in, int depth)
   return d;
 }
 
-/* LEN bytes of memory for the cache's records, mapped at once: the file's
- * bytes made present in one call (MAP_POPULATE), the pools, sized for the
- * most a file of that size can hold and only partly used, in huge pages
- * where the kernel gives them (a fault per 4 KiB page, some 1,200 of them,
- * cost more than reading the file here).  NULL when there is none. */
-static void *
-walk_pool (size_t len, bool populate)
-{
-  void *p = mmap (NULL, len, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
-  if (p == MAP_FAILED)
-    return NULL;
-  if (!populate)
-    (void) madvise (p, len, MADV_HUGEPAGE);   /* (a hint: without it, small pages) */
-  return p;
-}
-
-static void
-walk_pool_free (void *p, size_t len)
-{
-  if (p != NULL)
-    munmap (p, len);
-}
-
 /* What the cache file kept, or NULL (none, not root's alone, damaged).
- * What it returns points into memory kept for the rest of the program. */
+ * What it returns points into memory kept for the rest of the program:
+ * the file itself, mapped read-only (the names are its bytes; the file is
+ * only ever replaced by a rename, never changed in place), and one pool
+ * for the records, exactly the size the file's header gives, made present
+ * in one call (MAP_POPULATE).  Fresh pages are what the load costs: a
+ * fault per 4 KiB page of anonymous memory, or a copy of the file, cost
+ * more than reading the records (some 700 pages on a host base, ~4 ms). */
 static WalkDir *
 walk_cache_load (void)
 {
   int fd = open (A.walk_cache, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
-  char *buf;
+  char *buf = MAP_FAILED, *pool = MAP_FAILED;
+  size_t pool_len = 0, m = strlen (WALK_MAGIC);
   WalkDir *d = NULL;
   WalkIn in = { 0 };
   unsigned char host;
+  uint32_t n_dirs, n_entries;
 
   if (fd < 0)
     return NULL;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)
-      || st.st_size > WALK_MAX_SIZE || (buf = walk_pool ((size_t) st.st_size + 1, true)) == NULL)
-    {
-      close (fd);
-      return NULL;
-    }
-  in.max_dirs = (size_t) st.st_size / WALK_DIR_MIN + 1;
-  in.max_entries = (size_t) st.st_size / WALK_ENTRY_MIN + 1;
-  in.dirs = walk_pool (in.max_dirs * sizeof *in.dirs, false);
-  in.entries = walk_pool (in.max_entries * sizeof *in.entries, false);
-  if (in.dirs != NULL && in.entries != NULL && read (fd, buf, (size_t) st.st_size + 1) == st.st_size)
-    {
-      size_t m = strlen (WALK_MAGIC);
-      in.p = buf;
-      in.end = buf + st.st_size;
-      if ((size_t) st.st_size > m && memcmp (buf, WALK_MAGIC, m) == 0)
-        {
-          in.p += m;
-          if (wi_get (&in, &host, 1) && host == A.host)
-            d = wi_dir (&in, 0);
-          if (d != NULL && (in.end - in.p != 4 || memcmp (in.p, "end\n", 4) != 0))
-            d = NULL;
-        }
-    }
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022)
+      && (size_t) st.st_size > m && st.st_size <= WALK_MAX_SIZE)
+    buf = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   close (fd);
+  if (buf == MAP_FAILED)
+    return NULL;
+  in.p = buf;
+  in.end = buf + st.st_size;
+  /* (the counts bounded by what a file of this size can hold) */
+  if (memcmp (buf, WALK_MAGIC, m) == 0 && (in.p += m, wi_get (&in, &host, 1)) && host == A.host
+      && wi_get (&in, &n_dirs, 4) && wi_get (&in, &n_entries, 4)
+      && n_dirs <= (size_t) st.st_size / WALK_DIR_MIN && n_entries <= (size_t) st.st_size / WALK_ENTRY_MIN)
+    {
+      in.max_dirs = n_dirs;
+      in.max_entries = n_entries;
+      pool_len = in.max_dirs * sizeof *in.dirs + in.max_entries * sizeof *in.entries;
+      pool = pool_len ? mmap (NULL, pool_len, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) : MAP_FAILED;
+    }
+  if (pool != MAP_FAILED)
+    {
+      in.dirs = (WalkDir *) (void *) pool;
+      in.entries = (WalkEntry *) (void *) (pool + in.max_dirs * sizeof *in.dirs);
+      d = wi_dir (&in, 0);
+      if (d != NULL && (in.end - in.p != 4 || memcmp (in.p, "end\n", 4) != 0))
+        d = NULL;
+    }
   if (d == NULL)
     {
-      walk_pool_free (in.dirs, in.max_dirs * sizeof *in.dirs);
-      walk_pool_free (in.entries, in.max_entries * sizeof *in.entries);
-      walk_pool_free (buf, (size_t) st.st_size + 1);
+      if (pool != MAP_FAILED)
+        munmap (pool, pool_len);
+      munmap (buf, (size_t) st.st_size);
     }
   return d;
+}
+
+/* The records D holds: directories, and entries of them */
+static void
+walk_sizes (const WalkDir *d, uint32_t *dirs, uint32_t *entries)
+{
+  ++*dirs;
+  *entries += d->n;
+  for (uint32_t i = 0; i < d->n; i++)
+    if (d->e[i].kind == KEEP_WALKED)
+      walk_sizes (d->e[i].sub, dirs, entries);
 }
 
 /* Replaces the cache file with D; on a failure the cache is left out */
@@ -1508,8 +1507,13 @@ walk_cache_save (const WalkDir *d)
   char *tmp = xasprintf ("%s.tmp", A.walk_cache);
   int fd;
 
+  uint32_t n_dirs = 0, n_entries = 0;
+
+  walk_sizes (d, &n_dirs, &n_entries);
   wb_put (&b, WALK_MAGIC, strlen (WALK_MAGIC));
   wb_put (&b, &host, 1);
+  wb_put (&b, &n_dirs, 4);
+  wb_put (&b, &n_entries, 4);
   wb_dir (&b, d);
   wb_put (&b, "end\n", 4);
   unlink (tmp);
