@@ -465,16 +465,16 @@ layer_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
   return LAYER_DIR;
 }
 
-GlViewFile
-gl_view_read_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
-                   char **contents, gsize *length)
+/* Where @rel of the view is: GL_VIEW_FILE with the layer that shows it in
+ * *@layer, or what else it is */
+static GlViewFile
+view_find (const char * const *layers, gsize n_layers, const char *rel, gsize *layer)
 {
   g_autofree char *dir = g_path_get_dirname (rel);
   g_autofree char *name = g_path_get_basename (rel);
 
   for (gsize i = 0; i < n_layers; i++)
     {
-      g_autoptr(GError) error = NULL;
       struct stat st;
       gboolean opaque;
       int dfd = -1, found;
@@ -505,12 +505,46 @@ gl_view_read_file (const char * const *layers, gsize n_layers, const char *rel, 
         return GL_VIEW_UNKNOWN;
       if (gl_is_whiteout (&st))
         return GL_VIEW_ABSENT;
-      if (gl_tree_read_file_max (layers[i], rel, max, contents, length, &error))
-        return GL_VIEW_FILE;
-      g_debug ("%s", error->message);
-      return GL_VIEW_UNKNOWN;
+      *layer = i;
+      return GL_VIEW_FILE;
     }
   return GL_VIEW_ABSENT;
+}
+
+GlViewFile
+gl_view_read_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
+                   char **contents, gsize *length)
+{
+  g_autoptr(GError) error = NULL;
+  gsize layer = 0;
+  GlViewFile got = view_find (layers, n_layers, rel, &layer);
+
+  if (got != GL_VIEW_FILE || gl_tree_read_file_max (layers[layer], rel, max, contents, length, &error))
+    return got;
+  g_debug ("%s", error->message);
+  return GL_VIEW_UNKNOWN;
+}
+
+GlViewFile
+gl_view_open_file (const char * const *layers, gsize n_layers, const char *rel, gsize max, int *fd)
+{
+  g_autoptr(GError) error = NULL;
+  gsize layer = 0;
+  GlViewFile got = view_find (layers, n_layers, rel, &layer);
+  struct stat st;
+
+  *fd = -1;
+  if (got != GL_VIEW_FILE)
+    return got;
+  *fd = gl_tree_open_file (layers[layer], rel, &error);
+  if (*fd >= 0 && fstat (*fd, &st) == 0 && (guint64) st.st_size <= max)
+    return GL_VIEW_FILE;
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+  g_debug ("%s of %s is unreadable or larger than %" G_GSIZE_FORMAT " bytes%s%s", rel, layers[layer], max,
+           error ? ": " : "", error ? error->message : "");
+  return GL_VIEW_UNKNOWN;
 }
 
 GHashTable *

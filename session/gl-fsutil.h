@@ -54,6 +54,10 @@ typedef enum {
  * @length) when it is GL_VIEW_FILE. */
 GlViewFile gl_view_read_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
                               char **contents, gsize *length);
+/* As gl_view_read_file, the file opened for reading (*@fd) instead: a
+ * regular file of at most @max bytes when opened (it may grow after). */
+GlViewFile gl_view_open_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
+                              int *fd);
 /* The names (a set) in the directory @rel of the view; an empty set when
  * there is none, NULL when what is there is GL_VIEW_UNKNOWN as above. */
 GHashTable *gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel);

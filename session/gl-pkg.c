@@ -2726,59 +2726,135 @@ is_arch_name (const char *a)
   return TRUE;
 }
 
+/* One stanza of a dpkg status, as status_dpkg_arch reads it */
+typedef struct {
+  gboolean dpkg;        /* its "Package: dpkg" line was read */
+  char *arch, *status;  /* the first of these fields after it */
+} DpkgStanza;
+
+/* At the end of the stanza @s: the architecture when it is an installed
+ * dpkg's, else NULL; @s is reset */
+static char *
+dpkg_stanza_end (DpkgStanza *s)
+{
+  char *arch = NULL;
+
+  if (s->dpkg && s->arch != NULL && s->status != NULL)
+    {
+      g_auto(GStrv) words = g_strsplit_set (s->status, " ", -1);
+      if (g_strv_length (words) == 3 && strcmp (words[2], "not-installed") != 0
+          && strcmp (words[2], "config-files") != 0)
+        arch = g_strstrip (g_steal_pointer (&s->arch));
+    }
+  g_clear_pointer (&s->arch, g_free);
+  g_clear_pointer (&s->status, g_free);
+  s->dpkg = FALSE;
+  return arch;
+}
+
+/* The line @l (@len bytes, @nl: ended by a newline; @whole: all of it,
+ * else only its start) of the stanza @s.  Returns the architecture when
+ * the line ended an installed dpkg's stanza. */
+static char *
+dpkg_stanza_line (DpkgStanza *s, const char *l, gsize len, gboolean nl, gboolean whole)
+{
+  static const char key[] = "Package: dpkg", arch[] = "Architecture: ", status[] = "Status: ";
+
+  if (len == 0 && whole)
+    return dpkg_stanza_end (s);
+  if (!s->dpkg)
+    s->dpkg = nl && whole && len == sizeof key - 1 && memcmp (l, key, len) == 0;
+  /* (a line too long to be read whole is no field of these: an empty
+   * one, which nothing takes for a dpkg's architecture or status) */
+  else if (s->arch == NULL && len >= sizeof arch - 1 && memcmp (l, arch, sizeof arch - 1) == 0)
+    s->arch = whole ? g_strndup (l + sizeof arch - 1, len - (sizeof arch - 1)) : g_strdup ("");
+  else if (s->status == NULL && len >= sizeof status - 1 && memcmp (l, status, sizeof status - 1) == 0)
+    s->status = whole ? g_strndup (l + sizeof status - 1, len - (sizeof status - 1)) : g_strdup ("");
+  return NULL;
+}
+
+/* The longest line status_dpkg_arch reads whole */
+#define STATUS_LINE_MAX 4096
+
 /* The architecture of the installed package "dpkg" in the dpkg status
- * @status, or NULL.  Each stanza is looked at once, from its first
+ * read from @fd (as a string: up to a NUL byte, if any), of at most @max
+ * bytes, or NULL.  Each stanza is looked at once, from its first
  * "Package: dpkg" line: a status the sandbox wrote (its apt hooks run
  * after dpkg) may hold such a line on every line and no blank line, and
  * a scan from each of them to the end of the file again took hours of
- * root's time for 8 MiB (the file may have 256). */
+ * root's time for 8 MiB (the file may have 256).  It is read in pieces
+ * into one small buffer: a copy of the whole file (1 MiB on a desktop)
+ * costs a page fault per 4 KiB, several milliseconds, more than the scan. */
 static char *
-status_dpkg_arch (const char *status)
+status_dpkg_arch (int fd, gsize max)
 {
-  static const char key[] = "Package: dpkg\n";
+  g_autofree char *buf = g_malloc (64 * 1024);
+  g_autoptr(GString) line = g_string_new (NULL);
+  gboolean whole = TRUE, done = FALSE;
+  DpkgStanza s = { FALSE, NULL, NULL };
+  gsize total = 0;
+  char *found = NULL;
 
-  for (const char *p = status; *p != '\0';)
+  while (!done && found == NULL)
     {
-      const char *end = strstr (p, "\n\n"), *stop = end ? end + 1 : p + strlen (p);
-      const char *q = p;
-      const char *arch, *st;
-      g_auto(GStrv) words = NULL;
-      g_autofree char *stanza = NULL, *line = NULL;
+      gssize n = read (fd, buf, 64 * 1024);
+      const char *p = buf, *end, *nul;
 
-      /* its first line "Package: dpkg", if any */
-      while (q < stop && !((q == status || q[-1] == '\n')
-                           && (gsize) (stop - q) >= sizeof key - 1
-                           && memcmp (q, key, sizeof key - 1) == 0))
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 || (total += (gsize) MAX (n, 0)) > max)
+        break;
+      if (n == 0)
         {
-          const char *nl = memchr (q, '\n', (gsize) (stop - q));
-          q = nl ? nl + 1 : stop;
+          /* (the last line, without a newline) */
+          if (line->len > 0 || !whole)
+            found = dpkg_stanza_line (&s, line->str, line->len, FALSE, whole);
+          if (found == NULL)
+            found = dpkg_stanza_end (&s);
+          break;
         }
-      p = end ? end + 2 : stop;
-      if (q >= stop)
-        continue;
-      stanza = g_strndup (q, (gsize) (stop - q));
-      arch = strstr (stanza, "\nArchitecture: ");
-      st = strstr (stanza, "\nStatus: ");
-      if (arch == NULL || st == NULL)
-        continue;
-      st += strlen ("\nStatus: ");
-      line = g_strndup (st, strcspn (st, "\n"));
-      words = g_strsplit_set (line, " ", -1);
-      if (g_strv_length (words) == 3 && strcmp (words[2], "not-installed") != 0
-          && strcmp (words[2], "config-files") != 0)
+      end = buf + n;
+      if ((nul = memchr (buf, '\0', (gsize) n)) != NULL)
         {
-          arch += strlen ("\nArchitecture: ");
-          return g_strstrip (g_strndup (arch, strcspn (arch, "\n")));
+          end = nul;
+          done = TRUE;
+        }
+      while (p < end && found == NULL)
+        {
+          const char *eol = memchr (p, '\n', (gsize) (end - p));
+          gsize seg = (gsize) ((eol ? eol : end) - p);
+
+          if (line->len + seg <= STATUS_LINE_MAX)
+            g_string_append_len (line, p, (gssize) seg);
+          else
+            whole = FALSE;
+          if (eol == NULL)
+            break;
+          found = dpkg_stanza_line (&s, line->str, line->len, TRUE, whole);
+          g_string_truncate (line, 0);
+          whole = TRUE;
+          p = eol + 1;
+        }
+      if (done && found == NULL)
+        {
+          if (line->len > 0 || !whole)
+            found = dpkg_stanza_line (&s, line->str, line->len, FALSE, whole);
+          if (found == NULL)
+            found = dpkg_stanza_end (&s);
         }
     }
-  return NULL;
+  g_clear_pointer (&s.arch, g_free);
+  g_clear_pointer (&s.status, g_free);
+  if (total > max)
+    g_clear_pointer (&found, g_free);
+  return found;
 }
 
 char *
 gl_pkg_apt_architectures (const char *tree, const char *base)
 {
   const char *layers[] = { tree, base };
-  g_autofree char *status = NULL, *arch = NULL, *native = NULL, *own = NULL;
+  g_autofree char *arch = NULL, *native = NULL, *own = NULL;
   g_autoptr(GHashTable) parts = NULL;
   g_autoptr(GString) list = NULL;
   g_auto(GStrv) foreign = NULL;
@@ -2813,9 +2889,17 @@ gl_pkg_apt_architectures (const char *tree, const char *base)
   /* dpkg's own architecture is that of the package dpkg; its foreign ones
    * are the others of its arch file (a newer dpkg's arch-native file, which
    * changes the native one, is left to it) */
-  if (view_file (tree, base, "var/lib/dpkg", "status", 256 * 1024 * 1024, &status) != GL_VIEW_FILE
-      || (native = status_dpkg_arch (status)) == NULL || !is_arch_name (native))
-    return NULL;
+  {
+    int fd = -1;
+    gsize max = 256 * 1024 * 1024;
+
+    if (gl_view_open_file (layers, G_N_ELEMENTS (layers), "var/lib/dpkg/status", max, &fd) != GL_VIEW_FILE)
+      return NULL;
+    native = status_dpkg_arch (fd, max);
+    close (fd);
+    if (native == NULL || !is_arch_name (native))
+      return NULL;
+  }
   if (view_file (tree, base, "var/lib/dpkg", "arch-native", 4096, &own) != GL_VIEW_ABSENT)
     return NULL;
   switch (view_file (tree, base, "var/lib/dpkg", "arch", 64 * 1024, &arch))
