@@ -190,6 +190,15 @@ gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, char **targets, size_
   return 0;
 }
 
+/* A mount table is read in one or two read()s, not in the 1 KiB ones
+ * stdio's default buffer makes of a /proc file (each of which walks the
+ * table again up to where it stopped). */
+void
+gl_launch_mount_table_buffer (FILE *f)
+{
+  (void) setvbuf (f, NULL, _IOFBF, 64 * 1024);
+}
+
 GlLaunchMountTable
 gl_launch_mount_table_read (void)
 {
@@ -199,6 +208,7 @@ gl_launch_mount_table_read (void)
 
   if (f == NULL)
     die_with_error ("cannot read /proc/self/mountinfo");
+  gl_launch_mount_table_buffer (f);
   if (gl_launch_mount_table_parse (f, "/proc/self/mountinfo", &t, &error) != 0)
     die ("%s; refusing to build a view from part of it (out of memory?)", error);
   fclose (f);
@@ -401,9 +411,15 @@ gl_launch_mount_open_user_dir (int parent, const char *name, const char *what, u
 {
   struct stat st;
   int fd;
-  if (mkdirat (parent, name, 0700) != 0 && errno != EEXIST)
-    die_with_error ("cannot create %s in your layer", what);
+  /* (opened first: on every launch but the first the directory is there,
+   * and a mkdirat that fails with EEXIST costs a lookup of its own) */
   fd = openat (parent, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT)
+    {
+      if (mkdirat (parent, name, 0700) != 0 && errno != EEXIST)
+        die_with_error ("cannot create %s in your layer", what);
+      fd = openat (parent, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    }
   if (fd < 0)
     die_with_error ("cannot open %s in your layer (purge your layer with \"glimpse purge\")",
                     what);

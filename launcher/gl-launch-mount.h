@@ -38,6 +38,8 @@ int gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, char **targets, s
                                        size_t *n);
 /* /proc/self/mountinfo; dies on any error. */
 GlLaunchMountTable gl_launch_mount_table_read (void);
+/* Gives F (a /proc mount table) a buffer that holds it whole. */
+void gl_launch_mount_table_buffer (FILE *f);
 void gl_launch_mount_table_clear (GlLaunchMountTable *t);
 
 long gl_launch_mount_openat2 (int dirfd, const char *path, uint64_t flags, uint64_t resolve);
