@@ -754,11 +754,20 @@ uid_process (uid_t uid)
   return NULL;
 }
 
+/* How long root waits for glimpse-launch --held run as a user: above the
+ * launcher's own bounds (the view lock's 20 s, a dying view's 10 s, a
+ * killed first launch's 2 s). */
+#define GL_SANDBOX_LAYER_FREE_TIMEOUT_MS 60000
+
 gboolean
 gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error)
 {
   const char *argv[] = { gl_paths_launcher (), "--held", sandbox->id, NULL };
-  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE };
+  /* (bounded: run as the user, the launcher gets any signal of theirs -
+   * a SIGSTOP would keep root's remove, or a package operation's reclaim,
+   * waiting for good; its own waits end well within this) */
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE,
+                             .timeout_ms = GL_SANDBOX_LAYER_FREE_TIMEOUT_MS };
   g_auto(GlSpawnResult) result = { 0 };
   g_autoptr(GError) local = NULL;
   g_autofree gid_t *groups = NULL;
@@ -809,7 +818,12 @@ gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error)
     }
   if (gl_spawn_run (argv, &options, &result, NULL, &local))
     return TRUE;
-  if (!g_error_matches (local, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
+  if (g_error_matches (local, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                 "%s of “%s” may still be in use: the launcher did not answer within %d s "
+                 "(stopped by a process of %s?); try again", whose, sandbox->id,
+                 GL_SANDBOX_LAYER_FREE_TIMEOUT_MS / 1000, whom);
+  else if (!g_error_matches (local, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                  "cannot ask the launcher whether %s is in use: %s; is Glimpse installed?",
                  whose, local->message);

@@ -158,6 +158,7 @@ typedef struct {
   GByteArray *partial;      /* GL_SPAWN_OUTPUT_LINES: the line so far */
   GByteArray *extra_partial; /* the same for options->extra_lines_fd */
   gboolean cancelled;
+  gboolean timed_out;
   GSource *kill_timer;
 } Run;
 
@@ -317,6 +318,19 @@ on_cancelled (GCancellable *cancellable, gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+on_timeout (gpointer user_data)
+{
+  Run *run = user_data;
+
+  if (!run->cancelled && !run->exited)
+    {
+      run->timed_out = TRUE;
+      on_cancelled (NULL, run);
+    }
+  return G_SOURCE_REMOVE;
+}
+
 typedef struct {
   Run *run;
   int signum;
@@ -375,6 +389,7 @@ gl_spawn_run (const char * const    *argv,
   g_auto(GStrv) env = NULL;
   g_autoptr(GSource) child_watch = NULL;
   g_autoptr(GSource) cancel_source = NULL;
+  g_autoptr(GSource) timeout_source = NULL;
   g_autoptr(GSource) sigint = NULL;
   g_autoptr(GSource) sigterm = NULL;
   g_autofree char *shown = NULL;
@@ -486,6 +501,12 @@ gl_spawn_run (const char * const    *argv,
       g_source_set_callback (cancel_source, G_SOURCE_FUNC (on_cancelled), &run, NULL);
       g_source_attach (cancel_source, context);
     }
+  if (options->timeout_ms > 0)
+    {
+      timeout_source = g_timeout_source_new (options->timeout_ms);
+      g_source_set_callback (timeout_source, on_timeout, &run, NULL);
+      g_source_attach (timeout_source, context);
+    }
   while (!run.exited || run.open_pipes > 0)
     g_main_context_iteration (context, TRUE);
 
@@ -498,6 +519,8 @@ gl_spawn_run (const char * const    *argv,
     }
   if (cancel_source != NULL)
     g_source_destroy (cancel_source);
+  if (timeout_source != NULL)
+    g_source_destroy (timeout_source);
   g_source_destroy (child_watch);
   if (extra_source != NULL)
     {
@@ -525,6 +548,13 @@ gl_spawn_run (const char * const    *argv,
         }
     }
 
+  if (run.timed_out)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                   "“%s” did not end within %u s (stopped?), and was ended", shown,
+                   (options->timeout_ms + 999) / 1000);
+      return FALSE;
+    }
   if (run.cancelled)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "“%s” was stopped", shown);

@@ -69,6 +69,11 @@ typedef struct {
    * that it knows of the interruption before the child's output about it
    * arrives (glimpse create says it in one line) */
   gboolean no_signal_forward;
+  /* Stopped (as by cancelling: SIGTERM, kill_delay_ms, SIGKILL) when it
+   * has not ended after this long, failing with G_IO_ERROR_TIMED_OUT
+   * (0: no limit).  For a child that someone else can stop: a setuid one
+   * run as a user, whose real uid lets that user send it SIGSTOP. */
+  guint timeout_ms;
 } GlSpawnOptions;
 
 typedef struct {

@@ -261,6 +261,34 @@ test_cancel (void)
   g_assert_true (wait_gone (atoi (lines[1])));
 }
 
+/* A child that does not end in time - here one that stopped itself, as a
+ * user may stop a setuid child run as them (glimpse-launch --held, which
+ * root's remove and reclaim wait for) - is ended, and the run fails with
+ * G_IO_ERROR_TIMED_OUT instead of waiting for good. */
+static void
+test_timeout (void)
+{
+  const char *argv[] = { "sh", "-c", "kill -STOP $$; echo continued", NULL };
+  GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_CAPTURE, .kill_delay_ms = 200,
+                             .timeout_ms = 300 };
+  g_auto(GlSpawnResult) result = { 0 };
+  g_autoptr(GError) error = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  g_assert_false (gl_spawn_run (argv, &options, &result, NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
+  g_assert_true (WIFSIGNALED (result.wait_status));
+  g_clear_error (&error);
+
+  /* (one that ends in time is not affected) */
+  {
+    const char *quick[] = { "true", NULL };
+    g_assert_true (gl_spawn_run (quick, &options, NULL, NULL, &error));
+    g_assert_no_error (error);
+  }
+}
+
 /* A SIGTERM we get while the child runs goes to the child's group. */
 static void
 test_forward (void)
@@ -374,6 +402,7 @@ main (int argc, char **argv)
   g_test_add_func ("/spawn/pass-fd-and-extra-lines", test_pass_fd_and_extra_lines);
   g_test_add_func ("/spawn/group", test_group);
   g_test_add_func ("/spawn/cancel", test_cancel);
+  g_test_add_func ("/spawn/timeout", test_timeout);
   g_test_add_func ("/spawn/forward", test_forward);
   g_test_add_func ("/spawn/killed-caller", test_killed_caller);
   g_test_add_func ("/spawn/stray", test_stray);
