@@ -2287,6 +2287,18 @@ gl_pkg_crash_point (const char *point)
 
 static gboolean commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error);
 
+/* (a thread's: the scratch directory @data, taken) */
+static gpointer
+remove_scratch (gpointer data)
+{
+  g_autofree char *dir = data;
+  g_autoptr(GError) error = NULL;
+
+  if (!gl_rm_rf (dir, NULL, &error))
+    g_debug ("%s", error->message);
+  return NULL;
+}
+
 gboolean
 gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
 {
@@ -2411,7 +2423,20 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
   op->current = next;
   /* (a rebase reclaims at its end, once the base it replaced is gone too) */
   if (op->new_base == NULL)
-    gl_pkg_op_reclaim (op);
+    {
+      /* The operation's scratch is of no more use: it is removed by a
+       * thread of its own while this one reclaims what the operation
+       * replaced (both mostly wait on the file system; ~10 ms each on a
+       * busy disk) */
+      char *scratch = g_steal_pointer (&op->dir);
+      GThread *remover = g_thread_try_new ("gl-pkg-scratch", remove_scratch, scratch, NULL);
+
+      if (remover == NULL)
+        remove_scratch (scratch);
+      gl_pkg_op_reclaim (op);
+      if (remover != NULL)
+        g_thread_join (remover);
+    }
   return TRUE;
 }
 
