@@ -958,9 +958,13 @@ make_layer_overlay (const MountOp *op, int userdir_fd, int *old_work)
               what);
 }
 
-/* The writable overlays of OPS, one after the other.  (Not in threads:
- * on two cores starting two threads, and the page-table work they bring,
- * cost more than mounting the overlays side by side saved.) */
+/* The writable overlays of OPS, one after the other.  Not in threads,
+ * measured twice on the 2-core VM: the first thread of a process costs
+ * 0.3-0.6 ms to start there, about what two overlays at a time could save
+ * at best, and overlays created side by side held each other up for 1-10
+ * ms.  (A thread would also have to be gone from the thread group, not
+ * only joined, before lock_view: unshare (CLONE_NEWUSER) fails with
+ * EINVAL in a process with more than one thread.) */
 static void
 make_overlays (OpList *ops, int userdir_fd)
 {
