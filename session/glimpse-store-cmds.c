@@ -560,7 +560,10 @@ gl_cmd_remove (int argc, char **argv)
     { "force", 'f', 0, G_OPTION_ARG_NONE, &force, "Remove even while an app runs in it", NULL },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = gl_cli_context_new ("ID…", "Remove sandboxes and everything in them (needs root).");
+  g_autoptr(GOptionContext) context = gl_cli_context_new (
+    "ID…", "Remove sandboxes and everything in them (needs root).\n\n"
+           "Refuses while an app runs in one, or while a user's ended view is still kept;\n"
+           "each user's glimpse-launch --held gets 60 s to answer, else “Not removed”.");
   int status = GL_EXIT_OK;
   guint removed = 0;
 
