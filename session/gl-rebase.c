@@ -83,12 +83,94 @@ add_auto (GHashTable *fields, gpointer data)
     g_hash_table_add (data, g_strdup (pkg));
 }
 
-static GHashTable *
-installed_set (const char * const *roots, gsize n_roots)
+/* The package database @rel of the sandbox “@id” could not be read as
+ * @why: what a rebase would reinstall is unknown, so it stops here */
+static void
+set_db_error (GError **error, const char *id, const char *rel, const char *where, const char *why)
 {
-  g_autofree char *status = view_file (roots, n_roots, "var/lib/dpkg/status");
-  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID,
+               "Cannot rebase “%s”: its package database /%s (%s) %s, so glimpse cannot tell "
+               "which packages to put back; nothing was changed. Look at it (“glimpse run %s -- "
+               "ls -l /%s”) and repair it with the sandbox's package manager, or drop what was "
+               "installed with “glimpse reset %s” (note what you installed first), then rebase again",
+               id, rel, where, why, id, rel, id);
+}
+
+/* Whether @text is a dpkg status database: paragraphs of "Field: value"
+ * lines (and continuation lines), each with a Package and a Status; else
+ * *@why says what is wrong */
+static gboolean
+dpkg_status_valid (const char *text, gsize len, const char **why)
+{
+  g_auto(GStrv) lines = NULL;
+  gboolean package = FALSE, status = FALSE;
+
+  if (memchr (text, '\0', len) != NULL)
+    return *why = "holds NUL bytes: it is not a text file", FALSE;
+  lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines;; l++)
+    {
+      const char *colon;
+
+      if (*l == NULL || **l == '\0')
+        {
+          if ((package || status) && !(package && status))
+            return *why = "has a paragraph without a Package or a Status field (cut short?)", FALSE;
+          package = status = FALSE;
+          if (*l == NULL)
+            break;
+          continue;
+        }
+      if (**l == ' ' || **l == '\t')
+        continue;   /* (a field's continuation line) */
+      colon = strchr (*l, ':');
+      if (colon == NULL || colon == *l)
+        return *why = "has a line that is no “Field: value”", FALSE;
+      package = package || g_str_has_prefix (*l, "Package:");
+      status = status || g_str_has_prefix (*l, "Status:");
+    }
+  return TRUE;
+}
+
+#define UNREADABLE "cannot be read: a link on the way (not followed), not a regular file, " \
+                   "unreadable or larger than 64 MiB"
+
+/* Each package database below is read from the view over @roots: a
+ * missing one is an empty set (*@absent), one that cannot be read or
+ * parsed (a link, not a regular file, too large, malformed) NULL with an
+ * error naming it (@where: which view), never an empty set: a rebase
+ * would then put nothing back.  *@count: how many packages it lists. */
+
+/* dpkg: the packages its status has installed */
+static GHashTable *
+installed_set (const char *id, const char * const *roots, gsize n_roots, const char *where,
+               gboolean *absent, guint *count, GError **error)
+{
+  const char *rel = "var/lib/dpkg/status";
+  g_autofree char *status = NULL;
+  gsize len = 0;
+  const char *why = NULL;
+  GHashTable *set = NULL;
+
+  switch (gl_view_read_file (roots, n_roots, rel, VIEW_FILE_MAX, &status, &len))
+    {
+    case GL_VIEW_ABSENT:
+      *absent = TRUE;
+      break;
+    case GL_VIEW_UNKNOWN:
+      set_db_error (error, id, rel, where, UNREADABLE);
+      return NULL;
+    case GL_VIEW_FILE:
+      if (!dpkg_status_valid (status, len, &why))
+        {
+          set_db_error (error, id, rel, where, why);
+          return NULL;
+        }
+      break;
+    }
+  set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for_each_paragraph (status, add_installed, set);
+  *count = g_hash_table_size (set);
   return set;
 }
 
@@ -100,14 +182,30 @@ compare_strings (gconstpointer a, gconstpointer b)
 
 /* apk: the dependencies of /etc/apk/world (as written, "name@tag>=1") */
 static GHashTable *
-apk_world (const char * const *roots, gsize n_roots)
+apk_world (const char *id, const char * const *roots, gsize n_roots, const char *where,
+           gboolean *absent, guint *count, GError **error)
 {
-  g_autofree char *text = view_file (roots, n_roots, "etc/apk/world");
-  g_auto(GStrv) words = g_strsplit_set (text ? text : "", " \t\n", -1);
-  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) words = NULL;
+  GHashTable *set;
+
+  switch (gl_view_read_file (roots, n_roots, "etc/apk/world", VIEW_FILE_MAX, &text, NULL))
+    {
+    case GL_VIEW_ABSENT:
+      *absent = TRUE;
+      break;
+    case GL_VIEW_UNKNOWN:
+      set_db_error (error, id, "etc/apk/world", where, UNREADABLE);
+      return NULL;
+    case GL_VIEW_FILE:
+      break;
+    }
+  words = g_strsplit_set (text ? text : "", " \t\n", -1);
+  set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (char **w = words; *w; w++)
     if (**w)
       g_hash_table_add (set, g_strdup (*w));
+  *count = g_hash_table_size (set);
   return set;
 }
 
@@ -115,15 +213,23 @@ apk_world (const char * const *roots, gsize n_roots)
  * NAME-VERSION-RELEASE/desc), with @explicit_only those not installed as
  * a dependency (%REASON% 1), as pacman -Qqe lists them */
 static GHashTable *
-pacman_local (const char * const *roots, gsize n_roots, gboolean explicit_only)
+pacman_local (const char *id, const char * const *roots, gsize n_roots, gboolean explicit_only,
+              const char *where, gboolean *absent, guint *count, GError **error)
 {
   g_autoptr(GHashTable) entries = gl_view_dir_names (roots, n_roots, "var/lib/pacman/local");
-  GHashTable *set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GHashTable *set;
   GHashTableIter it;
   gpointer key;
 
   if (entries == NULL)
-    return set;   /* (a link on the way: nothing of it is read) */
+    {
+      set_db_error (error, id, "var/lib/pacman/local", where,
+                    "cannot be read: a link on the way (not followed), or not a directory");
+      return NULL;
+    }
+  *count = g_hash_table_size (entries);
+  *absent = *count == 0;
+  set = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_hash_table_iter_init (&it, entries);
   while (g_hash_table_iter_next (&it, &key, NULL))
     {
@@ -143,6 +249,10 @@ pacman_local (const char * const *roots, gsize n_roots, gboolean explicit_only)
   return set;
 }
 
+/* (where the databases are read, for the errors) */
+#define NOW "as the sandbox sees it"
+#define BEFORE "of its base"
+
 GStrv
 gl_rebase_kept_packages (GlSandbox *sandbox, GError **error)
 {
@@ -156,27 +266,39 @@ gl_rebase_kept_packages (GlSandbox *sandbox, GError **error)
   g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func (g_free);
   GHashTableIter iter;
   gpointer key;
+  const char *db = NULL;
+  gboolean now_absent = FALSE, before_absent = FALSE;
+  guint now_count = 0, before_count = 0;
 
   if (tree == NULL)
     return g_new0 (char *, 1);   /* no system layer: nothing was installed */
   if (g_strcmp0 (sandbox->family, "apk") == 0)
     {
       /* what the world asks for that the base's did not */
-      now = apk_world (now_roots, G_N_ELEMENTS (now_roots));
-      before = apk_world (base_roots, G_N_ELEMENTS (base_roots));
+      db = "etc/apk/world";
+      if ((now = apk_world (sandbox->id, now_roots, G_N_ELEMENTS (now_roots), NOW, &now_absent, &now_count, error)) == NULL
+          || (before = apk_world (sandbox->id, base_roots, G_N_ELEMENTS (base_roots), BEFORE, &before_absent,
+                             &before_count, error)) == NULL)
+        return NULL;
       autos = g_hash_table_new (g_str_hash, g_str_equal);
     }
   else if (g_strcmp0 (sandbox->family, "pacman") == 0)
     {
       /* installed explicitly (pacman -Qqe) and not in the base */
-      now = pacman_local (now_roots, G_N_ELEMENTS (now_roots), TRUE);
-      before = pacman_local (base_roots, G_N_ELEMENTS (base_roots), FALSE);
+      db = "var/lib/pacman/local";
+      if ((now = pacman_local (sandbox->id, now_roots, G_N_ELEMENTS (now_roots), TRUE, NOW, &now_absent, &now_count, error)) == NULL
+          || (before = pacman_local (sandbox->id, base_roots, G_N_ELEMENTS (base_roots), FALSE, BEFORE, &before_absent,
+                             &before_count, error)) == NULL)
+        return NULL;
       autos = g_hash_table_new (g_str_hash, g_str_equal);
     }
   else if (g_strcmp0 (sandbox->family, "apt") == 0)
     {
-      now = installed_set (now_roots, G_N_ELEMENTS (now_roots));
-      before = installed_set (base_roots, G_N_ELEMENTS (base_roots));
+      db = "var/lib/dpkg/status";
+      if ((now = installed_set (sandbox->id, now_roots, G_N_ELEMENTS (now_roots), NOW, &now_absent, &now_count, error)) == NULL
+          || (before = installed_set (sandbox->id, base_roots, G_N_ELEMENTS (base_roots), BEFORE, &before_absent,
+                             &before_count, error)) == NULL)
+        return NULL;
       autos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
       ext = view_file (now_roots, G_N_ELEMENTS (now_roots), "var/lib/apt/extended_states");
       for_each_paragraph (ext, add_auto, autos);
@@ -190,6 +312,15 @@ gl_rebase_kept_packages (GlSandbox *sandbox, GError **error)
                    "only for apt, pacman and apk sandboxes, not for “%s”; “glimpse reset %s” first "
                    "drops them (note what you installed), then rebase", sandbox->id,
                    sandbox->family ? sandbox->family : "(none)", sandbox->id);
+      return NULL;
+    }
+  /* (a database the base has and the view lost, or that lists nothing
+   * where the base's lists packages: removed or emptied, not read right) */
+  if ((now_absent && !before_absent) || (now_count == 0 && before_count > 0))
+    {
+      set_db_error (error, sandbox->id, db, NOW,
+                    now_absent ? "is missing, though its base has one"
+                               : "lists no package, though its base's lists some");
       return NULL;
     }
   g_hash_table_iter_init (&iter, now);

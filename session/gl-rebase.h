@@ -20,7 +20,10 @@ G_BEGIN_DECLS
 /* The packages of the sandbox's current view installed by hand since its
  * base (apt family: dpkg's status and apt's extended_states of the view
  * against those of the base), sorted; NULL with an error where the family
- * has no way to tell. */
+ * has no way to tell, or where a package database (the view's or the
+ * base's) is not a regular file reached without links, is malformed, or
+ * is missing or lists nothing in the view where the base's lists
+ * packages: never an empty list for a database it could not read. */
 GStrv    gl_rebase_kept_packages (GlSandbox *sandbox, GError **error);
 
 /* Rebases @sandbox.  @options: how to build the base (status and output

@@ -559,17 +559,21 @@ test_kept_links (void)
   link = g_build_filename (tmp, "system/1/tree/var/lib/pacman", NULL);
   g_assert_cmpint (symlink (host, link), ==, 0);
 
+  /* (and the database it cannot read stops the rebase: see /rebase/unreadable-db) */
   kept = gl_rebase_kept_packages (s, &error);
-  g_assert_no_error (error);
-  g_assert_false (g_strv_contains ((const char * const *) kept, "host-only"));
-  g_clear_pointer (&kept, g_strfreev);
+  g_assert_null (kept);
+  g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "/var/lib/dpkg/status"));
+  g_assert_null (strstr (error->message, "host-only"));
+  g_clear_error (&error);
 
   g_free (s->family);
   s->family = g_strdup ("pacman");
   kept = gl_rebase_kept_packages (s, &error);
-  g_assert_no_error (error);
-  g_assert_false (g_strv_contains ((const char * const *) kept, "host-only"));
-  g_clear_pointer (&kept, g_strfreev);
+  g_assert_null (kept);
+  g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "/var/lib/pacman/local"));
+  g_clear_error (&error);
 
   g_assert_true (gl_rebase_copy_repositories (s, out, &n, &error));
   g_assert_no_error (error);
@@ -590,6 +594,133 @@ test_kept_links (void)
     g_assert_false (has_file (out2, "glimpse-ppa.asc"));
   }
 
+}
+
+/* kept packages of @s fail, naming @rel and what it is (@why) */
+static void
+assert_db_refused (GlSandbox *s, const char *rel, const char *why)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) kept = gl_rebase_kept_packages (s, &error);
+
+  g_assert_null (kept);
+  g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, rel));
+  g_assert_nonnull (strstr (error->message, why));
+  g_assert_nonnull (strstr (error->message, "nothing was changed"));
+  g_assert_nonnull (strstr (error->message, "glimpse reset t"));
+}
+
+/* A package database a rebase cannot read (a link, a FIFO, not dpkg's
+ * format, cut short, gone or emptied where the base has one) stops it
+ * with an error naming the file: read as no packages, the rebase would put
+ * nothing back on the new base and call that success.  (On the old code
+ * each case gave an empty list; checked.)  None at all, in the view and
+ * the base, is no package. */
+static void
+test_kept_unreadable (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-rebase-XXXXXX");
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
+  g_autofree char *status = g_build_filename (tmp, "system/1/tree/var/lib/dpkg/status", NULL);
+  g_autofree char *base_status = g_build_filename (tmp, "rootfs/var/lib/dpkg/status", NULL);
+  g_autofree char *host = g_build_filename (tmp, "host-status", NULL);
+  const char *good = PKG ("base-a", "install ok installed") PKG ("mine", "install ok installed");
+#define NUL_STATUS PKG ("base-a", "install ok installed") "Package: mi\0ne\nStatus: install ok installed\n"
+  struct {
+    const char *text, *why;
+    gssize len;
+  } bad[] = {
+    { "", "lists no package, though its base's lists some", -1 },
+    { PKG ("base-a", "deinstall ok config-files"), "lists no package", -1 },
+    { "this is not dpkg's status\n", "no “Field: value”", -1 },
+    { PKG ("base-a", "install ok installed") "Package: mine\nArchitecture: amd64\n", "without a Package or a Status", -1 },
+    { NUL_STATUS, "NUL", sizeof NUL_STATUS - 1 },
+  };
+#undef NUL_STATUS
+  g_auto(GStrv) kept = NULL;
+  g_autoptr(GError) error = NULL;
+
+  write_file (tmp, "rootfs/var/lib/dpkg/status", PKG ("base-a", "install ok installed"));
+  write_file (tmp, "system/current", "1\n");
+  write_file (tmp, "system/1/tree/var/lib/dpkg/status", good);
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (kept[0], ==, "mine");
+  g_clear_pointer (&kept, g_strfreev);
+
+  /* malformed, or emptied */
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_assert_true (g_file_set_contents (status, bad[i].text, bad[i].len, NULL));
+      assert_db_refused (s, "/var/lib/dpkg/status", bad[i].why);
+    }
+  /* a link (to a status with more packages, or /etc/shadow), a FIFO:
+   * never followed nor waited on */
+  g_assert_cmpint (g_unlink (status), ==, 0);
+  write_file (tmp, "host-status", good);
+  g_assert_cmpint (symlink (host, status), ==, 0);
+  assert_db_refused (s, "/var/lib/dpkg/status", "link");
+  g_assert_cmpint (g_unlink (status), ==, 0);
+  g_assert_cmpint (mkfifo (status, 0644), ==, 0);
+  assert_db_refused (s, "/var/lib/dpkg/status", "not a regular file");
+  g_assert_cmpint (g_unlink (status), ==, 0);
+  /* the layer removed it (a whiteout), the base has one */
+  if (make_whiteout (tmp, "system/1/tree/var/lib/dpkg/status"))
+    {
+      assert_db_refused (s, "/var/lib/dpkg/status", "is missing, though its base has one");
+      g_assert_cmpint (g_unlink (status), ==, 0);
+    }
+  else
+    g_test_message ("cannot make whiteouts (mknod 0:0) here: that case not tested");
+  /* the base's own, a link, when the layer's is fine */
+  write_file (tmp, "system/1/tree/var/lib/dpkg/status", good);
+  g_assert_cmpint (g_unlink (base_status), ==, 0);
+  g_assert_cmpint (symlink (host, base_status), ==, 0);
+  assert_db_refused (s, "/var/lib/dpkg/status", "of its base");
+  /* none in the base: each package of the view is put back; none at
+   * all: there is nothing to put back */
+  g_assert_cmpint (g_unlink (base_status), ==, 0);
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (kept), ==, 2);
+  g_clear_pointer (&kept, g_strfreev);
+  g_assert_cmpint (g_unlink (status), ==, 0);
+  kept = gl_rebase_kept_packages (s, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_strv_length (kept), ==, 0);
+  g_clear_pointer (&kept, g_strfreev);
+  /* unreadable (as root, a mode is no bar) */
+  write_file (tmp, "rootfs/var/lib/dpkg/status", PKG ("base-a", "install ok installed"));
+  write_file (tmp, "system/1/tree/var/lib/dpkg/status", good);
+  if (getuid () != 0)
+    {
+      g_assert_cmpint (chmod (status, 0), ==, 0);
+      assert_db_refused (s, "/var/lib/dpkg/status", "cannot be read");
+      g_assert_cmpint (chmod (status, 0644), ==, 0);
+    }
+
+  /* apk's world and pacman's database likewise */
+  g_free (s->family);
+  s->family = g_strdup ("apk");
+  write_file (tmp, "rootfs/etc/apk/world", "alpine-base\n");
+  write_file (tmp, "system/1/tree/etc/apk/placeholder", "");
+  {
+    g_autofree char *world = g_build_filename (tmp, "system/1/tree/etc/apk/world", NULL);
+    g_assert_cmpint (symlink (host, world), ==, 0);
+    assert_db_refused (s, "/etc/apk/world", "cannot be read");
+  }
+  g_free (s->family);
+  s->family = g_strdup ("pacman");
+  write_file (tmp, "rootfs/var/lib/pacman/local/base-1-1/desc", "%NAME%\nbase\n");
+  write_file (tmp, "system/1/tree/var/lib/pacman/local/placeholder", "");
+  {
+    g_autofree char *local = g_build_filename (tmp, "system/1/tree/var/lib/pacman/local", NULL);
+    g_assert_true (gl_rm_rf (local, NULL, NULL));
+    if (make_whiteout (tmp, "system/1/tree/var/lib/pacman/local"))
+      assert_db_refused (s, "/var/lib/pacman/local", "is missing, though its base has one");
+  }
 }
 
 /* What the system layer removed is not read from the base below it:
@@ -1256,6 +1387,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rebase/kept-packages", test_kept_packages);
   g_test_add_func ("/rebase/links", test_kept_links);
   g_test_add_func ("/rebase/hidden", test_kept_hidden);
+  g_test_add_func ("/rebase/unreadable-db", test_kept_unreadable);
   g_test_add_func ("/pkg/repository-uris-links", test_repository_uris_links);
   g_test_add_func ("/pkg/defang-no-follow", test_defang_no_follow);
   g_test_add_func ("/repo/sandbox-file-links", test_read_sandbox_file_links);
