@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "gl-fsutil.h"
@@ -441,31 +440,6 @@ layer_entry (int dfd, const char *name)
   return gl_is_whiteout (&st) ? LAYER_HIDDEN : LAYER_OTHER;
 }
 
-/* Whether the directory @dfd is an opaque one of an overlay's layer
- * (userxattr, as glimpse's overlays are mounted) */
-static gboolean
-layer_opaque (int dfd)
-{
-  char v[4];
-  ssize_t n = dfd >= 0 ? fgetxattr (dfd, "user.overlay.opaque", v, sizeof v) : -1;
-
-  return n == 1 && v[0] == 'y';
-}
-
-/* The directory @rel of @root as a layer: -1 when it is not there */
-static int
-layer_dir (const char *root, const char *rel, gboolean tree)
-{
-  g_autofree char *path = NULL;
-
-  if (root == NULL)
-    return -1;
-  if (tree)
-    return gl_tree_open_dir (root, rel, NULL);
-  path = g_build_filename (root, rel, NULL);
-  return open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-}
-
 static void
 close_fd (int *fd)
 {
@@ -473,19 +447,54 @@ close_fd (int *fd)
     close (*fd);
 }
 
+/* Whether the layers below @upper show at its directory @rel: not when it
+ * is opaque or lies under an opaque one, nor when a whiteout or another
+ * non-directory stands on the way (gl_layer_open_dir); a link on the way,
+ * which is not followed, is an error (what it shows is unknown).  *@fd:
+ * the directory, or -1. */
+static gboolean
+layer_shows_lower (const char *upper, const char *rel, int *fd, gboolean *lower, GError **error)
+{
+  gboolean opaque = FALSE;
+
+  *fd = -1;
+  *lower = TRUE;
+  if (upper == NULL)
+    return TRUE;
+  switch (gl_layer_open_dir (upper, rel, fd, &opaque))
+    {
+    case GL_LAYER_NONE:
+      return TRUE;
+    case GL_LAYER_HIDES:
+      *lower = FALSE;
+      return TRUE;
+    case GL_LAYER_DIR:
+      *lower = !opaque;
+      return TRUE;
+    case GL_LAYER_UNKNOWN:
+      break;
+    }
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+               "%s/%s cannot be read: a link on the way (not followed), or unreadable", upper, rel);
+  return FALSE;
+}
+
 GPtrArray *
 gl_apt_sources_read_layers (const char *upper, const char *lower, gboolean lower_tree, GError **error)
 {
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_apt_source_free);
-  g_autoptr(GPtrArray) names = upper != NULL ? source_files (upper, TRUE)
-                                             : g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) names = NULL;
   g_autoptr(GPtrArray) lower_names = NULL;
-  __attribute__((cleanup (close_fd))) int apt = layer_dir (upper, "etc/apt", TRUE);
-  __attribute__((cleanup (close_fd))) int parts = layer_dir (upper, "etc/apt/sources.list.d", TRUE);
-  gboolean opaque = layer_opaque (parts);
+  __attribute__((cleanup (close_fd))) int apt = -1;
+  __attribute__((cleanup (close_fd))) int parts = -1;
+  gboolean lower_list, lower_parts;
 
-  /* (an opaque etc/apt or etc above: the lower's are read as well, which
-   * can only name more sources than apt sees) */
+  /* (the upper layer as the view shows it: opaque directories and
+   * whiteouts on the way hide the lower's files, as in apt's view) */
+  if (!layer_shows_lower (upper, "etc/apt", &apt, &lower_list, error)
+      || !layer_shows_lower (upper, "etc/apt/sources.list.d", &parts, &lower_parts, error))
+    return NULL;
+  names = upper != NULL ? source_files (upper, TRUE) : g_ptr_array_new_with_free_func (g_free);
   lower_names = source_files (lower, lower_tree);
   for (guint i = 0; i < lower_names->len; i++)
     if (!g_ptr_array_find_with_equal_func (names, lower_names->pdata[i], g_str_equal, NULL))
@@ -510,7 +519,7 @@ gl_apt_sources_read_layers (const char *upper, const char *lower, gboolean lower
           some = read_file (upper, rel, TRUE, error);
           break;
         case LAYER_NONE:
-          if (part && opaque)
+          if (!(part ? lower_parts : lower_list))
             continue;
           some = read_file (lower, rel, lower_tree, error);
           break;

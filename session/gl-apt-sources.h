@@ -62,9 +62,10 @@ GPtrArray *gl_apt_sources_read_tree (const char *root, GError **error);
 /* The sources apt sees in an overlay of @upper (a tree glimpse does not
  * trust, read as gl_apt_sources_read_tree does; NULL: none) over @lower
  * (read so too when @lower_tree): a file of @upper hides @lower's of that
- * name, a whiteout hides it with nothing, an opaque sources.list.d hides
- * every part of @lower's.  An entry of @upper that is neither a regular
- * file nor a whiteout is an error. */
+ * name, a whiteout hides it with nothing, an opaque etc, etc/apt or
+ * sources.list.d (or a whiteout on the way) hides @lower's below it
+ * (gl_layer_open_dir).  An entry of @upper that is neither a regular file
+ * nor a whiteout, or a link on @upper's way to them, is an error. */
 GPtrArray *gl_apt_sources_read_layers (const char *upper, const char *lower, gboolean lower_tree,
                                        GError **error);
 

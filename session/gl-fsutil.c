@@ -405,15 +405,6 @@ gl_is_whiteout (const struct stat *st)
 
 /* ------------------------------------------------ an overlay's view */
 
-/* What a layer has on the way to a directory of the view */
-typedef enum {
-  LAYER_DIR,       /* the directory (opened) */
-  LAYER_NONE,      /* nothing: the layers below show */
-  LAYER_HIDES,     /* an opaque directory, a whiteout or a non-directory
-                    * on the way: nothing below shows */
-  LAYER_UNKNOWN,   /* a link on the way, or unreadable */
-} LayerDir;
-
 static gboolean
 dir_opaque (int dfd)
 {
@@ -423,18 +414,15 @@ dir_opaque (int dfd)
   return n == 1 && v[0] == 'y';
 }
 
-/* The directory @rel of the layer @root, walked a component at a time
- * without following links: *@fd when LAYER_DIR; *@opaque when it or a
- * directory above it is opaque (the layers below are hidden there). */
-static LayerDir
-layer_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
+GlLayerDir
+gl_layer_open_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
 {
   g_auto(GStrv) parts = g_strsplit (rel, "/", -1);
   int cur = open (root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
   *opaque = FALSE;
   if (cur < 0)
-    return errno == ENOENT ? LAYER_NONE : LAYER_UNKNOWN;
+    return errno == ENOENT ? GL_LAYER_NONE : GL_LAYER_UNKNOWN;
   for (char **p = parts; *p; p++)
     {
       struct stat st;
@@ -444,25 +432,25 @@ layer_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
         continue;
       if (g_str_equal (*p, "..") || fstatat (cur, *p, &st, AT_SYMLINK_NOFOLLOW) != 0)
         {
-          LayerDir r = g_str_equal (*p, "..") || errno != ENOENT ? LAYER_UNKNOWN
-                       : *opaque ? LAYER_HIDES : LAYER_NONE;
+          GlLayerDir r = g_str_equal (*p, "..") || errno != ENOENT ? GL_LAYER_UNKNOWN
+                       : *opaque ? GL_LAYER_HIDES : GL_LAYER_NONE;
           close (cur);
           return r;
         }
       if (!S_ISDIR (st.st_mode))
         {
           close (cur);
-          return S_ISLNK (st.st_mode) ? LAYER_UNKNOWN : LAYER_HIDES;
+          return S_ISLNK (st.st_mode) ? GL_LAYER_UNKNOWN : GL_LAYER_HIDES;
         }
       next = openat (cur, *p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       close (cur);
       if (next < 0)
-        return LAYER_UNKNOWN;
+        return GL_LAYER_UNKNOWN;
       cur = next;
       *opaque = *opaque || dir_opaque (cur);
     }
   *fd = cur;
-  return LAYER_DIR;
+  return GL_LAYER_DIR;
 }
 
 /* Where @rel of the view is: GL_VIEW_FILE with the layer that shows it in
@@ -481,15 +469,15 @@ view_find (const char * const *layers, gsize n_layers, const char *rel, gsize *l
 
       if (layers[i] == NULL)
         continue;
-      switch (layer_dir (layers[i], dir, &dfd, &opaque))
+      switch (gl_layer_open_dir (layers[i], dir, &dfd, &opaque))
         {
-        case LAYER_NONE:
+        case GL_LAYER_NONE:
           continue;
-        case LAYER_HIDES:
+        case GL_LAYER_HIDES:
           return GL_VIEW_ABSENT;
-        case LAYER_UNKNOWN:
+        case GL_LAYER_UNKNOWN:
           return GL_VIEW_UNKNOWN;
-        case LAYER_DIR:
+        case GL_LAYER_DIR:
           break;
         }
       found = fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW);
@@ -562,15 +550,15 @@ gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel)
 
       if (layers[i] == NULL)
         continue;
-      switch (layer_dir (layers[i], rel, &dfd, &opaque))
+      switch (gl_layer_open_dir (layers[i], rel, &dfd, &opaque))
         {
-        case LAYER_NONE:
+        case GL_LAYER_NONE:
           continue;
-        case LAYER_HIDES:
+        case GL_LAYER_HIDES:
           return g_steal_pointer (&names);
-        case LAYER_UNKNOWN:
+        case GL_LAYER_UNKNOWN:
           return NULL;
-        case LAYER_DIR:
+        case GL_LAYER_DIR:
           break;
         }
       if ((d = fdopendir (dfd)) == NULL)

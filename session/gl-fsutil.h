@@ -62,6 +62,20 @@ GlViewFile gl_view_open_file (const char * const *layers, gsize n_layers, const 
  * there is none, NULL when what is there is GL_VIEW_UNKNOWN as above. */
 GHashTable *gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel);
 
+/* What the layer @root (a tree, as above) has at the directory @rel of
+ * the view, walked a component at a time without following links, as the
+ * gl_view_* functions walk each layer: */
+typedef enum {
+  GL_LAYER_DIR,      /* the directory, opened (O_RDONLY|O_DIRECTORY) in *@fd;
+                      * *@opaque when it or a directory above it is opaque,
+                      * so that the layers below do not show there */
+  GL_LAYER_NONE,     /* nothing: the layers below show */
+  GL_LAYER_HIDES,    /* a whiteout or another non-directory on the way, or
+                      * nothing under an opaque directory: nothing below shows */
+  GL_LAYER_UNKNOWN,  /* a link on the way (not followed), "..", or unreadable */
+} GlLayerDir;
+GlLayerDir gl_layer_open_dir (const char *root, const char *rel, int *fd, gboolean *opaque);
+
 /* "12.3 MiB" */
 char *gl_format_size (guint64 bytes);
 

@@ -2636,35 +2636,6 @@ prepare_input (GlPkgOp *op, const Family *fam, GError **error)
   return TRUE;
 }
 
-/* Whether the directory @rel of the layer @root hides the layers below
- * it: it or a directory above it is opaque, or something that is not a
- * directory stands in its way (a whiteout) */
-static gboolean
-layer_hides (const char *root, const char *rel)
-{
-  g_auto(GStrv) parts = g_strsplit (rel, "/", -1);
-  g_autoptr(GString) at = g_string_new (NULL);
-
-  for (char **p = parts; *p; p++)
-    {
-      g_autoptr(GError) error = NULL;
-      int fd;
-      gboolean opaque;
-
-      if (at->len)
-        g_string_append_c (at, '/');
-      g_string_append (at, *p);
-      fd = gl_tree_open_dir (root, at->str, &error);
-      if (fd < 0)
-        return !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
-      opaque = is_opaque (fd);
-      close (fd);
-      if (opaque)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 /* Whether the regular file @name is in the lists directory of the upper
  * layer @upper (-1: none) or, where @upper has no entry of that name and
  * does not @hide it, of the lower one @lower */
@@ -2693,11 +2664,21 @@ gl_pkg_apt_index_missing (const char *tree, const char *base, gboolean host)
       g_debug ("The apt sources of the sandbox: %s; its indexes are refreshed", error->message);
       return TRUE;
     }
+  /* (the generation's lists as the view shows them, gl_layer_open_dir: an
+   * opaque directory or a whiteout on the way hides the base's; a link on
+   * the way, not followed, hides them too, so every source counts as
+   * without an index and they are refreshed) */
   if (tree != NULL)
-    {
-      hide = layer_hides (tree, APT_LISTS_REL);
-      upper = gl_tree_open_dir (tree, APT_LISTS_REL, NULL);
-    }
+    switch (gl_layer_open_dir (tree, APT_LISTS_REL, &upper, &hide))
+      {
+      case GL_LAYER_NONE:
+      case GL_LAYER_DIR:
+        break;
+      case GL_LAYER_HIDES:
+      case GL_LAYER_UNKNOWN:
+        hide = TRUE;
+        break;
+      }
   if (host)
     {
       g_autofree char *path = g_build_filename (base, APT_LISTS_REL, NULL);

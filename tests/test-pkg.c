@@ -1065,6 +1065,154 @@ test_apt_index_missing (void)
   g_assert_true (gl_pkg_apt_index_missing (tree, base, FALSE));
 }
 
+/* The sources a read of @tree over @base finds: their URIs, joined; NULL
+ * with the error's message in *@message */
+static char *
+layered_uris (const char *tree, const char *base, char **message)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sources = gl_apt_sources_read_layers (tree, base, TRUE, &error);
+  g_autoptr(GString) uris = g_string_new (NULL);
+
+  *message = NULL;
+  if (sources == NULL)
+    {
+      *message = g_strdup (error->message);
+      return NULL;
+    }
+  for (guint i = 0; i < sources->len; i++)
+    g_string_append_printf (uris, "%s%s", i ? " " : "", ((GlAptSource *) sources->pdata[i])->uri);
+  return g_string_free (g_steal_pointer (&uris), FALSE);
+}
+
+/* A fresh tree @root with @rel a link to @target (NULL: a FIFO) */
+static void
+make_hostile (const char *root, const char *rel, const char *target)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_true (gl_rm_rf (root, NULL, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  if (target != NULL)
+    g_assert_cmpint (symlink (target, path), ==, 0);
+  else
+    g_assert_cmpint (mkfifo (path, 0644), ==, 0);
+}
+
+/* The apt sources and lists of a sandbox's system layer (and its base),
+ * as host root reads them before an install, are hostile: a maintainer
+ * script, root in the namespace, made them links to the host's secrets,
+ * to /proc/self/fd/1, or FIFOs, or links of their directories.  None is
+ * followed, printed or waited on (a wait would hang this test); the index
+ * is refreshed rather than trusted.  And the layer is read as apt's view
+ * shows it: an opaque etc/apt, or a whiteout of etc, hides the base's
+ * sources (on the old code the base's source was still read: it fails
+ * there, checked). */
+static void
+test_apt_sources_hostile (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-pkg-XXXXXX");
+  g_autofree char *base = g_build_filename (tmp, "base", NULL);
+  g_autofree char *tree = g_build_filename (tmp, "tree", NULL);
+  g_autofree char *host = g_build_filename (tmp, "host", NULL);
+  g_autofree char *shadow = g_build_filename (host, "shadow", NULL);
+  g_autofree char *host_dir = g_build_filename (host, "sources.list.d", NULL);
+  g_autofree char *host_lists = g_build_filename (host, "lists", NULL);
+  const struct {
+    const char *rel, *target;   /* a link to target; NULL: a FIFO */
+  } links[] = {
+    { "etc/apt/sources.list.d/x.sources", shadow },
+    { "etc/apt/sources.list.d/x.list", "/proc/self/fd/1" },
+    { "etc/apt/sources.list.d/y.list", "/dev/stdout" },
+    { "etc/apt/sources.list.d/z.sources", NULL },
+    { "etc/apt/sources.list", shadow },
+    { "etc/apt/sources.list", NULL },
+    { "etc/apt/sources.list.d", host_dir },
+    { "etc/apt", host },
+    { "etc", host },
+  };
+
+  write_file (host, "shadow", "root:$6$SECRET:19000:0:99999:7:::\n");
+  write_file (host, "sources.list.d/host.sources",
+              "Types: deb\nURIs: http://host-only.invalid/debian\nSuites: sid\n");
+  write_file (host, "lists/host-only.invalid_debian_dists_sid_InRelease", "x");
+  write_file (host, "lists/a.example_debian_dists_sid_InRelease", "x");
+  write_file (base, "etc/apt/sources.list", "deb http://a.example/debian sid main\n");
+  write_file (base, "var/lib/apt/lists/a.example_debian_dists_sid_InRelease", "x");
+
+  for (gsize i = 0; i < G_N_ELEMENTS (links); i++)
+    {
+      g_autofree char *base_copy = g_build_filename (tmp, "base2", NULL);
+      g_autofree char *uris = NULL, *message = NULL;
+
+      make_hostile (tree, links[i].rel, links[i].target);
+      uris = layered_uris (tree, base, &message);
+      g_test_message ("%s -> %s: %s", links[i].rel, links[i].target ? links[i].target : "(a FIFO)",
+                      uris ? uris : message);
+      g_assert_true ((uris == NULL) != (message == NULL));
+      g_assert_null (strstr (uris ? uris : message, "SECRET"));
+      g_assert_null (strstr (uris ? uris : message, "host-only"));
+      /* (refreshed, to be sure, unless what the link replaced is a part
+       * apt does not read: its other sources are seen) */
+      if (uris == NULL)
+        g_assert_true (gl_pkg_apt_index_missing (tree, base, FALSE));
+      /* the same in the base, an image's tree */
+      make_hostile (base_copy, links[i].rel, links[i].target);
+      g_clear_pointer (&uris, g_free);
+      g_clear_pointer (&message, g_free);
+      uris = layered_uris (NULL, base_copy, &message);
+      g_assert_null (strstr (uris ? uris : message, "SECRET"));
+      g_assert_null (strstr (uris ? uris : message, "host-only"));
+    }
+
+  /* the lists: a linked lists directory or index is no index */
+  g_assert_true (gl_rm_rf (tree, NULL, NULL));
+  write_file (tree, "var/lib/placeholder", "");
+  {
+    g_autofree char *lists = g_build_filename (tree, "var/lib/apt", NULL);
+    g_autofree char *index = NULL;
+
+    g_assert_false (gl_pkg_apt_index_missing (tree, base, FALSE));
+    g_assert_cmpint (symlink (host, lists), ==, 0);
+    g_assert_true (gl_pkg_apt_index_missing (tree, base, FALSE));
+    g_assert_cmpint (g_unlink (lists), ==, 0);
+    write_file (tree, "var/lib/apt/lists/placeholder", "");
+    index = g_build_filename (tree, "var/lib/apt/lists/a.example_debian_dists_sid_InRelease", NULL);
+    g_assert_cmpint (symlink (host_lists, index), ==, 0);
+    g_assert_true (gl_pkg_apt_index_missing (tree, base, FALSE));
+  }
+
+  /* the view's opaque directories and whiteouts on the way */
+  g_assert_true (gl_rm_rf (tree, NULL, NULL));
+  write_file (tree, "etc/apt/sources.list.d/t.list", "deb http://t.example/debian sid main\n");
+  {
+    g_autofree char *apt = g_build_filename (tree, "etc/apt", NULL);
+    g_autofree char *uris = NULL, *message = NULL;
+
+    uris = layered_uris (tree, base, &message);
+    g_assert_cmpstr (uris, ==, "http://a.example/debian http://t.example/debian");
+    g_clear_pointer (&uris, g_free);
+    if (setxattr (apt, "user.overlay.opaque", "y", 1, 0) != 0)
+      g_test_message ("cannot set user.overlay.opaque here: opaque directories not tested");
+    else
+      {
+        uris = layered_uris (tree, base, &message);
+        g_assert_cmpstr (uris, ==, "http://t.example/debian");
+        g_clear_pointer (&uris, g_free);
+      }
+    g_assert_true (gl_rm_rf (tree, NULL, NULL));
+    write_file (tree, "placeholder", "");
+    if (!make_whiteout (tree, "etc"))
+      {
+        g_test_message ("cannot make whiteouts (mknod 0:0) here: not tested");
+        return;
+      }
+    uris = layered_uris (tree, base, &message);
+    g_assert_cmpstr (uris, ==, "");
+  }
+}
+
 /* gl_pkg_apt_architectures: what the view's dpkg would tell apt, or NULL
  * where apt must ask it */
 static void
@@ -1397,6 +1545,7 @@ main (int argc, char **argv)
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
   g_test_add_func ("/pkg/apt-index-missing", test_apt_index_missing);
+  g_test_add_func ("/pkg/apt-sources-hostile", test_apt_sources_hostile);
   g_test_add_func ("/pkg/apt-architectures", test_apt_architectures);
   g_test_add_func ("/pkg/apt-architectures-big", test_apt_architectures_big);
   g_test_add_func ("/pkg/generation-base", test_generation_base);
