@@ -135,14 +135,34 @@ restart:
   }
 }
 
+/* The sandbox's files this reads: its sources, dpkg's state, keyrings */
+#define VIEW_FILE_MAX (64 * 1024 * 1024)
+
+/* view_resolve, for a file to be read: NULL unless it is a regular file
+ * of at most VIEW_FILE_MAX bytes.  A FIFO would never be written; a link
+ * that ends in a device or in /proc (/dev/stdout, /proc/self/fd/N, a
+ * terminal, on a view over the host's /) would wait for input or never
+ * end.  (The layers never change once a generation is made.) */
+static char *
+view_resolve_file (const char * const *layers, const char *rel)
+{
+  g_autofree char *path = view_resolve (layers, rel);
+  struct stat st;
+
+  if (path == NULL || lstat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > VIEW_FILE_MAX)
+    return NULL;
+  return g_steal_pointer (&path);
+}
+
 static gboolean
 view_read (const char * const *layers, const char *rel, char **contents, gsize *len, GError **error)
 {
-  g_autofree char *path = view_resolve (layers, rel);
+  g_autofree char *path = view_resolve_file (layers, rel);
 
   if (path == NULL)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: not found in the sandbox", rel);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                   "%s: not found in the sandbox, or not a regular file of at most 64 MiB", rel);
       return FALSE;
     }
   return g_file_get_contents (path, contents, len, error);
@@ -775,13 +795,13 @@ source_keyrings (const char * const *layers, const GlAptSource *s, const char *c
     {
       for (guint i = 0; s->signed_by[i] != NULL; i++)
         {
-          g_autofree char *p = view_resolve (layers, s->signed_by[i]);
+          g_autofree char *p = view_resolve_file (layers, s->signed_by[i]);
 
           if (p == NULL)
             {
               g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_KEYRING,
-                           "%s: the Signed-By keyring %s does not exist in the sandbox",
-                           s->where, s->signed_by[i]);
+                           "%s: the Signed-By keyring %s does not exist in the sandbox, or is not "
+                           "a regular file", s->where, s->signed_by[i]);
               return NULL;
             }
           g_strv_builder_add (b, p);
@@ -790,7 +810,7 @@ source_keyrings (const char * const *layers, const GlAptSource *s, const char *c
   else
     {
       g_autoptr(GPtrArray) names = view_list (layers, "etc/apt/trusted.gpg.d");
-      g_autofree char *main_ring = view_resolve (layers, "etc/apt/trusted.gpg");
+      g_autofree char *main_ring = view_resolve_file (layers, "etc/apt/trusted.gpg");
 
       if (main_ring != NULL)
         g_strv_builder_add (b, main_ring);
@@ -802,7 +822,7 @@ source_keyrings (const char * const *layers, const GlAptSource *s, const char *c
 
           if (!g_str_has_suffix (name, ".gpg") && !g_str_has_suffix (name, ".asc"))
             continue;
-          p = view_resolve (layers, rel);
+          p = view_resolve_file (layers, rel);
           if (p != NULL)
             g_strv_builder_add (b, p);
         }

@@ -28,14 +28,7 @@
 #include "gl-test-skip.h"
 #include "gl-test-tmpdir.h"
 
-static void
-write_file (const char *root, const char *rel, const char *text)
-{
-  g_autofree char *p = g_build_filename (root, rel, NULL);
-  g_autofree char *dir = g_path_get_dirname (p);
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
-  g_assert_true (g_file_set_contents (p, text, -1, NULL));
-}
+#define write_file gl_test_write_file
 
 static char *
 read_file (const char *root, const char *rel)

@@ -23,4 +23,8 @@ void gl_test_tmpdir_free (GlTestTmpdir *dir);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlTestTmpdir, gl_test_tmpdir_free)
 
+/* Writes @text to @rel under @root, making the directories on the way;
+ * asserts that it worked. */
+void gl_test_write_file (const char *root, const char *rel, const char *text);
+
 G_END_DECLS
