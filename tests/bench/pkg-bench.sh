@@ -11,7 +11,13 @@
 # --force-unsafe-io on both sides: glimpse's commit then pays for making
 # the generation durable, the chroot syncs nothing), and the same file
 # system: the chroot's overlay upper and the glimpse store are both in the
-# work directory (under /var/tmp).
+# work directory (under /var/tmp).  apt's binary caches are kept warm on
+# both sides: glimpse keeps them with each generation whatever the tree's
+# configuration says, the chroot's apt keeps them as apt does by default,
+# also where the tree's configuration turns them off (a container's
+# docker-clean).  One difference stays, glimpse's own: its apt is told the
+# tree's architectures, where the chroot's asks dpkg (a short dpkg run
+# per apt program started).
 # Prints medians and ratios.  Run as root:  sudo tests/bench/pkg-bench.sh [BUILDDIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -82,6 +88,10 @@ quiet "1";
 APT::Update::Error-Mode "any";
 Dpkg::Options { "--force-confdef"; "--force-confold"; "--force-unsafe-io"; };
 EOF
+# apt's binary caches (pkgcache.bin, srcpkgcache.bin) where apt keeps them
+# by default (see the top; read after docker-clean: hence the name)
+printf 'Dir::Cache::pkgcache "pkgcache.bin";\nDir::Cache::srcpkgcache "srcpkgcache.bin";\n' \
+  > "$root/etc/apt/apt.conf.d/zz-bench-caches"
 in_chroot() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
 in_chroot apt-get update >/dev/null 2>&1
 
