@@ -466,25 +466,36 @@ gl_repo_read_sandbox_file (GlSandbox *sandbox, const char *rel)
   g_autofree char *tree = gl_pkg_current_tree (sandbox);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
   const char *roots[] = { tree, rootfs ? rootfs : "/" };
-  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
+  char *text = NULL;
+
+  /* (the layers are the sandbox's, read as root: no link on the way or at
+   * the end is followed, no FIFO, device or huge file read; whiteouts and
+   * opaque directories hide what is below, as in the view) */
+  switch (gl_view_read_file (roots, G_N_ELEMENTS (roots), rel, 1024 * 1024, &text, NULL))
     {
-      g_autoptr(GError) error = NULL;
-      char *text = NULL;
-      if (roots[i] == NULL)
-        continue;
-      /* (the tree is the sandbox's, read as root: no link on the way or at
-       * the end is followed, no FIFO, device or huge file read) */
-      if (gl_tree_read_file (roots[i], rel, &text, NULL, &error))
-        return text;
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        continue;
-      /* os-release is mostly a link to ../usr/lib/os-release; anything
-       * else but a file (a whiteout, a link) hides the base's */
-      if (g_str_equal (rel, "etc/os-release"))
-        return gl_repo_read_sandbox_file (sandbox, "usr/lib/os-release");
+    case GL_VIEW_FILE:
+      return text;
+    case GL_VIEW_ABSENT:
       return NULL;
+    case GL_VIEW_UNKNOWN:
+      break;
     }
+  /* os-release is mostly a link to ../usr/lib/os-release */
+  if (g_str_equal (rel, "etc/os-release"))
+    return gl_repo_read_sandbox_file (sandbox, "usr/lib/os-release");
   return NULL;
+}
+
+/* Whether the view of @sandbox (@roots) shows a regular file at @rel */
+static gboolean
+view_has_file (const char * const *roots, gsize n_roots, const char *rel)
+{
+  int fd = -1;
+
+  if (gl_view_open_file (roots, n_roots, rel, G_MAXSIZE, &fd) != GL_VIEW_FILE)
+    return FALSE;
+  close (fd);
+  return TRUE;
 }
 
 static char *
@@ -790,35 +801,29 @@ gl_repo_view_dir (GlSandbox *sandbox, const char *dir_rel, const char * const *s
   g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
   const char *roots[] = { tree, rootfs ? rootfs : "/" };
   GHashTable *files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr(GHashTable) gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  /* (as gl_repo_read_sandbox_file reads them) */
+  g_autoptr(GHashTable) names = gl_view_dir_names (roots, G_N_ELEMENTS (roots), dir_rel);
+  GHashTableIter iter;
+  gpointer key;
 
-  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
+  if (names == NULL)
+    return files;
+  g_hash_table_iter_init (&iter, names);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
     {
-      /* (as gl_repo_read_sandbox_file reads them: no link of the tree followed) */
-      int fd = roots[i] != NULL ? gl_tree_open_dir (roots[i], dir_rel, NULL) : -1;
-      DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
-      struct dirent *de;
+      const char *e = key;
+      g_autofree char *rel = g_build_filename (dir_rel, e, NULL);
 
-      if (fd >= 0 && d == NULL)
-        close (fd);
-      while (d != NULL && (de = readdir (d)) != NULL)
-        {
-          const char *e = de->d_name;
-          g_autofree char *n = NULL;
-          struct stat st;
-          for (gsize k = 0; suffixes[k] && n == NULL; k++)
-            if (g_str_has_suffix (e, suffixes[k]) && strlen (e) > strlen (suffixes[k]))
-              n = g_strndup (e, strlen (e) - strlen (suffixes[k]));
-          if (n == NULL || g_hash_table_contains (files, n) || g_hash_table_contains (gone, n))
-            continue;
-          /* a whiteout (or anything else) of the system layer hides the base's */
-          if (fstatat (dirfd (d), e, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode))
-            g_hash_table_insert (files, g_steal_pointer (&n), g_strconcat ("/", dir_rel, "/", e, NULL));
-          else
-            g_hash_table_add (gone, g_steal_pointer (&n));
-        }
-      if (d != NULL)
-        closedir (d);
+      for (gsize k = 0; suffixes[k]; k++)
+        if (g_str_has_suffix (e, suffixes[k]) && strlen (e) > strlen (suffixes[k]))
+          {
+            /* (the first suffix that fits; only what the view shows as a
+             * regular file) */
+            g_autofree char *n = g_strndup (e, strlen (e) - strlen (suffixes[k]));
+            if (!g_hash_table_contains (files, n) && view_has_file (roots, G_N_ELEMENTS (roots), rel))
+              g_hash_table_insert (files, g_steal_pointer (&n), g_strconcat ("/", rel, NULL));
+            break;
+          }
     }
   return files;
 }
@@ -834,21 +839,8 @@ list_source_files (GlSandbox *sandbox)
   g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
   const char *roots[] = { tree, rootfs ? rootfs : "/" };
 
-  if (g_hash_table_contains (files, "sources"))
-    return files;
-  for (gsize i = 0; i < G_N_ELEMENTS (roots); i++)
-    {
-      g_autofree char *main_list = NULL;
-      struct stat st;
-      if (roots[i] == NULL)
-        continue;
-      main_list = g_build_filename (roots[i], "etc/apt/sources.list", NULL);
-      if (lstat (main_list, &st) != 0)
-        continue;
-      if (S_ISREG (st.st_mode))
-        g_hash_table_insert (files, g_strdup ("sources"), g_strdup ("/etc/apt/sources.list"));
-      break;
-    }
+  if (!g_hash_table_contains (files, "sources") && view_has_file (roots, G_N_ELEMENTS (roots), "etc/apt/sources.list"))
+    g_hash_table_insert (files, g_strdup ("sources"), g_strdup ("/etc/apt/sources.list"));
   return files;
 }
 

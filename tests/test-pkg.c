@@ -861,6 +861,51 @@ test_read_sandbox_file_links (void)
   g_assert_cmpstr (text, ==, "ID=image\n");
 }
 
+/* The same files as the view shows them: a directory the system layer
+ * removed and made again (opaque) hides the base's files in it, a
+ * whiteout on the way hides them too.  (On the old code the base's were
+ * read through both: it fails at the first check; checked.) */
+static void
+test_read_sandbox_file_hidden (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-sbfile-XXXXXX");
+  g_autofree char *apk = g_build_filename (tmp, "system/1/tree/etc/apk", NULL);
+  g_autofree char *parts = g_build_filename (tmp, "system/1/tree/etc/apt/sources.list.d", NULL);
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
+  const char *suffixes[] = { ".sources", ".list", NULL };
+  g_autofree char *text = NULL;
+
+  write_file (tmp, "rootfs/etc/apk/repositories", "http://base.invalid/alpine\n");
+  write_file (tmp, "rootfs/etc/apt/sources.list.d/old.sources", "Types: deb\n");
+  write_file (tmp, "system/current", "1\n");
+  write_file (tmp, "system/1/tree/etc/apk/placeholder", "");
+  write_file (tmp, "system/1/tree/etc/apt/sources.list.d/new.list", "deb http://new.invalid/ sid main\n");
+  if (setxattr (apk, "user.overlay.opaque", "y", 1, 0) != 0 || setxattr (parts, "user.overlay.opaque", "y", 1, 0) != 0)
+    {
+      gl_test_skip ("cannot set user.overlay.opaque here");
+      return;
+    }
+  g_assert_null (gl_repo_read_sandbox_file (s, "etc/apk/repositories"));
+  {
+    g_autoptr(GHashTable) files = gl_repo_view_dir (s, "etc/apt/sources.list.d", suffixes);
+
+    g_assert_false (g_hash_table_contains (files, "old"));
+    g_assert_cmpstr (g_hash_table_lookup (files, "new"), ==, "/etc/apt/sources.list.d/new.list");
+  }
+  /* (not opaque: the base's show) */
+  g_assert_cmpint (removexattr (apk, "user.overlay.opaque"), ==, 0);
+  text = gl_repo_read_sandbox_file (s, "etc/apk/repositories");
+  g_assert_cmpstr (text, ==, "http://base.invalid/alpine\n");
+  /* a whiteout of etc/apk */
+  g_assert_true (gl_rm_rf (apk, NULL, NULL));
+  if (!make_whiteout (tmp, "system/1/tree/etc/apk"))
+    {
+      g_test_message ("cannot make whiteouts (mknod 0:0) here: not tested");
+      return;
+    }
+  g_assert_null (gl_repo_read_sandbox_file (s, "etc/apk/repositories"));
+}
+
 static const GlRepoEntry *
 find_entry (GPtrArray *list, const char *name)
 {
@@ -1532,6 +1577,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pkg/repository-uris-links", test_repository_uris_links);
   g_test_add_func ("/pkg/defang-no-follow", test_defang_no_follow);
   g_test_add_func ("/repo/sandbox-file-links", test_read_sandbox_file_links);
+  g_test_add_func ("/repo/sandbox-file-hidden", test_read_sandbox_file_hidden);
   g_test_add_func ("/repo/list-added", test_repo_list_added);
   g_test_add_func ("/repo/list-added-dnf", test_repo_list_added_dnf);
   /* (pacman and apk are not packaged for the Debian the tests run on:
