@@ -192,11 +192,15 @@ gl_launch_mount_table_overlay_ids (FILE *f, unsigned *ids, char **targets, size_
 
 /* A mount table is read in one or two read()s, not in the 1 KiB ones
  * stdio's default buffer makes of a /proc file (each of which walks the
- * table again up to where it stopped). */
+ * table again up to where it stopped).  Into a buffer of ours: given
+ * none, glibc's setvbuf ignores the size and keeps the 1 KiB one.  One
+ * buffer for the process: a table is read whole and closed before the
+ * next is opened. */
 void
 gl_launch_mount_table_buffer (FILE *f)
 {
-  (void) setvbuf (f, NULL, _IOFBF, 64 * 1024);
+  static char buf[64 * 1024];
+  (void) setvbuf (f, buf, _IOFBF, sizeof buf);
 }
 
 GlLaunchMountTable
