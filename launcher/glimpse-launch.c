@@ -3253,6 +3253,19 @@ reopen_view_lock (int view_lock)
   return fd;
 }
 
+/* Ends the launcher with STATUS, its app's, once that has ended: by
+ * _exit, after flushing stdio, not by exit (), whose handlers (the
+ * dynamic loader's destructors, stdio's teardown) write pages that the
+ * view's PID 1 still shares with us since it was forked: each such page
+ * was copied (5 page faults here), on the way from the app's end to its
+ * caller's. */
+static GL_NORETURN void
+end_launch (int status)
+{
+  (void) fflush (NULL);
+  _exit (status);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -3344,7 +3357,7 @@ main (int argc, char **argv)
       const char *why = NULL;
       pid_t view_pid = view_find (&ns, &why);
       if (view_pid > 0)
-        return run_in_view (&ns, view_lock, args.command, -1);
+        end_launch (run_in_view (&ns, view_lock, args.command, -1));
       view_wait_unrecorded ();
       check_record_fits ();
     }
@@ -3540,5 +3553,5 @@ main (int argc, char **argv)
   close (L.sb.lock_fd);
   close (L.sb.user_lock_fd);
   close (L.sb.gen_lock_fd);
-  return run_in_view (&ns, view_lock, args.command, sync_p[1]);
+  end_launch (run_in_view (&ns, view_lock, args.command, sync_p[1]));
 }
