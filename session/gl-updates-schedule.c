@@ -13,6 +13,7 @@
 #include "gl-updates.h"
 #include "gl-updates-result.h"
 
+#include <signal.h>
 #include <string.h>
 
 #define DEFAULT_INTERVAL_HOURS 6.0
@@ -20,6 +21,13 @@
 #define JITTER_S               60
 #define NETWORK_DEBOUNCE_S     10
 #define RETRY_FIRST_S          300   /* back-off: 5 min, 10, 20, … up to the interval */
+/* The longest one sandbox's check may take.  libcurl gives up only below
+ * 100 B/s for a minute, so a repository that drips faster, or any hang,
+ * would otherwise hold every later check up until the agent restarts.
+ * A slow but honest mirror (20 KB/s) needs about 10 minutes for a large
+ * index (Debian's main Packages.xz, ~10 MB); twice that. */
+#define DEFAULT_CHECK_TIMEOUT_S 1200
+#define CHECK_KILL_GRACE_S     5     /* SIGTERM, this long, SIGKILL */
 
 typedef struct {
   char      *id;
@@ -45,6 +53,7 @@ struct _GlUpdatesSchedule {
   guint           retry_source;
   guint           interval_s;
   guint           first_delay_s;
+  guint           check_timeout_s;
   GHashTable     *states;     /* id → SandboxState */
   GQueue          pending;    /* GTask of checks waiting for the running one */
   gboolean        running;
@@ -194,15 +203,53 @@ typedef struct {
   char        *id;
   GSubprocess *proc;
   GlUpdatesResult *result;   /* out */
+  guint        timer;        /* the check's time is up */
+  guint        kill_timer;   /* SIGTERM was not enough */
+  guint        timeout_s;
+  gboolean     timed_out;
 } CheckJob;
 
 static void
 check_job_free (CheckJob *j)
 {
+  g_clear_handle_id (&j->timer, g_source_remove);
+  g_clear_handle_id (&j->kill_timer, g_source_remove);
   g_free (j->id);
   g_clear_object (&j->proc);
   g_clear_pointer (&j->result, gl_updates_result_free);
   g_free (j);
+}
+
+static gboolean
+on_check_kill (gpointer data)
+{
+  CheckJob *j = data;
+
+  j->kill_timer = 0;
+  g_debug ("The update check of %s did not end on SIGTERM: killing it", j->id);
+  g_subprocess_force_exit (j->proc);
+  return G_SOURCE_REMOVE;
+}
+
+/* The check's time is up: it is stopped, and its end (the pipe closed,
+ * the process reaped) completes it as any other, as a failure. */
+static gboolean
+on_check_timeout (gpointer data)
+{
+  CheckJob *j = data;
+
+  j->timer = 0;
+  j->timed_out = TRUE;
+  g_debug ("The update check of %s has run for %u s: stopping it", j->id, j->timeout_s);
+  g_subprocess_send_signal (j->proc, SIGTERM);
+  j->kill_timer = g_timeout_add_seconds (CHECK_KILL_GRACE_S, on_check_kill, j);
+  return G_SOURCE_REMOVE;
+}
+
+static char *
+format_duration (guint s)
+{
+  return s % 60 == 0 ? g_strdup_printf ("%u min", s / 60) : g_strdup_printf ("%u s", s);
 }
 
 static void
@@ -213,6 +260,8 @@ on_helper_done (GObject *source, GAsyncResult *res, gpointer data)
   g_autoptr(GBytes) out = NULL;
   g_autoptr(GError) error = NULL;
 
+  g_clear_handle_id (&j->timer, g_source_remove);
+  g_clear_handle_id (&j->kill_timer, g_source_remove);
   if (!g_subprocess_communicate_finish (j->proc, res, &out, NULL, &error))
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -220,7 +269,21 @@ on_helper_done (GObject *source, GAsyncResult *res, gpointer data)
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if ((j->result = gl_updates_result_parse (out, &error)) == NULL)
+  j->result = gl_updates_result_parse (out, &error);
+  if (j->timed_out && (j->result == NULL || j->result->outcome != GL_UPDATES_RESULT_OK))
+    {
+      /* (a family check answers SIGTERM with a failure of its tool: not
+       * what the user needs to hear) */
+      g_autofree char *limit = format_duration (j->timeout_s);
+
+      g_clear_pointer (&j->result, gl_updates_result_free);
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                               "The update check of %s took longer than %s and was stopped; its repositories "
+                               "(glimpse repos %s lists them) may be slow or unreachable. It is tried again "
+                               "at the next check.", j->id, limit, j->id);
+      return;
+    }
+  if (j->result == NULL)
     {
       g_autofree char *why = !g_subprocess_get_if_exited (j->proc)
                              ? g_strdup_printf ("it was killed by signal %d", g_subprocess_get_term_sig (j->proc))
@@ -248,6 +311,7 @@ check_spawn (GlUpdatesSchedule *self, GTask *task)
       g_object_unref (task);
       return;
     }
+  j->timer = g_timeout_add_seconds (j->timeout_s, on_check_timeout, j);
   g_subprocess_communicate_async (j->proc, NULL, g_task_get_cancellable (task), on_helper_done, task);
 }
 
@@ -384,6 +448,7 @@ check_one (GlUpdatesSchedule *self, GTask *round_task)
     }
   j = g_new0 (CheckJob, 1);
   j->id = g_strdup (r->ids->pdata[r->next++]);
+  j->timeout_s = self->check_timeout_s;
   publish (self, j->id, "checking", NULL, NULL);
   task = g_task_new (NULL, self->cancellable, on_checked, round_task);
   g_task_set_task_data (task, j, (GDestroyNotify) check_job_free);
@@ -685,6 +750,7 @@ gl_updates_schedule_new (GlAgent    *agent,
   g_autoptr(GKeyFile) kf = g_key_file_new ();
   double hours = DEFAULT_INTERVAL_HOURS;
   int first = DEFAULT_FIRST_DELAY_S;
+  int timeout = DEFAULT_CHECK_TIMEOUT_S;
 
   self->agent = g_object_ref (agent);
   self->config_file = g_strdup (config_file);
@@ -697,16 +763,21 @@ gl_updates_schedule_new (GlAgent    *agent,
     {
       g_autoptr(GError) e1 = NULL;
       g_autoptr(GError) e2 = NULL;
+      g_autoptr(GError) e3 = NULL;
       double h = g_key_file_get_double (kf, "Updates", "Interval", &e1);
       int f = g_key_file_get_integer (kf, "Updates", "FirstDelay", &e2);
+      int t = g_key_file_get_integer (kf, "Updates", "CheckTimeout", &e3);
 
       if (e1 == NULL && h > 0)
         hours = h;
       if (e2 == NULL && f >= 0)
         first = f;
+      if (e3 == NULL && t > 0)
+        timeout = t;
     }
   self->interval_s = MAX (60, (guint) (hours * 3600));
   self->first_delay_s = first;
+  self->check_timeout_s = timeout;
   return self;
 }
 

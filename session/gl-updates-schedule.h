@@ -5,8 +5,9 @@
  * ($XDG_CONFIG_HOME/glimpse/updates.conf, [Updates] Interval=HOURS,
  * FirstDelay=SECONDS), when the network comes back (GNetworkMonitor),
  * after a sandbox's system generation changed (a `glimpse update`
- * finished), and on demand.  A failed check is retried with back-off and
- * never notified; a check that finds updates not announced (or snoozed
+ * finished), and on demand.  One sandbox's check that runs longer than
+ * CheckTimeout=SECONDS (default 20 min) is stopped and fails.  A failed
+ * check is retried with back-off and never notified; a check that finds updates not announced (or snoozed
  * with "Later") before notifies once per sandbox.  Results are published
  * as the agent's sandbox properties:
  *   "update-state" s    "checking", "up-to-date", "updates", "error",

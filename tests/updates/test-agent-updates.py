@@ -17,6 +17,11 @@
 # notification says the result; without polkit on the system bus, "Update
 # now" opens the user's terminal (a recorder as GLIMPSE_TERMINAL that runs
 # what it is given) running `sudo glimpse update ID` (sudo a recorder).
+# A second sandbox's repository answers and then drips (faster than
+# libcurl's floor of 100 B/s, so only the agent's bound stops it): its check
+# is stopped after CheckTimeout, the process gone, an error saying so, and
+# the next sandbox and the next rounds are checked all the same; SIGTERM in
+# the middle of such a check quits the agent and ends the check.
 #
 # Env: GLIMPSE, GLIMPSE_SESSION (built programs), G_TEST_SRCDIR.
 
@@ -24,9 +29,11 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -65,6 +72,52 @@ if not GLIMPSE or not SESSION:
 
 tmp = tempfile.mkdtemp(prefix="glimpse-agent-updates-")
 procs = []
+CHECK_TIMEOUT = 5   # s, the agent's bound on one check (updates.conf CheckTimeout)
+
+
+class DripServer:
+    """Accepts, answers 200 without a length, then sends 40 bytes every
+    0.1 s (400 B/s) until the client goes; counts the connections open
+    and the ones the client closed."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.lock = threading.Lock()
+        self.open = self.closed = 0
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            conn, _ = self.sock.accept()
+            threading.Thread(target=self.drip, args=(conn,), daemon=True).start()
+
+    def drip(self, conn):
+        with self.lock:
+            self.open += 1
+        try:
+            request = b""
+            while b"\r\n\r\n" not in request:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    raise OSError("closed before the request was complete")
+                request += chunk
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")
+            while True:
+                conn.sendall(b"x" * 40)
+                time.sleep(0.1)
+        except OSError:
+            pass
+        conn.close()
+        with self.lock:
+            self.open -= 1
+            self.closed += 1
+
+    def counts(self):
+        with self.lock:
+            return self.open, self.closed
 
 
 def cleanup():
@@ -100,28 +153,36 @@ try:
     def http(path):
         return urllib.request.urlopen(base_url + path, timeout=10).read().decode()
 
-    # --- the store: one apt sandbox ----------------------------------------------
+    # --- the store: two apt sandboxes, sid and one whose repository drips ---------
     store = os.path.join(tmp, "store")
-    root = os.path.join(store, "sid", "rootfs")
-    for d in ("etc/apt/sources.list.d", "var/lib/dpkg", "usr/share/keyrings", "usr/share/applications"):
-        os.makedirs(os.path.join(root, d))
-    with open(os.path.join(store, "sid", "sandbox.conf"), "w") as f:
-        subprocess.run(["bash", "-c", '. "$0"; gl_sandbox_conf test "Debian unstable" rootfs apt',
-                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib", "sandbox-conf.sh")],
-                       stdout=f, check=True)
-    keys.export(fpr, os.path.join(root, "usr/share/keyrings/test.gpg"))
-    with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
-        f.write("deb [signed-by=/usr/share/keyrings/test.gpg] %s unstable main\n" % base_url)
-    with open(os.path.join(root, "var/lib/dpkg/status"), "w") as f:
-        f.write(aptrepo.status_stanza("dpkg", "1.21.22", "amd64") + aptrepo.status_stanza("hello", "1.0-1", "amd64")
-                + aptrepo.status_stanza("tool", "1.0-1", "amd64") + aptrepo.status_stanza("same", "1.0-1", "amd64"))
+
+    def apt_sandbox(sid, name, url):
+        root = os.path.join(store, sid, "rootfs")
+        for d in ("etc/apt/sources.list.d", "var/lib/dpkg", "usr/share/keyrings", "usr/share/applications"):
+            os.makedirs(os.path.join(root, d))
+        with open(os.path.join(store, sid, "sandbox.conf"), "w") as f:
+            subprocess.run(["bash", "-c", '. "$0"; gl_sandbox_conf test "$1" rootfs apt',
+                            os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib", "sandbox-conf.sh"),
+                            name], stdout=f, check=True)
+        keys.export(fpr, os.path.join(root, "usr/share/keyrings/test.gpg"))
+        with open(os.path.join(root, "etc/apt/sources.list"), "w") as f:
+            f.write("deb [signed-by=/usr/share/keyrings/test.gpg] %s unstable main\n" % url)
+        with open(os.path.join(root, "var/lib/dpkg/status"), "w") as f:
+            f.write(aptrepo.status_stanza("dpkg", "1.21.22", "amd64")
+                    + aptrepo.status_stanza("hello", "1.0-1", "amd64")
+                    + aptrepo.status_stanza("tool", "1.0-1", "amd64")
+                    + aptrepo.status_stanza("same", "1.0-1", "amd64"))
+
+    apt_sandbox("sid", "Debian unstable", base_url)
+    drip = DripServer()
+    apt_sandbox("drip", "Dripping mirror", "http://127.0.0.1:%d/" % drip.port)
 
     # --- the session: bus, notification server, pkexec recorder, agent ----------
     home = os.path.join(tmp, "home")
     for d in ("config/glimpse", "cache", "data", "bin"):
         os.makedirs(os.path.join(home, d))
     with open(os.path.join(home, "config/glimpse/updates.conf"), "w") as f:
-        f.write("[Updates]\nFirstDelay=0\nInterval=6\n")
+        f.write("[Updates]\nFirstDelay=0\nInterval=6\nCheckTimeout=%d\n" % CHECK_TIMEOUT)
     record = os.path.join(tmp, "pkexec.log")
     with open(os.path.join(home, "bin/pkexec"), "w") as f:
         f.write("#!/bin/sh\nprintf '%%s\\n' \"$*\" >> '%s'\nexit 0\n" % record)
@@ -200,9 +261,25 @@ try:
                              stderr=open(os.path.join(tmp, "agent.log"), "w"))
     procs.append(agent)
 
-    print("1..17")
-    # shortly after start: one check, one notification
-    ok(wait_for(lambda: len(notifies()) >= 1), "the agent checks after it starts and notifies",
+    def check_procs(sandbox):
+        """The agent's glimpse-updates-check processes for @sandbox (zombies not counted)."""
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                argv = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")[:-1]
+                state = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if (len(argv) == 4 and os.path.basename(argv[0]) == b"glimpse-updates-check"
+                    and argv[3] == sandbox.encode() and state != "Z"):
+                found.append(int(pid))
+        return found
+
+    print("1..21")
+    # shortly after start: one round, drip (stopped after CheckTimeout)
+    # then sid; one notification
+    ok(wait_for(lambda: len(notifies()) >= 1, timeout=CHECK_TIMEOUT + 20),
+       "the agent checks after it starts and notifies, past a check that was stopped",
        open(os.path.join(tmp, "agent.log")).read()[-3000:])
     time.sleep(0.5)
     first = notifies()
@@ -211,7 +288,25 @@ try:
 
     def glimpse(*args):
         return subprocess.run([GLIMPSE] + list(args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+                              text=True, timeout=120)
+
+    # the dripping repository's check: stopped, gone, an error that says so
+    out = glimpse("updates", "drip")
+    stopped = "The update check of drip took longer than %d s and was stopped" % CHECK_TIMEOUT
+    ok(stopped in out.stdout and "glimpse repos drip lists them" in out.stdout
+       and "tried again at the next check" in out.stdout and "update-state: error" in glimpse("status").stdout,
+       "a check that takes too long: stopped, with an error saying so and what to do", out.stdout + out.stderr)
+    ok(wait_for(lambda: drip.counts() == (0, 1), timeout=5) and check_procs("drip") == [],
+       "the stopped check's process is gone (its connection closed)",
+       "connections open, closed: %s; processes: %s" % (drip.counts(), check_procs("drip")))
+    # the next round: drip stopped again, and sid after it checked
+    http("__reset")
+    out = glimpse("updates", "--check", "drip", "sid")
+    log = http("__stats")
+    ok(out.returncode == 1 and out.stdout.count(stopped) == 1 and "hello:amd64 1.0-1 → 1.0-2" in out.stdout
+       and "InRelease" in log and wait_for(lambda: drip.counts() == (0, 2), timeout=5) and check_procs("drip") == [],
+       "the next round checks again: drip stopped again, sid after it",
+       "%s\n%s\n%s\n%s" % (out.stdout, out.stderr, drip.counts(), log))
 
     out = glimpse("updates", "sid")
     ok(out.returncode == 0 and "hello:amd64 1.0-1 → 1.0-2 (unstable)" in out.stdout
@@ -304,18 +399,20 @@ try:
        "%s\n%s" % (open(sudo_record).read() if os.path.exists(sudo_record) else "no sudo call",
                    open(os.path.join(tmp, "agent.log")).read()[-1500:]))
 
-    # in the middle of a check, SIGTERM: the agent quits cleanly
-    publish("1.0-6", now + 180)
-    subprocess.Popen([GLIMPSE, "updates", "--check", "sid"], env=env, stdout=subprocess.DEVNULL,
+    # in the middle of a check (the dripping one, surely under way),
+    # SIGTERM: the agent quits cleanly, and the check with it
+    subprocess.Popen([GLIMPSE, "updates", "--check", "drip"], env=env, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL)
-    time.sleep(0.2)
+    under_way = wait_for(lambda: drip.counts()[0] == 1 and check_procs("drip"), timeout=CHECK_TIMEOUT - 1)
     agent.terminate()
     try:
         rc = agent.wait(timeout=15)
     except subprocess.TimeoutExpired:
         rc = "still running"
-    ok(rc == 0, "SIGTERM (during a check): the agent quits with 0",
-       "%s\n%s" % (rc, open(os.path.join(tmp, "agent.log")).read()[-2000:]))
+    ok(under_way and rc == 0, "SIGTERM (during a check): the agent quits with 0",
+       "%s %s\n%s" % (under_way, rc, open(os.path.join(tmp, "agent.log")).read()[-2000:]))
+    ok(wait_for(lambda: drip.counts()[0] == 0 and check_procs("drip") == [], timeout=5),
+       "... and the check it was running is gone", "%s %s" % (drip.counts(), check_procs("drip")))
 finally:
     cleanup()
 sys.exit(1 if failed else 0)
