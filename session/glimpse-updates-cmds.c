@@ -60,6 +60,9 @@ print_sandbox (const char *id, GVariant *props)
       }
   if (g_str_equal (state, "checking"))
     g_print ("%s (%s): checking now\n", id, name);
+  else if (updates == NULL && err != NULL)
+    /* no check has succeeded yet: nothing is known to be up to date */
+    g_print ("%s (%s): never checked successfully (last tried %s)\n", id, name, when);
   else if (updates == NULL || g_variant_n_children (updates) == 0)
     g_print ("%s (%s): up to date (checked %s)\n", id, name, when);
   else

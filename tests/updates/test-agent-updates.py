@@ -293,7 +293,8 @@ try:
     # the dripping repository's check: stopped, gone, an error that says so
     out = glimpse("updates", "drip")
     stopped = "The update check of drip took longer than %d s and was stopped" % CHECK_TIMEOUT
-    ok(stopped in out.stdout and "glimpse repos drip lists them" in out.stdout
+    ok("drip (Dripping mirror): never checked successfully (last tried " in out.stdout and "up to date" not in out.stdout
+       and stopped in out.stdout and "glimpse repos drip lists them" in out.stdout
        and "tried again at the next check" in out.stdout and "update-state: error" in glimpse("status").stdout,
        "a check that takes too long: stopped, with an error saying so and what to do", out.stdout + out.stderr)
     ok(wait_for(lambda: drip.counts() == (0, 1), timeout=5) and check_procs("drip") == [],
