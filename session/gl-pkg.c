@@ -2588,7 +2588,8 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
        * already): the fetch stage reads its output (shell built-ins, no
        * grep) and leaves FETCH_COMPLETE, and glimpse-pkgns starts no apply
        * stage.  A fetch stage that lies can only make the operation do
-       * less. */
+       * less.  Its end is `exit`, not a subshell's: nothing follows the
+       * script's stages for apt (gl_pkg_staged_cleanup). */
       g_autofree char *first = NULL;
       if (!install)
         first = g_strdup_printf ("%s; ", refresh);
@@ -2605,7 +2606,7 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
                                "*'not fully installed or removed'*) b=1;; esac; done < " APT_FETCH_OUT "; "
                                "if [ -n \"$n\" ] && [ -z \"$b\" ]; then "
                                "echo 'Nothing to install, upgrade or remove.'; : > " FETCH_COMPLETE "; fi; fi; "
-                               "(exit \"$rc\")",
+                               "exit \"$rc\"",
                                first ? first : "", cmd, args);
       apply = g_strdup_printf ("%s%s", cmd, args);
     }

@@ -1400,7 +1400,7 @@ test_staged (void)
   "while IFS= read -r l; do case $l in '0 upgraded, 0 newly installed, 0 to remove'*) n=1;; " \
   "*'not fully installed or removed'*) b=1;; esac; done < /tmp/glimpse-fetch.out; " \
   "if [ -n \"$n\" ] && [ -z \"$b\" ]; then echo 'Nothing to install, upgrade or remove.'; " \
-  ": > /tmp/glimpse-fetch-complete; fi; fi; (exit \"$rc\")"
+  ": > /tmp/glimpse-fetch-complete; fi; fi; exit \"$rc\""
 #define APT_APPLY(c) c
   g_assert_cmpstr (apt, ==, STAGES (APT_FETCH ("apt-get install -y --download-only \"$@\""),
                                     APT_APPLY ("apt-get install -y \"$@\"")));
