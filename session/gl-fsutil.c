@@ -28,6 +28,8 @@ typedef struct {
   dev_t dev;
   gboolean mount_root; /* STATX_ATTR_MOUNT_ROOT, where the kernel says so */
   mode_t mode;
+  guint32 nlink;
+  guint64 blocks;      /* (512 bytes) */
 } Place;
 
 static gboolean
@@ -35,8 +37,11 @@ place_at (int dfd, const char *name, Place *place)
 {
   struct statx stx;
 
-  if (statx (dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, STATX_TYPE | STATX_MNT_ID, &stx) != 0)
+  if (statx (dfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+             STATX_TYPE | STATX_MNT_ID | STATX_NLINK | STATX_BLOCKS, &stx) != 0)
     return FALSE;
+  place->nlink = (stx.stx_mask & STATX_NLINK) ? stx.stx_nlink : 1;
+  place->blocks = (stx.stx_mask & STATX_BLOCKS) ? stx.stx_blocks : 0;
   place->mnt_id = (stx.stx_mask & STATX_MNT_ID) ? stx.stx_mnt_id : 0;
   place->dev = makedev (stx.stx_dev_major, stx.stx_dev_minor);
   place->mount_root = (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
@@ -56,7 +61,7 @@ is_other_mount (const Place *top, const Place *here)
 }
 
 static gboolean
-rm_rf_at (int dfd, const char *name, const char *shown, const Place *top,
+rm_rf_at (int dfd, const char *name, const char *shown, const Place *top, guint64 *freed,
           GCancellable *cancellable, GError **error)
 {
   Place here;
@@ -84,8 +89,11 @@ rm_rf_at (int dfd, const char *name, const char *shown, const Place *top,
     top = &here;   /* the tree's top: what lies below must be in its mount */
   if (!S_ISDIR (here.mode))
     {
-      if (unlinkat (dfd, name, 0) != 0 && errno != ENOENT)
-        return set_errno_error (error, errno, "Cannot remove", shown);
+      if (unlinkat (dfd, name, 0) != 0)
+        return errno == ENOENT || set_errno_error (error, errno, "Cannot remove", shown);
+      /* (a file another path still links to frees nothing) */
+      if (freed != NULL && !(S_ISREG (here.mode) && here.nlink > 1))
+        *freed += here.blocks * 512;
       return TRUE;
     }
 
@@ -123,20 +131,28 @@ rm_rf_at (int dfd, const char *name, const char *shown, const Place *top,
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
       child = g_build_filename (shown, de->d_name, NULL);
-      ok = rm_rf_at (dirfd (d), de->d_name, child, top, cancellable, error);
+      ok = rm_rf_at (dirfd (d), de->d_name, child, top, freed, cancellable, error);
     }
   closedir (d);
   if (!ok)
     return FALSE;
-  if (unlinkat (dfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
-    return set_errno_error (error, errno, "Cannot remove", shown);
+  if (unlinkat (dfd, name, AT_REMOVEDIR) != 0)
+    return errno == ENOENT || set_errno_error (error, errno, "Cannot remove", shown);
+  if (freed != NULL)
+    *freed += here.blocks * 512;
   return TRUE;
 }
 
 gboolean
 gl_rm_rf (const char *path, GCancellable *cancellable, GError **error)
 {
-  return rm_rf_at (AT_FDCWD, path, path, NULL, cancellable, error);
+  return rm_rf_at (AT_FDCWD, path, path, NULL, NULL, cancellable, error);
+}
+
+gboolean
+gl_rm_rf_freed (const char *path, guint64 *freed, GCancellable *cancellable, GError **error)
+{
+  return rm_rf_at (AT_FDCWD, path, path, NULL, freed, cancellable, error);
 }
 
 gboolean

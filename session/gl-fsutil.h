@@ -16,6 +16,11 @@ G_BEGIN_DECLS
  * error, so a stray bind mount never takes host files with it). A missing
  * @path is not an error. */
 gboolean gl_rm_rf (const char *path, GCancellable *cancellable, GError **error);
+/* gl_rm_rf, adding to @freed the space it freed as it went: the blocks of
+ * what it removed, but of a file only when no other path still linked to
+ * it (the same as gl_reclaim_size before, without a walk of its own). */
+gboolean gl_rm_rf_freed (const char *path, guint64 *freed, GCancellable *cancellable,
+                         GError **error);
 
 /* mkdir with a mode, failing if it exists */
 gboolean gl_mkdir (const char *path, int mode, GError **error);

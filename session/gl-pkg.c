@@ -1099,14 +1099,13 @@ delete_old_generations (const char *system, guint keep)
       {
         g_autoptr(GError) error = NULL;
         g_autofree char *caches = g_build_filename (dir, APT_CACHE_DIR, NULL);
-        guint64 size;
+        guint64 size = 0;
         /* (apt's caches, replaced at every operation, are not worth a
          * "Reclaimed") */
         if (!gl_rm_rf (caches, NULL, &error))
           g_debug ("%s", error->message);
         g_clear_error (&error);
-        size = gl_reclaim_size (dir);
-        if (!gl_rm_rf (dir, NULL, &error))
+        if (!gl_rm_rf_freed (dir, &size, NULL, &error))
           g_debug ("%s", error->message);
         else
           freed += size;

@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "gl-fsutil.h"
+#include "gl-reclaim.h"
 #include "gl-store.h"
 #include "gl-test-skip.h"
 #include "gl-test-tmpdir.h"
@@ -310,6 +311,36 @@ test_rm_rf (void)
   g_assert_false (g_file_test (base, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (keep_file, G_FILE_TEST_EXISTS));  /* the link was not followed */
   g_assert_true (gl_rm_rf (base, NULL, &error));  /* missing: fine */
+}
+
+/* gl_rm_rf_freed counts what gl_reclaim_size would have: the tree's
+ * directories and files, but not a file that a path outside still links
+ * to (an old generation's files linked into the next one). */
+static void
+test_rm_rf_freed (void)
+{
+  g_autofree char *base = g_build_filename (g_get_user_cache_dir (), "rmrf-freed", NULL);
+  g_autofree char *deep = g_build_filename (base, "a", "b", NULL);
+  g_autofree char *own = g_build_filename (deep, "own", NULL);
+  g_autofree char *shared = g_build_filename (deep, "shared", NULL);
+  g_autofree char *outside = g_build_filename (g_get_user_cache_dir (), "rmrf-freed-link", NULL);
+  g_autofree char *big = g_strnfill (64 * 1024, 'x');
+  g_autoptr(GError) error = NULL;
+  guint64 want, freed = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (deep, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (own, big, -1, NULL));
+  g_assert_true (g_file_set_contents (shared, big, -1, NULL));
+  g_assert_cmpint (link (shared, outside), ==, 0);
+  want = gl_reclaim_size (base);
+  g_assert_cmpuint (want, >=, 64 * 1024);
+  g_assert_cmpuint (want, <, 2 * 64 * 1024);   /* the shared file: nothing */
+  g_assert_true (gl_rm_rf_freed (base, &freed, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (freed, ==, want);
+  g_assert_false (g_file_test (base, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (outside, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (unlink (outside), ==, 0);
 }
 
 /* A bind mount of a directory of the same file system inside a tree being
@@ -651,6 +682,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/list", test_list);
   g_test_add_func ("/store/lock", test_lock);
   g_test_add_func ("/store/rm-rf", test_rm_rf);
+  g_test_add_func ("/store/rm-rf-freed", test_rm_rf_freed);
   g_test_add_func ("/store/rm-rf-bind", test_rm_rf_bind);
   g_test_add_func ("/store/system-generation", test_system_generation);
   g_test_add_func ("/store/watch-dirs", test_watch_dirs);
