@@ -1546,6 +1546,8 @@ walk_cache_save (const WalkDir *d)
  * need them), there is none (-1) and the mask is <op>/mask on disk, the
  * same layer. */
 static int mask_mnt = -1;
+/* (the view's wait for the mask: wait_for_mask) */
+static int mask_go[2] = { -1, -1 };
 
 static int
 mask_memory (void)
@@ -1661,6 +1663,29 @@ build_mask (int opfd)
       close (fd);
     }
   close (mask);
+}
+
+/* build_mask in a child process, whose pid is returned: the walk's threads
+ * (walk_root) live and die there, so this process stays single-threaded
+ * for the user namespace calls of its children, and the namespaces and the
+ * view's first mounts are made meanwhile (the view waits: wait_for_mask).
+ * Its errors are build_mask's own, said by it; main ends with its status. */
+static pid_t
+start_mask (int opfd)
+{
+  pid_t pid = fork ();
+
+  if (pid < 0)
+    die_errno ("fork");
+  if (pid == 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid () == 1)
+        _exit (EXIT_SETUP);
+      build_mask (opfd);
+      _exit (0);
+    }
+  return pid;
 }
 
 /* ------------------------------------------------- the check at open */
@@ -2472,6 +2497,28 @@ run_stage (const char *stage, bool proxied)
     }
 }
 
+/* The mask is built by a process of its own (start_mask) while the
+ * namespaces and the first mounts of the view are made; the view waits
+ * here until its parent has seen that process succeed (a byte on MASK_GO):
+ * nothing of the view that the mask covers is mounted before.  At EOF
+ * (the walk failed and said why, or glimpse-pkgns died) the operation
+ * ends. */
+static void
+wait_for_mask (void)
+{
+  char c;
+  ssize_t n;
+
+  if (mask_go[0] < 0)
+    return;
+  while ((n = read (mask_go[0], &c, 1)) < 0 && errno == EINTR)
+    ;
+  if (n != 1)
+    _exit (EXIT_SETUP);
+  close (mask_go[0]);
+  mask_go[0] = -1;
+}
+
 /* Mounts the base overlay of "base" (the idmapped clone) on "host", both
  * in the working directory, as BASE_READER_ID (above): in a child of its
  * own, whose credentials the overlay keeps. */
@@ -2528,6 +2575,7 @@ mount_overlay_view (int base_mnt)
     die_errno ("cannot prepare %s/stage", A.op);
   attach_at (base_mnt, "base");
   mount_base_overlay ();
+  wait_for_mask ();
 
   /* (the mask in memory, mask_memory, or <op>/mask) */
   if (mask_mnt >= 0)
@@ -2683,7 +2731,7 @@ int
 main (int argc, char **argv)
 {
   int userns, base_mnt, opfd, input_mnt, cache_mnt;
-  pid_t pid;
+  pid_t pid, walker = -1;
   int st;
 
   if (argc < 1)
@@ -2725,7 +2773,7 @@ main (int argc, char **argv)
       if (base_fd < 0)
         die_errno ("cannot clone %s", A.base);
       mask_mnt = mask_memory ();
-      build_mask (opfd);
+      walker = start_mask (opfd);
       close (base_fd);
     }
   userns = make_userns ();
@@ -2733,11 +2781,15 @@ main (int argc, char **argv)
   input_mnt = dir_clone (A.input, false);
   cache_mnt = dir_clone (A.cache, true);
 
+  if (walker > 0 && pipe2 (mask_go, O_CLOEXEC) != 0)
+    die_errno ("pipe");
   pid = fork ();
   if (pid < 0)
     die_errno ("fork");
   if (pid == 0)
     {
+      if (mask_go[1] >= 0)
+        close (mask_go[1]);
       prctl (PR_SET_PDEATHSIG, SIGKILL);
       set_oom_score_adj ("0");
       if (syscall (SYS_setns, userns, CLONE_NEWUSER) != 0)
@@ -2760,6 +2812,8 @@ main (int argc, char **argv)
       if (pid == 0)
         run_init (base_mnt, input_mnt, cache_mnt);
       close (base_mnt);
+      if (mask_go[0] >= 0)
+        close (mask_go[0]);
       if (mask_mnt >= 0)
         close (mask_mnt);
       if (A.proxy_fd >= 0)
@@ -2772,6 +2826,22 @@ main (int argc, char **argv)
   close (userns);
   if (mask_mnt >= 0)
     close (mask_mnt);
+  if (walker > 0)
+    {
+      /* The mask complete, or the operation ends here (the walker said
+       * why; the view, waiting at mask_go, is never mounted) */
+      close (mask_go[0]);
+      while (waitpid (walker, &st, 0) < 0)
+        if (errno != EINTR)
+          die_errno ("waitpid");
+      if (WIFSIGNALED (st))
+        die ("the walk of %s was killed (signal %d)", A.base, WTERMSIG (st));
+      if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
+        _exit (WIFEXITED (st) ? WEXITSTATUS (st) : EXIT_SETUP);
+      if (write (mask_go[1], "m", 1) != 1)
+        die_errno ("cannot start the view");
+      close (mask_go[1]);
+    }
   if (A.proxy_fd >= 0)
     close (A.proxy_fd);
   if (input_mnt >= 0)
