@@ -3187,13 +3187,16 @@ lock_view_bounded (int fd)
   for (;;)
     {
       pid_t now_holder = lock_holder (&st);
+      /* (the time held counted in ms: in whole seconds of tv_sec, 19.01 s
+       * could count as 20) */
       (void) clock_gettime (CLOCK_MONOTONIC, &now);
       if (now_holder != holder)
         {
           holder = now_holder;
           since = now;
         }
-      else if (now.tv_sec - since.tv_sec >= GL_VIEW_LOCK_WAIT_S)
+      else if ((now.tv_sec - since.tv_sec) * 1000 + (now.tv_nsec - since.tv_nsec) / 1000000
+               >= GL_VIEW_LOCK_WAIT_S * 1000L)
         {
           char comm[64];
           const char *state = "";
