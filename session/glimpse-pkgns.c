@@ -2838,8 +2838,12 @@ main (int argc, char **argv)
         die ("the walk of %s was killed (signal %d)", A.base, WTERMSIG (st));
       if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
         _exit (WIFEXITED (st) ? WEXITSTATUS (st) : EXIT_SETUP);
-      if (write (mask_go[1], "m", 1) != 1)
+      /* (a view that has ended meanwhile, its reason said, reads
+       * nothing: EPIPE, not SIGPIPE; its status is the operation's) */
+      signal (SIGPIPE, SIG_IGN);
+      if (write (mask_go[1], "m", 1) != 1 && errno != EPIPE)
         die_errno ("cannot start the view");
+      signal (SIGPIPE, SIG_DFL);
       close (mask_go[1]);
     }
   if (A.proxy_fd >= 0)
