@@ -220,6 +220,30 @@ gl_make_sandbox () {
   fi
 }
 
+# gl_tty_probe: writes $WORK/tty-probe.py (readable by the test users) and
+# prints its path.  Run inside a sandbox on a terminal, it prints its mount
+# namespace ("ns mnt:[N]"), "tty True|False" for its stdin, "seccomp N"
+# (/proc/self/status) and what TIOCSTI and TIOCLINUX on stdin give:
+# "NAME errno N" or "NAME allowed" (SECURITY.md case 13).
+gl_tty_probe () {
+  cat > "$WORK/tty-probe.py" <<'PY'
+import fcntl, os, termios
+print("ns", os.readlink("/proc/self/ns/mnt"))
+print("tty", os.isatty(0))
+for line in open("/proc/self/status"):
+    if line.startswith("Seccomp:"):
+        print("seccomp", line.split()[1])
+for name, req in (("TIOCSTI", termios.TIOCSTI), ("TIOCLINUX", 0x541C)):
+    try:
+        fcntl.ioctl(0, req, b"\x00")
+        print(name, "allowed")
+    except OSError as e:
+        print(name, "errno", e.errno)
+PY
+  chmod 0644 "$WORK/tty-probe.py"
+  echo "$WORK/tty-probe.py"
+}
+
 # Host state fingerprints.
 gl_mounts () {
   # mount points, types and options; other tests' scratch mounts under

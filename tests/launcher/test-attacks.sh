@@ -202,17 +202,8 @@ touch "$WORK/att12-release"; wait $holder 2>/dev/null
 
 # 13. the terminal: no TIOCSTI/TIOCLINUX (input the caller's shell would run)
 if command -v script >/dev/null && command -v python3 >/dev/null; then
-  cat > "$WORK/sti.py" <<'PY'
-import fcntl, sys, termios
-for name, req in (("TIOCSTI", termios.TIOCSTI), ("TIOCLINUX", 0x541C)):
-    try:
-        fcntl.ioctl(0, req, b"\x00")
-        print(name, "allowed")
-    except OSError as e:
-        print(name, "errno", e.errno)
-PY
-  chmod 0644 "$WORK/sti.py"; chmod 0755 "$WORK"
-  out=$(as_user $GL_USER_A script -qec "$LAUNCH t-att-host -- python3 $WORK/sti.py" /dev/null | tr -d '\r')
+  probe=$(gl_tty_probe); chmod 0755 "$WORK"
+  out=$(as_user $GL_USER_A script -qec "$LAUNCH t-att-host -- python3 $probe" /dev/null | tr -d '\r')
   check_sh "13: TIOCSTI refused inside (EPERM)" 'grep -qx "TIOCSTI errno 1" <<< "$out"'
   check_sh "13: TIOCLINUX refused inside (EPERM)" 'grep -qx "TIOCLINUX errno 1" <<< "$out"'
   # 32-bit programs use the compat ioctl: refused too
