@@ -611,9 +611,27 @@ check_clearsigned_shape (const char *text, gsize len, const char *what, GError *
   return TRUE;
 }
 
+GlAptKeyring *
+gl_apt_keyring_new (const char *name, GBytes *data)
+{
+  GlAptKeyring *k = g_new0 (GlAptKeyring, 1);
+
+  k->name = g_strdup (name);
+  k->data = g_bytes_ref (data);
+  return k;
+}
+
+void
+gl_apt_keyring_free (GlAptKeyring *keyring)
+{
+  g_free (keyring->name);
+  g_bytes_unref (keyring->data);
+  g_free (keyring);
+}
+
 GBytes *
 gl_apt_release_verify (GBytes              *data,
-                       const char * const  *keyrings,
+                       GPtrArray           *keyrings,
                        const char * const  *fingerprints,
                        const char          *what,
                        GCancellable        *cancellable,
@@ -632,10 +650,11 @@ gl_apt_release_verify (GBytes              *data,
   const char *text = g_bytes_get_data (data, &len);
   gboolean valid = FALSE, bad = FALSE, fpr_ok = (fingerprints == NULL || fingerprints[0] == NULL);
   g_autofree char *bad_line = NULL;
+  guint ring;
 
   if (!check_clearsigned_shape (text, len, what, error))
     return NULL;
-  if (keyrings == NULL || keyrings[0] == NULL)
+  if (keyrings == NULL || keyrings->len == 0)
     {
       g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_SIGNATURE,
                    "%s: no trusted keyring to check its signature against: ignored", what);
@@ -651,40 +670,37 @@ gl_apt_release_verify (GBytes              *data,
   g_ptr_array_add (argv, g_strdup ("--quiet"));
   g_ptr_array_add (argv, g_strdup ("--status-fd"));
   g_ptr_array_add (argv, g_strdup ("2"));
-  for (guint i = 0; keyrings[i] != NULL; i++)
+  /* (gpgv reads the keyrings as they were read, from files of its own) */
+  for (ring = 0; ring < keyrings->len; ring++)
     {
-      g_autofree char *contents = NULL;
+      const GlAptKeyring *k = keyrings->pdata[ring];
       gsize clen = 0;
+      const char *contents = g_bytes_get_data (k->data, &clen);
+      g_autoptr(GBytes) bin = NULL;
       g_autoptr(GError) kerr = NULL;
+      g_autofree char *name = g_strdup_printf ("keyring-%u.gpg", ring);
       char *path = NULL;
 
-      if (!g_file_get_contents (keyrings[i], &contents, &clen, &kerr))
+      if (contents != NULL && g_strstr_len (contents, MIN (clen, 4096), "-----BEGIN PGP PUBLIC KEY BLOCK-----") != NULL)
         {
-          g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_KEYRING,
-                       "%s: cannot read its keyring: %s", what, kerr->message);
-          break;
-        }
-      if (g_strstr_len (contents, MIN (clen, 4096), "-----BEGIN PGP PUBLIC KEY BLOCK-----") != NULL)
-        {
-          g_autoptr(GBytes) bin = gl_apt_dearmor (contents, clen, &kerr);
-          g_autofree char *name = g_strdup_printf ("keyring-%u.gpg", i);
-
+          bin = gl_apt_dearmor (contents, clen, &kerr);
           if (bin == NULL)
             {
               g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_KEYRING,
-                           "%s: keyring %s: %s", what, keyrings[i], kerr->message);
+                           "%s: keyring %s: %s", what, k->name, kerr->message);
               break;
             }
-          if (!write_temp (tmpdir, name, g_bytes_get_data (bin, NULL), g_bytes_get_size (bin), &path, error))
-            break;
-          g_ptr_array_add (cleanup, g_strdup (path));
         }
       else
-        path = g_strdup (keyrings[i]);
+        bin = g_bytes_ref (k->data);
+      if (!write_temp (tmpdir, name, g_bytes_get_data (bin, NULL), g_bytes_get_size (bin), &path, error))
+        break;
+      g_ptr_array_add (cleanup, g_strdup (path));
       g_ptr_array_add (argv, g_strdup ("--keyring"));
       g_ptr_array_add (argv, path);
     }
-  if (argv->len % 2 != 0 || !write_temp (tmpdir, "InRelease", text, len, &input, error))
+  /* (a keyring that could not be written stopped the loop) */
+  if (ring < keyrings->len || !write_temp (tmpdir, "InRelease", text, len, &input, error))
     {
       for (guint i = 0; i < cleanup->len; i++)
         g_unlink (cleanup->pdata[i]);

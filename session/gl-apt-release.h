@@ -89,14 +89,25 @@ GlAptRelease *gl_apt_release_parse (const char  *text,
                                     const char  *what,
                                     GError     **error);
 
+/* A keyring to check a signature against: its contents (binary or
+ * ASCII-armored), already read, and what to call it in messages. */
+typedef struct {
+  char   *name;
+  GBytes *data;
+} GlAptKeyring;
+
+GlAptKeyring *gl_apt_keyring_new (const char *name, GBytes *data);
+void gl_apt_keyring_free (GlAptKeyring *keyring);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlAptKeyring, gl_apt_keyring_free)
+
 /* Verifies the clear-signed InRelease in data with gpgv against keyrings
- * (files, binary or ASCII-armored: armored ones are converted in a
- * private temporary directory) and returns only the text gpgv vouches
+ * (GlAptKeyring: each written, armored ones converted, into a private
+ * temporary directory for gpgv) and returns only the text gpgv vouches
  * for.  fingerprints (nullable) restricts the acceptable signing keys
  * (Signed-By fingerprints).  Anything outside the single signed block is
  * refused. */
 GBytes *gl_apt_release_verify (GBytes              *data,
-                               const char * const  *keyrings,
+                               GPtrArray           *keyrings,
                                const char * const  *fingerprints,
                                const char          *what,
                                GCancellable        *cancellable,

@@ -3,10 +3,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-fsutil.h"
+#include "gl-fsutil-private.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -263,36 +265,53 @@ tree_open (const char *root, const char *rel, int flags, GError **error)
 
 #define TREE_FILE_MAX (1024 * 1024)
 
+/* The file @pathfd (an O_PATH descriptor, which it takes) opened for
+ * reading when it is a regular file of at most @max bytes, else -1 with
+ * errno set: EINVAL when it is not a regular file, EFBIG when it is
+ * larger.  A FIFO or device is never opened: the reopening goes through
+ * the descriptor's /proc link, which names the file found, not a path to
+ * resolve again. */
+static int
+reopen_regular (int pathfd, gsize max)
+{
+  char proc[64];
+  struct stat st;
+  int fd = -1, errsv;
+
+  if (fstat (pathfd, &st) != 0)
+    errsv = errno;
+  else if (!S_ISREG (st.st_mode))
+    errsv = EINVAL;
+  else if ((guint64) st.st_size > max)
+    errsv = EFBIG;
+  else
+    {
+      g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", pathfd);
+      fd = open (proc, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+      errsv = errno;
+    }
+  close (pathfd);
+  errno = errsv;
+  return fd;
+}
+
 int
 gl_tree_open_file (const char *root, const char *rel, GError **error)
 {
-  g_autofree char *proc = NULL;
-  struct stat st;
   int fd = tree_open (root, rel, O_PATH, error);
-  int rfd, errsv;
+  int errsv;
 
   if (fd < 0)
     return -1;
-  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   "%s of %s is not a regular file", rel, root);
-      close (fd);
-      return -1;
-    }
-  /* (a regular file, now: it is opened for reading through the path fd,
-   * which names the file found, not a path to resolve again) */
-  proc = g_strdup_printf ("/proc/self/fd/%d", fd);
-  rfd = open (proc, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+  fd = reopen_regular (fd, G_MAXSIZE);
   errsv = errno;
-  close (fd);
-  if (rfd < 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot read %s of %s: %s",
-                   rel, root, g_strerror (errsv));
-      return -1;
-    }
-  return rfd;
+  if (fd < 0 && errsv == EINVAL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                 "%s of %s is not a regular file", rel, root);
+  else if (fd < 0)
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot read %s of %s: %s",
+                 rel, root, g_strerror (errsv));
+  return fd;
 }
 
 int
@@ -318,26 +337,27 @@ set_too_big_error (GError **error, const char *root, const char *rel, gsize max)
                "%s of %s is not a regular file of at most %s", rel, root, size);
 }
 
-gboolean
-gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **contents, gsize *length,
-                       GError **error)
+/* Reads the open file @fd (which it closes), of at most @max bytes even
+ * if it grows while it is read; FALSE with errno (EFBIG when larger). */
+static gboolean
+read_fd_max (int fd, gsize max, char **contents, gsize *length)
 {
   g_autofree char *data = NULL;
-  struct stat st;
+  struct stat st = { 0 };
   gsize got = 0;
-  int fd = gl_tree_open_file (root, rel, error);
+  gsize room;
 
-  if (fd < 0)
-    return FALSE;
   if (fstat (fd, &st) != 0 || (guint64) st.st_size > max)
     {
-      set_too_big_error (error, root, rel, max);
+      int errsv = (guint64) st.st_size > max ? EFBIG : errno;
+
       close (fd);
+      errno = errsv;
       return FALSE;
     }
-  /* at most the cap, even if the file grows while it is read */
-  data = g_malloc (MIN ((gsize) st.st_size, max) + 1);
-  for (gsize room = MIN ((gsize) st.st_size, max) + 1;;)
+  room = MIN ((gsize) st.st_size, max) + 1;
+  data = g_malloc (room);
+  for (;;)
     {
       gssize n;
 
@@ -354,8 +374,7 @@ gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **cont
         {
           int errsv = errno;
           close (fd);
-          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot read %s of %s: %s",
-                       rel, root, g_strerror (errsv));
+          errno = errsv;
           return FALSE;
         }
       if (n == 0 || (got += (gsize) n) > max)
@@ -364,7 +383,7 @@ gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **cont
   close (fd);
   if (got > max)
     {
-      set_too_big_error (error, root, rel, max);
+      errno = EFBIG;
       return FALSE;
     }
   data = g_realloc (data, got + 1);
@@ -373,6 +392,26 @@ gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **cont
     *length = got;
   *contents = g_steal_pointer (&data);
   return TRUE;
+}
+
+gboolean
+gl_tree_read_file_max (const char *root, const char *rel, gsize max, char **contents, gsize *length,
+                       GError **error)
+{
+  int fd = gl_tree_open_file (root, rel, error);
+  int errsv;
+
+  if (fd < 0)
+    return FALSE;
+  if (read_fd_max (fd, max, contents, length))
+    return TRUE;
+  errsv = errno;
+  if (errsv == EFBIG)
+    set_too_big_error (error, root, rel, max);
+  else
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "Cannot read %s of %s: %s",
+                 rel, root, g_strerror (errsv));
+  return FALSE;
 }
 
 gboolean
@@ -469,119 +508,313 @@ gl_layer_open_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
   return GL_LAYER_DIR;
 }
 
-/* Where @rel of the view is: GL_VIEW_FILE with the layer that shows it in
- * *@layer, or what else it is */
-static GlViewFile
-view_find (const char * const *layers, gsize n_layers, const char *rel, gsize *layer)
+/* ------------------------------------------------ the view's resolver */
+
+/* (as the kernel's MAXSYMLINKS) */
+#define VIEW_MAX_LINKS 40
+
+static void (*before_open_hook) (int dfd, const char *name);
+
+void
+gl_view_set_before_open_hook (void (*hook) (int dfd, const char *name))
 {
-  g_autofree char *dir = g_path_get_dirname (rel);
-  g_autofree char *name = g_path_get_basename (rel);
+  before_open_hook = hook;
+}
 
+/* A directory of the view: per layer (top first), that layer's directory
+ * there, opened (O_RDONLY, for its xattrs and entries), or -1 where the
+ * layer has none or is hidden below. */
+typedef struct {
+  gsize n;
+  int *fds;
+} ViewDir;
+
+static void
+close_fds (int *fds, gsize n)
+{
+  for (gsize i = 0; fds != NULL && i < n; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
+}
+
+static void
+view_dir_clear (ViewDir *d)
+{
+  close_fds (d->fds, d->n);
+  g_clear_pointer (&d->fds, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ViewDir, view_dir_clear)
+
+static int
+open_dir_at (int dfd, const char *name)
+{
+  return openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+}
+
+/* The view's root: each layer's (a missing one is none) */
+static gboolean
+view_dir_root (ViewDir *d, const char * const *layers, gsize n_layers)
+{
+  view_dir_clear (d);
+  d->n = n_layers;
+  d->fds = g_new (int, n_layers);
   for (gsize i = 0; i < n_layers; i++)
-    {
-      struct stat st;
-      gboolean opaque;
-      int dfd = -1, found;
+    d->fds[i] = -1;
+  for (gsize i = 0; i < n_layers; i++)
+    if (layers[i] != NULL && (d->fds[i] = open_dir_at (AT_FDCWD, layers[i])) < 0 && errno != ENOENT)
+      return FALSE;
+  return TRUE;
+}
 
-      if (layers[i] == NULL)
+typedef enum {
+  STEP_DIR,      /* @d is now the directory */
+  STEP_FILE,     /* the regular file, opened in *fd */
+  STEP_LINK,     /* a symbolic link: its target in *target */
+  STEP_ABSENT,
+  STEP_UNKNOWN,
+} ViewStep;
+
+/* @name in the directory @d of the view, as overlayfs shows it: the top
+ * layer that has it gives it (a whiteout: nothing); a directory merges
+ * the layers below down to an opaque one or to one where a non-directory
+ * (whiteout, file, link) stops it.  When @open_file, a regular file is
+ * opened (at most @max bytes), anything else that is not a link is
+ * STEP_UNKNOWN; else a non-directory is nothing to walk into. */
+static ViewStep
+view_step (ViewDir *d, const char *name, gboolean open_file, gsize max, int *fd, char **target)
+{
+  g_autofree int *sub = NULL;
+  struct stat st;
+  gsize top;
+
+  for (top = 0; top < d->n; top++)
+    {
+      if (d->fds[top] < 0)
         continue;
-      switch (gl_layer_open_dir (layers[i], dir, &dfd, &opaque))
-        {
-        case GL_LAYER_NONE:
-          continue;
-        case GL_LAYER_HIDES:
-          return GL_VIEW_ABSENT;
-        case GL_LAYER_UNKNOWN:
-          return GL_VIEW_UNKNOWN;
-        case GL_LAYER_DIR:
-          break;
-        }
-      found = fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW);
-      if (found != 0 && errno == ENOENT)
-        {
-          close (dfd);
-          if (opaque)
-            return GL_VIEW_ABSENT;
-          continue;
-        }
-      close (dfd);
-      if (found != 0 || (!S_ISREG (st.st_mode) && !gl_is_whiteout (&st)))
-        return GL_VIEW_UNKNOWN;
-      if (gl_is_whiteout (&st))
-        return GL_VIEW_ABSENT;
-      *layer = i;
-      return GL_VIEW_FILE;
+      if (fstatat (d->fds[top], name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        break;
+      if (errno != ENOENT)
+        return STEP_UNKNOWN;
     }
-  return GL_VIEW_ABSENT;
+  if (top == d->n || gl_is_whiteout (&st))
+    return STEP_ABSENT;
+  if (S_ISLNK (st.st_mode))
+    {
+      char buf[PATH_MAX];
+      ssize_t n = readlinkat (d->fds[top], name, buf, sizeof buf);
+
+      if (n <= 0 || (gsize) n >= sizeof buf)
+        return STEP_UNKNOWN;
+      *target = g_strndup (buf, (gsize) n);
+      return STEP_LINK;
+    }
+  if (open_file)
+    {
+      int pathfd;
+
+      if (!S_ISREG (st.st_mode))
+        return STEP_UNKNOWN;
+      if (before_open_hook != NULL)
+        before_open_hook (d->fds[top], name);
+      /* (what is opened is checked again: it is what is read) */
+      pathfd = openat (d->fds[top], name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (pathfd < 0 || (*fd = reopen_regular (pathfd, max)) < 0)
+        {
+          g_debug ("%s: %s", name, errno == EINVAL ? "not a regular file" : g_strerror (errno));
+          return STEP_UNKNOWN;
+        }
+      return STEP_FILE;
+    }
+  if (!S_ISDIR (st.st_mode))
+    return STEP_ABSENT;
+  sub = g_new (int, d->n);
+  for (gsize i = 0; i < d->n; i++)
+    sub[i] = -1;
+  for (gsize i = top; i < d->n; i++)
+    {
+      int found = 0;
+
+      if (d->fds[i] < 0)
+        continue;
+      if (i > top)
+        found = fstatat (d->fds[i], name, &st, AT_SYMLINK_NOFOLLOW);
+      if (found != 0 && errno == ENOENT)
+        continue;
+      /* a whiteout, a file or a link stops the merge: nothing below shows */
+      if (found == 0 && !S_ISDIR (st.st_mode))
+        break;
+      if (found != 0 || (sub[i] = open_dir_at (d->fds[i], name)) < 0)
+        {
+          close_fds (sub, d->n);
+          return STEP_UNKNOWN;
+        }
+      if (dir_opaque (sub[i]))
+        break;
+    }
+  close_fds (d->fds, d->n);
+  g_free (d->fds);
+  d->fds = g_steal_pointer (&sub);
+  return STEP_DIR;
+}
+
+/* The components of @parts from @i on, "/"-joined after @prefix */
+static char *
+join_rest (const char *prefix, char **parts, guint i)
+{
+  g_autoptr(GString) s = g_string_new (prefix);
+
+  for (; parts[i] != NULL; i++)
+    {
+      g_string_append_c (s, '/');
+      g_string_append (s, parts[i]);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* Walks @rel of the view a component at a time from its root, each
+ * component looked up with view_step.  With GL_VIEW_FOLLOW_LINKS, a link
+ * is followed as the view would follow it (at most VIEW_MAX_LINKS): its
+ * target is looked up afresh from the view's root (an absolute one) or
+ * from the link's directory, ".." stops at the view's root; otherwise a
+ * link or ".." is GL_VIEW_UNKNOWN.  GL_VIEW_FILE when what is there was
+ * found as asked: with @fd, a regular file opened for reading in *@fd;
+ * without, a directory, left in @dir. */
+static GlViewFile
+view_walk (const char * const *layers, gsize n_layers, const char *rel, GlViewFlags flags,
+           gsize max, int *fd, ViewDir *dir)
+{
+  g_autofree char *path = g_strdup (rel);
+  gboolean follow = (flags & GL_VIEW_FOLLOW_LINKS) != 0;
+  guint links = 0;
+
+  for (;;)
+    {
+      g_auto(GStrv) parts = g_strsplit (path, "/", -1);
+      g_autoptr(GString) done = g_string_new (NULL);   /* the walk so far: no link, no ".." */
+      g_autofree char *next = NULL;
+      guint last = 0;
+
+      if (!view_dir_root (dir, layers, n_layers))
+        return GL_VIEW_UNKNOWN;
+      for (guint i = 0; parts[i] != NULL; i++)
+        if (parts[i][0] != '\0' && !g_str_equal (parts[i], "."))
+          last = i;
+      for (guint i = 0; next == NULL && parts[i] != NULL; i++)
+        {
+          const char *c = parts[i];
+          g_autofree char *target = NULL;
+
+          if (c[0] == '\0' || g_str_equal (c, "."))
+            continue;
+          if (g_str_equal (c, ".."))
+            {
+              char *slash = strrchr (done->str, '/');
+
+              if (!follow)
+                return GL_VIEW_UNKNOWN;
+              g_string_truncate (done, slash ? (gsize) (slash - done->str) : 0);
+              next = join_rest (done->str, parts, i + 1);
+              break;
+            }
+          switch (view_step (dir, c, fd != NULL && i == last, max, fd, &target))
+            {
+            case STEP_DIR:
+              g_string_append_c (done, '/');
+              g_string_append (done, c);
+              continue;
+            case STEP_FILE:
+              return GL_VIEW_FILE;
+            case STEP_LINK:
+              if (!follow)
+                return GL_VIEW_UNKNOWN;
+              if (++links > VIEW_MAX_LINKS)
+                {
+                  g_debug ("%s: more than %d links", rel, VIEW_MAX_LINKS);
+                  return GL_VIEW_UNKNOWN;
+                }
+              {
+                g_autofree char *base = g_strconcat (target[0] == '/' ? "" : done->str, "/", target, NULL);
+
+                next = join_rest (base, parts, i + 1);
+              }
+              break;
+            case STEP_ABSENT:
+              return GL_VIEW_ABSENT;
+            case STEP_UNKNOWN:
+              return GL_VIEW_UNKNOWN;
+            }
+        }
+      if (next == NULL)
+        /* a directory: the end of the walk when one was asked for */
+        return fd == NULL ? GL_VIEW_FILE : GL_VIEW_UNKNOWN;
+      g_free (path);
+      path = g_steal_pointer (&next);
+    }
+}
+
+GlViewFile
+gl_view_open_file_full (const char * const *layers, gsize n_layers, const char *rel, GlViewFlags flags,
+                        gsize max, int *fd)
+{
+  g_auto(ViewDir) dir = { 0 };
+
+  *fd = -1;
+  return view_walk (layers, n_layers, rel, flags, max, fd, &dir);
+}
+
+GlViewFile
+gl_view_open_file (const char * const *layers, gsize n_layers, const char *rel, gsize max, int *fd)
+{
+  return gl_view_open_file_full (layers, n_layers, rel, GL_VIEW_NO_FLAGS, max, fd);
+}
+
+GlViewFile
+gl_view_read_file_full (const char * const *layers, gsize n_layers, const char *rel, GlViewFlags flags,
+                        gsize max, char **contents, gsize *length)
+{
+  int fd = -1;
+  GlViewFile got = gl_view_open_file_full (layers, n_layers, rel, flags, max, &fd);
+
+  if (got != GL_VIEW_FILE || read_fd_max (fd, max, contents, length))
+    return got;
+  g_debug ("Cannot read %s of the view: %s", rel, g_strerror (errno));
+  return GL_VIEW_UNKNOWN;
 }
 
 GlViewFile
 gl_view_read_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
                    char **contents, gsize *length)
 {
-  g_autoptr(GError) error = NULL;
-  gsize layer = 0;
-  GlViewFile got = view_find (layers, n_layers, rel, &layer);
-
-  if (got != GL_VIEW_FILE || gl_tree_read_file_max (layers[layer], rel, max, contents, length, &error))
-    return got;
-  g_debug ("%s", error->message);
-  return GL_VIEW_UNKNOWN;
-}
-
-GlViewFile
-gl_view_open_file (const char * const *layers, gsize n_layers, const char *rel, gsize max, int *fd)
-{
-  g_autoptr(GError) error = NULL;
-  gsize layer = 0;
-  GlViewFile got = view_find (layers, n_layers, rel, &layer);
-  struct stat st;
-
-  *fd = -1;
-  if (got != GL_VIEW_FILE)
-    return got;
-  *fd = gl_tree_open_file (layers[layer], rel, &error);
-  if (*fd >= 0 && fstat (*fd, &st) == 0 && (guint64) st.st_size <= max)
-    return GL_VIEW_FILE;
-  if (*fd >= 0)
-    close (*fd);
-  *fd = -1;
-  g_debug ("%s of %s is unreadable or larger than %" G_GSIZE_FORMAT " bytes%s%s", rel, layers[layer], max,
-           error ? ": " : "", error ? error->message : "");
-  return GL_VIEW_UNKNOWN;
+  return gl_view_read_file_full (layers, n_layers, rel, GL_VIEW_NO_FLAGS, max, contents, length);
 }
 
 GHashTable *
-gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel)
+gl_view_dir_names_full (const char * const *layers, gsize n_layers, const char *rel, GlViewFlags flags)
 {
   g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) gone = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto(ViewDir) dir = { 0 };
 
-  for (gsize i = 0; i < n_layers; i++)
+  switch (view_walk (layers, n_layers, rel, flags, 0, NULL, &dir))
     {
-      gboolean opaque;
-      int dfd = -1;
+    case GL_VIEW_ABSENT:
+      return g_steal_pointer (&names);
+    case GL_VIEW_UNKNOWN:
+      return NULL;
+    case GL_VIEW_FILE:
+      break;
+    }
+  /* top first: a name shows from the top layer that has it */
+  for (gsize i = 0; i < dir.n; i++)
+    {
       DIR *d;
       struct dirent *e;
 
-      if (layers[i] == NULL)
+      if (dir.fds[i] < 0)
         continue;
-      switch (gl_layer_open_dir (layers[i], rel, &dfd, &opaque))
-        {
-        case GL_LAYER_NONE:
-          continue;
-        case GL_LAYER_HIDES:
-          return g_steal_pointer (&names);
-        case GL_LAYER_UNKNOWN:
-          return NULL;
-        case GL_LAYER_DIR:
-          break;
-        }
-      if ((d = fdopendir (dfd)) == NULL)
-        {
-          close (dfd);
-          return NULL;
-        }
+      if ((d = fdopendir (dir.fds[i])) == NULL)
+        return NULL;
+      dir.fds[i] = -1;
       while ((e = readdir (d)) != NULL)
         {
           struct stat st;
@@ -595,8 +828,12 @@ gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel)
             g_hash_table_add (names, g_strdup (e->d_name));
         }
       closedir (d);
-      if (opaque)
-        break;
     }
   return g_steal_pointer (&names);
+}
+
+GHashTable *
+gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel)
+{
+  return gl_view_dir_names_full (layers, n_layers, rel, GL_VIEW_NO_FLAGS);
 }

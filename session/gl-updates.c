@@ -11,10 +11,6 @@
 #include "gl-fsutil.h"
 
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <sys/xattr.h>
-#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -33,139 +29,27 @@ gl_updates_sandbox_layers (GlSandbox *sandbox)
 
 /* --- the view: layers, top first, read as overlayfs shows them --- */
 
-/* An opaque directory of an upper layer hides the lower layers' one
- * (overlayfs marks it with trusted.overlay.opaque, or user.overlay.opaque
- * in a user namespace; the trusted one is readable only with
- * CAP_SYS_ADMIN — without it, we see through, as the best we can). */
-static gboolean
-is_opaque_dir (const char *path)
-{
-  char v[2];
-
-  return lgetxattr (path, "user.overlay.opaque", v, sizeof v) == 1 && v[0] == 'y' ? TRUE
-       : lgetxattr (path, "trusted.overlay.opaque", v, sizeof v) == 1 && v[0] == 'y';
-}
-
-/* The host path of rel (relative to the view's root) in the top layer
- * that has it, following symbolic links inside the view (an absolute
- * target is taken from the view's root, never the host's).  NULL when it
- * does not exist. */
-static char *
-view_resolve (const char * const *layers, const char *rel)
-{
-  g_autofree char *path = g_strdup (rel);
-  guint links = 0;
-
-restart:
-  {
-    g_auto(GStrv) parts = g_strsplit (path, "/", -1);
-    g_autoptr(GString) done = g_string_new (NULL);
-    guint n_layers = g_strv_length ((char **) layers);
-
-    for (guint i = 0; parts[i] != NULL; i++)
-      {
-        const char *c = parts[i];
-        char *found = NULL;
-        guint found_layer = 0;
-        struct stat st;
-
-        if (c[0] == '\0' || strcmp (c, ".") == 0)
-          continue;
-        if (strcmp (c, "..") == 0)
-          {
-            char *slash = strrchr (done->str, '/');
-
-            g_string_truncate (done, slash ? (gsize) (slash - done->str) : 0);
-            continue;
-          }
-        g_string_append_c (done, '/');
-        g_string_append (done, c);
-        for (guint l = 0; l < n_layers; l++)
-          {
-            g_autofree char *p = g_build_filename (layers[l], done->str, NULL);
-
-            if (lstat (p, &st) == 0)
-              {
-                if (gl_is_whiteout (&st))
-                  break;
-                found = g_steal_pointer (&p);
-                found_layer = l;
-                break;
-              }
-          }
-        if (found == NULL)
-          return NULL;
-        /* below an opaque directory, the lower layers are not there */
-        if (S_ISDIR (st.st_mode) && is_opaque_dir (found))
-          n_layers = found_layer + 1;
-        if (S_ISLNK (st.st_mode))
-          {
-            char target[4096];
-            /* a link's target is looked up afresh from the view's root */
-            ssize_t n = readlink (found, target, sizeof target - 1);
-            g_autoptr(GString) rest = g_string_new (NULL);
-
-            g_free (found);
-            if (n <= 0 || ++links > 40)
-              return NULL;
-            target[n] = '\0';
-            for (guint j = i + 1; parts[j] != NULL; j++)
-              {
-                g_string_append_c (rest, '/');
-                g_string_append (rest, parts[j]);
-              }
-            g_free (path);
-            if (target[0] == '/')
-              path = g_strconcat (target, rest->str, NULL);
-            else
-              {
-                char *slash = strrchr (done->str, '/');
-
-                g_string_truncate (done, slash ? (gsize) (slash - done->str) : 0);
-                path = g_strconcat (done->str, "/", target, rest->str, NULL);
-              }
-            goto restart;
-          }
-        if (parts[i + 1] == NULL)
-          return found;
-        g_free (found);
-      }
-    /* the root itself */
-    return g_strdup (layers[0]);
-  }
-}
-
 /* The sandbox's files this reads: its sources, dpkg's state, keyrings */
 #define VIEW_FILE_MAX (64 * 1024 * 1024)
 
-/* view_resolve, for a file to be read: NULL unless it is a regular file
+/* (links are followed inside the view, as the sandbox's own apt follows
+ * them: /etc/apt/trusted.gpg.d/x.gpg -> /usr/share/keyrings/x.gpg) */
+#define VIEW_FLAGS GL_VIEW_FOLLOW_LINKS
+
+/* @rel of the view, read from what the resolver opened: a regular file
  * of at most VIEW_FILE_MAX bytes.  A FIFO would never be written; a link
- * that ends in a device or in /proc (/dev/stdout, /proc/self/fd/N, a
- * terminal, on a view over the host's /) would wait for input or never
- * end.  (The layers never change once a generation is made.) */
-static char *
-view_resolve_file (const char * const *layers, const char *rel)
-{
-  g_autofree char *path = view_resolve (layers, rel);
-  struct stat st;
-
-  if (path == NULL || lstat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > VIEW_FILE_MAX)
-    return NULL;
-  return g_steal_pointer (&path);
-}
-
+ * to a device or to /proc (/dev/stdin, /proc/self/fd/0) is resolved in the
+ * view, never to the caller's own, and is not a regular file there. */
 static gboolean
 view_read (const char * const *layers, const char *rel, char **contents, gsize *len, GError **error)
 {
-  g_autofree char *path = view_resolve_file (layers, rel);
-
-  if (path == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                   "%s: not found in the sandbox, or not a regular file of at most 64 MiB", rel);
-      return FALSE;
-    }
-  return g_file_get_contents (path, contents, len, error);
+  if (gl_view_read_file_full (layers, g_strv_length ((char **) layers), rel, VIEW_FLAGS, VIEW_FILE_MAX,
+                              contents, len) == GL_VIEW_FILE)
+    return TRUE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+               "%s: not found in the sandbox, or not a regular file of at most 64 MiB that can be read",
+               rel);
+  return FALSE;
 }
 
 static int
@@ -178,41 +62,16 @@ compare_strp (gconstpointer a, gconstpointer b)
 static GPtrArray *
 view_list (const char * const *layers, const char *rel)
 {
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) set = gl_view_dir_names_full (layers, g_strv_length ((char **) layers), rel, VIEW_FLAGS);
   GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *dirpath = view_resolve (layers, rel);
+  GHashTableIter iter;
+  gpointer name;
 
-  if (dirpath == NULL)
+  if (set == NULL)
     return names;
-  for (guint l = 0; layers[l] != NULL; l++)
-    {
-      g_autofree char *d = g_build_filename (layers[l], rel, NULL);
-      g_autoptr(GDir) dir = g_dir_open (d, 0, NULL);
-      const char *name;
-      struct stat dst;
-
-      if (dir == NULL)
-        {
-          /* a whiteout of the directory hides it in the layers below */
-          if (lstat (d, &dst) == 0 && gl_is_whiteout (&dst))
-            break;
-          continue;
-        }
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *p = g_build_filename (d, name, NULL);
-          struct stat st;
-
-          if (g_hash_table_contains (seen, name))
-            continue;
-          g_hash_table_add (seen, g_strdup (name));
-          if (lstat (p, &st) == 0 && gl_is_whiteout (&st))
-            continue;
-          g_ptr_array_add (names, g_strdup (name));
-        }
-      if (is_opaque_dir (d))
-        break;
-    }
+  g_hash_table_iter_init (&iter, set);
+  while (g_hash_table_iter_next (&iter, &name, NULL))
+    g_ptr_array_add (names, g_strdup (name));
   g_ptr_array_sort (names, compare_strp);
   return names;
 }
@@ -776,58 +635,72 @@ url_host (const char *uri)
   return g_strndup (p, end - p);
 }
 
-static GStrv
-source_keyrings (const char * const *layers, const GlAptSource *s, const char *cache_dir, GError **error)
+/* The keyring @path of the view, read; NULL where view_read fails */
+static GlAptKeyring *
+view_keyring (const char * const *layers, const char *path)
 {
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_autoptr(GBytes) bytes = NULL;
+
+  if (!view_read (layers, path, &data, &len, NULL))
+    return NULL;
+  bytes = g_bytes_new_take (g_steal_pointer (&data), len);
+  return gl_apt_keyring_new (path, bytes);
+}
+
+/* The keyrings the source's signature is checked against, as its apt
+ * would take them: the inline key, the Signed-By files, or the trusted
+ * ones. */
+static GPtrArray *
+source_keyrings (const char * const *layers, const GlAptSource *s, GError **error)
+{
+  g_autoptr(GPtrArray) rings = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_apt_keyring_free);
 
   if (s->inline_key != NULL)
     {
-      g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, s->inline_key, -1);
-      g_autofree char *name = g_strconcat ("inline-", sum, ".asc", NULL);
-      g_autofree char *path = g_build_filename (cache_dir, name, NULL);
+      g_autoptr(GBytes) key = g_bytes_new (s->inline_key, strlen (s->inline_key));
+      g_autofree char *name = g_strdup_printf ("the Signed-By key of %s", s->where);
 
-      if (!g_file_set_contents_full (path, s->inline_key, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600, error))
-        return NULL;
-      g_strv_builder_add (b, path);
+      g_ptr_array_add (rings, gl_apt_keyring_new (name, key));
     }
   else if (s->signed_by != NULL)
     {
       for (guint i = 0; s->signed_by[i] != NULL; i++)
         {
-          g_autofree char *p = view_resolve_file (layers, s->signed_by[i]);
+          GlAptKeyring *k = view_keyring (layers, s->signed_by[i]);
 
-          if (p == NULL)
+          if (k == NULL)
             {
               g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_KEYRING,
                            "%s: the Signed-By keyring %s does not exist in the sandbox, or is not "
                            "a regular file", s->where, s->signed_by[i]);
               return NULL;
             }
-          g_strv_builder_add (b, p);
+          g_ptr_array_add (rings, k);
         }
     }
   else
     {
       g_autoptr(GPtrArray) names = view_list (layers, "etc/apt/trusted.gpg.d");
-      g_autofree char *main_ring = view_resolve_file (layers, "etc/apt/trusted.gpg");
+      GlAptKeyring *main_ring = view_keyring (layers, "/etc/apt/trusted.gpg");
 
       if (main_ring != NULL)
-        g_strv_builder_add (b, main_ring);
+        g_ptr_array_add (rings, main_ring);
       for (guint i = 0; i < names->len; i++)
         {
           const char *name = names->pdata[i];
-          g_autofree char *rel = g_build_filename ("etc/apt/trusted.gpg.d", name, NULL);
-          g_autofree char *p = NULL;
+          g_autofree char *path = g_build_filename ("/etc/apt/trusted.gpg.d", name, NULL);
+          GlAptKeyring *k = NULL;
 
           if (!g_str_has_suffix (name, ".gpg") && !g_str_has_suffix (name, ".asc"))
             continue;
-          p = view_resolve_file (layers, rel);
-          if (p != NULL)
-            g_strv_builder_add (b, p);
+          k = view_keyring (layers, path);
+          if (k != NULL)
+            g_ptr_array_add (rings, k);
         }
     }
-  return g_strv_builder_end (b);
+  return g_steal_pointer (&rings);
 }
 
 /* The release at dist_url, from the network when it changed, else from
@@ -852,7 +725,7 @@ fetch_release (const char * const *layers, const GlAptSource *s, const char *dis
   g_autoptr(GBytes) raw = NULL;
   g_autoptr(GBytes) signed_text = NULL;
   g_autoptr(GlAptRelease) release = NULL;
-  g_auto(GStrv) keyrings = NULL;
+  g_autoptr(GPtrArray) keyrings = NULL;
   gboolean ok;
 
   if (g_file_get_contents (release_path, &cached_text, &cached_len, NULL))
@@ -882,31 +755,14 @@ fetch_release (const char * const *layers, const GlAptSource *s, const char *dis
       return g_steal_pointer (&cached);
     }
 
-  keyrings = source_keyrings (layers, s, dir, NULL);
+  keyrings = source_keyrings (layers, s, error);
   if (keyrings == NULL)
     {
-      /* the inline key's file goes into dir: create it and try again */
-      g_autoptr(GError) kerr = NULL;
-
-      if (!gl_mkdir_with_parents (dir, 0700, &kerr))
-        {
-          gl_apt_validators_clear (&v);
-          g_set_error (error, kerr->domain, kerr->code,
-                       "%s: %s (the check keeps the source's inline Signed-By key there: make %s a "
-                       "directory you can write, or remove it, it is a cache)", s->where, kerr->message,
-                       cache_dir);
-          return NULL;
-        }
-      keyrings = source_keyrings (layers, s, dir, &kerr);
-      if (keyrings == NULL)
-        {
-          gl_apt_validators_clear (&v);
-          g_propagate_error (error, g_steal_pointer (&kerr));
-          return NULL;
-        }
+      gl_apt_validators_clear (&v);
+      return NULL;
     }
   raw = g_byte_array_free_to_bytes (g_steal_pointer (&body));
-  signed_text = gl_apt_release_verify (raw, (const char * const *) keyrings,
+  signed_text = gl_apt_release_verify (raw, keyrings,
                                        (const char * const *) s->fingerprints, what,
                                        cancellable, error);
   if (signed_text == NULL)

@@ -4,6 +4,8 @@
 
 #include "gl-fsutil.h"
 
+#include <unistd.h>
+
 GlTestTmpdir *
 gl_test_tmpdir_new (const char *tmpl)
 {
@@ -34,4 +36,16 @@ gl_test_write_file (const char *root, const char *rel, const char *text)
 
   g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
   g_assert_true (g_file_set_contents (p, text, -1, NULL));
+}
+
+void
+gl_test_silent_stdin (void)
+{
+  int p[2];
+
+  /* (a subprocess already has it, inherited) */
+  if (g_test_subprocess ())
+    return;
+  g_assert_cmpint (pipe (p), ==, 0);
+  g_assert_cmpint (dup2 (p[0], 0), ==, 0);
 }

@@ -27,4 +27,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlTestTmpdir, gl_test_tmpdir_free)
  * asserts that it worked. */
 void gl_test_write_file (const char *root, const char *rel, const char *text);
 
+/* Makes stdin a pipe whose writer stays open and silent, as a terminal
+ * nobody types into (a g_test_trap_subprocess with
+ * G_TEST_SUBPROCESS_INHERIT_STDIN gets it); call after g_test_init. */
+void gl_test_silent_stdin (void);
+
 G_END_DECLS

@@ -27,12 +27,24 @@ check_message (const char *tree, const char *base)
   return g_strdup (error->message);
 }
 
+/* The check of the view @tree over @base fails, naming @what, saying @says */
+static void
+assert_check_fails (const char *tree, const char *base, const char *what, const char *says)
+{
+  g_autofree char *message = check_message (tree, base);
+
+  g_test_message ("%s", message);
+  g_assert_nonnull (strstr (message, what));
+  g_assert_nonnull (strstr (message, says));
+}
+
 /* The check, as the user, reads the sandbox's apt sources, dpkg status
  * and keyrings through its view.  What a package left there that is not
  * a regular file - a FIFO, a link to /proc/self/fd/0 or /dev/stdin (on a
- * view over the host's /, the user's terminal) - is not read: the check
- * fails at once, naming the file, instead of waiting for good.  (On the
- * old code the first case waited: the subprocess timed out; checked.) */
+ * view over the host's /, the user's terminal) - or a file over 64 MiB
+ * is not read: the check fails at once, naming the file, instead of
+ * waiting for good.  (On the old code the first case waited: the
+ * subprocess timed out; checked.) */
 static void
 test_not_regular (void)
 {
@@ -43,27 +55,24 @@ test_not_regular (void)
       g_autofree char *base = g_build_filename (tmp, "base", NULL);
       g_autofree char *fifo = g_build_filename (tree, "etc/apt/sources.list.d/x.list", NULL);
       g_autofree char *status = g_build_filename (tree, "var/lib/dpkg/status", NULL);
-      g_autofree char *message = NULL;
 
       write_file (base, "etc/apt/sources.list", "deb http://a.example.invalid/debian sid main\n");
       write_file (base, "var/lib/dpkg/status", "Package: dpkg\nStatus: install ok installed\n"
                                                 "Architecture: amd64\nVersion: 1\n");
       write_file (tree, "etc/apt/sources.list.d/placeholder", "");
       g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
-      message = check_message (tree, base);
-      g_test_message ("%s", message);
-      g_assert_nonnull (strstr (message, "etc/apt/sources.list.d/x.list"));
-      g_assert_nonnull (strstr (message, "not a regular file"));
-      g_clear_pointer (&message, g_free);
+      assert_check_fails (tree, base, "etc/apt/sources.list.d/x.list", "not a regular file");
       g_assert_cmpint (g_unlink (fifo), ==, 0);
 
+      /* dpkg's status, larger than the bound (sparse) */
+      write_file (tree, "var/lib/dpkg/status", "");
+      g_assert_cmpint (truncate (status, 64 * 1024 * 1024 + 1), ==, 0);
+      assert_check_fails (tree, base, "dpkg status", "at most 64 MiB");
+      g_assert_cmpint (g_unlink (status), ==, 0);
+
       /* dpkg's status, a link to what is our stdin (a pipe no one writes) */
-      write_file (tree, "var/lib/dpkg/placeholder", "");
       g_assert_cmpint (symlink ("/proc/self/fd/0", status), ==, 0);
-      message = check_message (tree, "/");
-      g_test_message ("%s", message);
-      g_assert_nonnull (strstr (message, "dpkg status"));
-      g_assert_nonnull (strstr (message, "not a regular file"));
+      assert_check_fails (tree, "/", "dpkg status", "not a regular file");
       return;
     }
   {
@@ -77,15 +86,8 @@ test_not_regular (void)
 int
 main (int argc, char **argv)
 {
-  int p[2];
-
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
-  /* our stdin: a pipe we hold the writer of */
-  if (!g_test_subprocess ())
-    {
-      g_assert_cmpint (pipe (p), ==, 0);
-      g_assert_cmpint (dup2 (p[0], 0), ==, 0);
-    }
+  gl_test_silent_stdin ();
   g_test_add_func ("/updates/view-not-regular", test_not_regular);
   return g_test_run ();
 }
