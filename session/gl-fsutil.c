@@ -512,6 +512,11 @@ gl_layer_open_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
 
 /* (as the kernel's MAXSYMLINKS) */
 #define VIEW_MAX_LINKS 40
+/* What one walk may cost, links followed: the path it walks (links
+ * substituted) at most PATH_MAX long, and at most this many components
+ * looked up, each ".." counted (it walks again from the root).  Without
+ * them, links full of ".." (40 of 4 KiB) cost minutes of CPU. */
+#define VIEW_MAX_STEPS 4096
 
 static void (*before_open_hook) (int dfd, const char *name);
 
@@ -685,7 +690,7 @@ view_walk (const char * const *layers, gsize n_layers, const char *rel, GlViewFl
 {
   g_autofree char *path = g_strdup (rel);
   gboolean follow = (flags & GL_VIEW_FOLLOW_LINKS) != 0;
-  guint links = 0;
+  guint links = 0, steps = 0;
 
   for (;;)
     {
@@ -694,6 +699,11 @@ view_walk (const char * const *layers, gsize n_layers, const char *rel, GlViewFl
       g_autofree char *next = NULL;
       guint last = 0;
 
+      if (strlen (path) >= PATH_MAX)
+        {
+          g_debug ("%s: a path of more than %d bytes, links followed", rel, PATH_MAX);
+          return GL_VIEW_UNKNOWN;
+        }
       if (!view_dir_root (dir, layers, n_layers))
         return GL_VIEW_UNKNOWN;
       for (guint i = 0; parts[i] != NULL; i++)
@@ -706,6 +716,11 @@ view_walk (const char * const *layers, gsize n_layers, const char *rel, GlViewFl
 
           if (c[0] == '\0' || g_str_equal (c, "."))
             continue;
+          if (++steps > VIEW_MAX_STEPS)
+            {
+              g_debug ("%s: more than %d components looked up", rel, VIEW_MAX_STEPS);
+              return GL_VIEW_UNKNOWN;
+            }
           if (g_str_equal (c, ".."))
             {
               char *slash = strrchr (done->str, '/');

@@ -54,7 +54,8 @@ typedef enum {
   GL_VIEW_FILE,     /* a regular file, read */
   GL_VIEW_ABSENT,   /* nothing there */
   GL_VIEW_UNKNOWN,  /* anything else: a link or ".." on the way (not
-                     * followed), too many links (followed), not a regular
+                     * followed), too many links (followed) or too long a
+                     * walk through them, not a regular
                      * file, larger than asked, unreadable */
 } GlViewFile;
 
@@ -63,7 +64,9 @@ typedef enum {
   /* Follow symbolic links as a program inside the view would (apt reading
    * its own keyrings), but inside the view: a target is looked up afresh
    * from the view's root (an absolute one, never the host's) or from the
-   * link's directory; ".." stops at the view's root; at most 40 links.
+   * link's directory; ".." stops at the view's root; at most 40 links,
+   * a path (links substituted) shorter than PATH_MAX and 4096 components
+   * looked up (each ".." counted).
    * For readers that run as the user; without it, a link is
    * GL_VIEW_UNKNOWN (root reading an untrusted tree). */
   GL_VIEW_FOLLOW_LINKS = 1 << 0,

@@ -300,6 +300,74 @@ test_not_regular (View *v, gconstpointer data)
   g_test_trap_assert_passed ();
 }
 
+/* Links full of ".." (each walks again from the root) cost a bounded
+ * walk: 40 links of 4 KiB, each leading on through the next, are
+ * refused at once (they took minutes of CPU); one long link within the
+ * bounds is still followed */
+static void
+test_link_dotdots (View *v, gconstpointer data)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(GString) sane = g_string_new (NULL);
+
+      write_file (v->lower, "etc/hostname", "view");
+      write_file (v->upper, "d/placeholder", "");
+      for (guint k = 1; k <= 40; k++)
+        {
+          g_autofree char *rel = g_strdup_printf ("L%u", k);
+          g_autoptr(GString) target = g_string_new (NULL);
+
+          if (k < 40)
+            g_string_append_printf (target, "L%u", k + 1);
+          else
+            g_string_append (target, "d");
+          while (target->len + 3 < 4000)
+            g_string_append (target, "/..");
+          make_link (v->upper, rel, target->str);
+        }
+      make_link (v->upper, "etc/apt/sources.list", "/L1");
+      assert_view (v, "etc/apt/sources.list", GL_VIEW_FOLLOW_LINKS, "(unknown)");
+      g_assert_null (gl_view_dir_names_full (v->layers, 2, "L1", GL_VIEW_FOLLOW_LINKS));
+
+      /* each short enough, but walking 600 directories down and up
+       * again (each ".." walking down again) */
+      {
+        g_autoptr(GString) deep = g_string_new (NULL);
+
+        for (guint i = 0; i < 600; i++)
+          g_string_append (deep, "d/");
+        g_string_append (deep, "f");
+        write_file (v->lower, deep->str, "");
+      }
+      for (guint k = 1; k <= 40; k++)
+        {
+          g_autofree char *rel = g_strdup_printf ("M%u", k);
+          g_autoptr(GString) target = g_string_new (NULL);
+
+          for (guint i = 0; i < 600; i++)
+            g_string_append (target, "d/");
+          for (guint i = 0; i < 600; i++)
+            g_string_append (target, "../");
+          if (k < 40)
+            g_string_append_printf (target, "M%u", k + 1);
+          else
+            g_string_append (target, "etc/hostname");
+          make_link (v->upper, rel, target->str);
+        }
+      assert_view (v, "M1", GL_VIEW_FOLLOW_LINKS, "(unknown)");
+
+      for (guint i = 0; i < 1000; i++)
+        g_string_append (sane, "../");
+      g_string_append (sane, "etc/hostname");
+      make_link (v->upper, "etc/sane", sane->str);
+      assert_view (v, "etc/sane", GL_VIEW_FOLLOW_LINKS, "view");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 static char *swap_to;
 
 /* Puts a link to swap_to where the resolver found a regular file */
@@ -371,6 +439,7 @@ main (int argc, char **argv)
   ADD ("/fsutil/view/link-escape", test_link_escape);
   ADD ("/fsutil/view/link-whiteout", test_link_whiteout);
   ADD ("/fsutil/view/not-regular", test_not_regular);
+  ADD ("/fsutil/view/link-dotdots", test_link_dotdots);
   ADD ("/fsutil/view/swap", test_swap);
 #undef ADD
   return g_test_run ();
