@@ -23,6 +23,12 @@ close_fd (int fd)
 typedef int TreeFd;
 G_DEFINE_AUTO_CLEANUP_FREE_FUNC (TreeFd, close_fd, -1)
 
+/* What one resolution may cost, in components walked: each lstat walks
+ * the path so far from the root.  40 links that walk 2,000 directories
+ * down and back up again ("d/../d/..") cost 11 s of CPU per entry or
+ * icon without it; a real icon path costs tens. */
+#define RESOLVE_MAX_COST (64 * 1024)
+
 /* The path inside @root, relative and without links, or NULL. */
 static char *
 resolve_rel (const char *root, const char *path)
@@ -31,6 +37,7 @@ resolve_rel (const char *root, const char *path)
   g_autoptr(GQueue) todo = g_queue_new ();
   g_auto(GStrv) first = g_strsplit (path, "/", -1);
   guint hops = 0;
+  gsize cost = 0;
 
   for (gsize i = 0; first[i] != NULL; i++)
     g_queue_push_tail (todo, g_strdup (first[i]));
@@ -51,6 +58,11 @@ resolve_rel (const char *root, const char *path)
           continue;
         }
 
+      if ((cost += done->len + 1) > RESOLVE_MAX_COST)
+        {
+          g_queue_free_full (g_steal_pointer (&todo), g_free);
+          return NULL;
+        }
       g_ptr_array_add (done, NULL);
       prefix = g_strjoinv ("/", (GStrv) done->pdata);
       g_ptr_array_remove_index (done, done->len - 1);

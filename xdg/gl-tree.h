@@ -20,8 +20,9 @@ G_BEGIN_DECLS
 
 /* Resolves @path (absolute or relative) inside @root the way the sandbox
  * would see it: symbolic links are followed relative to @root, never out of
- * it.  Returns the host path of the final file, or NULL if it does not
- * exist. */
+ * it (at most 40 links, and a bounded walk: 64 Ki components walked from
+ * the root, one lookup costing its depth).  Returns the host path of the
+ * final file, or NULL if it does not exist or costs more. */
 char *gl_tree_resolve (const char *root, const char *path);
 
 /* Reads the regular file @path inside @root: resolved as

@@ -315,6 +315,59 @@ test_root_resolve (void)
   g_assert_null (gl_tree_resolve (rootfs, "usr/share/pixmaps/loop.png"));
 }
 
+/* Links that walk deep down and back up again ("d/../d/..", each
+ * lookup walking from the root) are refused at once, not followed for
+ * seconds per entry or icon */
+static void
+test_root_resolve_cost (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(TuTree) root = tu_make_tree ();
+      g_autofree char *rootfs = g_build_filename (root, "rootfs", NULL);
+      g_autoptr(GString) deep = g_string_new ("usr/share/deep");
+      g_autofree char *want = NULL;
+      g_autofree char *got = NULL;
+
+      for (guint i = 0; i < 200; i++)
+        g_string_append (deep, "/d");
+      want = g_strconcat (deep->str, "/real.png", NULL);
+      tu_write (rootfs, want, "png");
+      g_string_append (deep, "/d/placeholder");
+      tu_write (rootfs, deep->str, "");
+      g_string_truncate (deep, deep->len - strlen ("/d/placeholder"));
+      for (guint k = 1; k <= 39; k++)
+        {
+          g_autofree char *rel = g_strdup_printf ("%s/L%u", deep->str, k);
+          g_autoptr(GString) target = g_string_new (NULL);
+
+          while (target->len < 4000)
+            g_string_append (target, "d/../");
+          if (k < 39)
+            g_string_append_printf (target, "L%u", k + 1);
+          else
+            g_string_append (target, "real.png");
+          tu_symlink (rootfs, rel, target->str);
+        }
+      /* a link down the same 200 directories (and up and down once) is
+       * followed; the chain is not */
+      {
+        g_autofree char *sane = g_strdup_printf ("/usr/share/deep/../%s", want + strlen ("usr/share/"));
+
+        tu_symlink (rootfs, "usr/share/pixmaps/sane.png", sane);
+      }
+      got = gl_tree_resolve (rootfs, "usr/share/pixmaps/sane.png");
+      g_clear_pointer (&want, g_free);
+      want = g_strdup_printf ("%s/%s/real.png", rootfs, deep->str);
+      g_assert_cmpstr (got, ==, want);
+      g_string_append (deep, "/L1");
+      g_assert_null (gl_tree_resolve (rootfs, deep->str));
+      return;
+    }
+  g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 static char *
 describe_icons (GPtrArray *files, const char *root)
 {
@@ -1010,6 +1063,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/rewrite-rejects", test_rewrite_rejects);
   g_test_add_func ("/export/list-apps", test_list_apps);
   g_test_add_func ("/export/root-resolve", test_root_resolve);
+  g_test_add_func ("/export/root-resolve-cost", test_root_resolve_cost);
   g_test_add_func ("/export/icons", test_icons);
   g_test_add_func ("/export/thunar-merge", test_thunar_merge);
   g_test_add_func ("/export/app-folders", test_app_folders);
