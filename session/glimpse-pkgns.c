@@ -2839,11 +2839,20 @@ main (int argc, char **argv)
       if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
         _exit (WIFEXITED (st) ? WEXITSTATUS (st) : EXIT_SETUP);
       /* (a view that has ended meanwhile, its reason said, reads
-       * nothing: EPIPE, not SIGPIPE; its status is the operation's) */
-      signal (SIGPIPE, SIG_IGN);
-      if (write (mask_go[1], "m", 1) != 1 && errno != EPIPE)
-        die_errno ("cannot start the view");
-      signal (SIGPIPE, SIG_DFL);
+       * nothing: EPIPE, not SIGPIPE; its status is the operation's.
+       * SIGPIPE is then as it was given to us, which may be ignored) */
+      {
+        struct sigaction ignore = { .sa_handler = SIG_IGN }, given;
+        bool ok;
+        sigemptyset (&ignore.sa_mask);
+        if (sigaction (SIGPIPE, &ignore, &given) != 0)
+          die_errno ("sigaction");
+        ok = write (mask_go[1], "m", 1) == 1 || errno == EPIPE;
+        if (!ok)
+          die_errno ("cannot start the view");
+        if (sigaction (SIGPIPE, &given, NULL) != 0)
+          die_errno ("sigaction");
+      }
       close (mask_go[1]);
     }
   if (A.proxy_fd >= 0)

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Integration: glimpse-pkgns's own processes held where no test could reach
+# them otherwise (hold-fork.py: a fork held by ptrace before the new process
+# runs, then stopped for good, or orphaned).  Run over a small base tree with
+# busybox, as test-pkg-isolation.sh's helper cases.  Needs root.
+source "$(dirname "$0")/libpkgtest.sh"
+command -v python3 >/dev/null || skip "python3 is not installed (hold-fork.py)"
+
+range=$(awk -F: '$1=="glimpse" {print $2}' /etc/subuid)
+grange=$(awk -F: '$1=="glimpse" {print $2}' /etc/subgid)
+[ -n "$range" ] && [ -n "$grange" ] || skip "no subordinate range for the glimpse user"
+HOLD=$(dirname "$0")/hold-fork.py
+base=$WORK/base
+mkdir -p "$base"/{bin,etc,proc,dev,sys,tmp,var/lib,usr/sbin}
+cp "$(command -v busybox)" "$base/bin/busybox"
+echo "public" > "$base/etc/public"; chmod 0644 "$base/etc/public"
+# new_op NAME: a fresh operation directory, its path in $op
+new_op () {
+  op=$WORK/$1
+  mkdir -p "$op/upper" "$op/work"
+  chown "$range:$grange" "$op/upper" "$op/work"
+}
+wait_for () { # CONDITION: up to 30 s
+  local i
+  for i in $(seq 300); do eval "$1" && return 0; sleep 0.1; done
+  return 1
+}
+# bit N of the hexadecimal mask MASK is set
+has_bit () { (( (16#$1 >> ($2 - 1)) & 1 )); }
+
+# --- SIGPIPE as glimpse-pkgns was given it: ignored, it stays ignored once
+# the view has its go-ahead (a reset to the default would make a write to a
+# closed stderr kill it instead of failing)
+new_op op-sigpipe
+( trap '' PIPE; exec "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" \
+    -- /bin/busybox sh -c 'echo ran > /ran; exec /bin/busybox sleep 37' ) > "$WORK/out-sigpipe" 2>&1 &
+pkgns=$!
+if check "the command runs" wait_for '[ -e "$op/upper/ran" ]'; then
+  ign=$(awk '$1 == "SigIgn:" { print $2 }' "/proc/$pkgns/status")
+  check_sh "glimpse-pkgns still ignores SIGPIPE, as it was started (SigIgn $ign)" 'has_bit "$ign" 13'
+fi
+kill "$pkgns"; wait "$pkgns"
+
+finish
