@@ -2502,7 +2502,8 @@ run_stage (const char *stage, bool proxied)
  * here until its parent has seen that process succeed (a byte on MASK_GO):
  * nothing of the view that the mask covers is mounted before.  At EOF
  * (the walk failed and said why, or glimpse-pkgns died) the operation
- * ends. */
+ * ends.  Called only where there is a base to mask (not for --tree): a
+ * view without the pipe would mount the base unmasked, so it refuses. */
 static void
 wait_for_mask (void)
 {
@@ -2510,7 +2511,7 @@ wait_for_mask (void)
   ssize_t n;
 
   if (mask_go[0] < 0)
-    return;
+    die ("internal error: no go-ahead for the mask of %s; refusing to build the view", A.base);
   while ((n = read (mask_go[0], &c, 1)) < 0 && errno == EINTR)
     ;
   if (n != 1)
