@@ -1673,6 +1673,7 @@ build_mask (int opfd)
 static pid_t
 start_mask (int opfd)
 {
+  pid_t parent = getpid ();
   pid_t pid = fork ();
 
   if (pid < 0)
@@ -1680,7 +1681,7 @@ start_mask (int opfd)
   if (pid == 0)
     {
       prctl (PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid () == 1)
+      if (getppid () != parent)
         _exit (EXIT_SETUP);
       build_mask (opfd);
       _exit (0);
@@ -1952,19 +1953,22 @@ static int
 make_userns (void)
 {
   int go[2], done[2];
-  pid_t pid;
+  pid_t pid, parent;
   char path[64], map[64];
   int fd;
   char c;
 
   if (pipe2 (go, O_CLOEXEC) != 0 || pipe2 (done, O_CLOEXEC) != 0)
     die_errno ("pipe");
+  parent = getpid ();
   pid = fork ();
   if (pid < 0)
     die_errno ("fork");
   if (pid == 0)
     {
       prctl (PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid () != parent)
+        _exit (1);
       close (go[0]);
       close (done[1]);
       if (unshare (CLONE_NEWUSER) != 0)
@@ -2612,15 +2616,22 @@ mount_overlay_view (int base_mnt)
 }
 
 /* PID 1 of the operation's PID namespace, in its own mount namespace:
- * builds the view, starts the command and reaps until it exits. */
+ * builds the view, starts the command and reaps until it exits.
+ * PARENT_FD: a pidfd of its parent (the view's child of main), which may
+ * have ended before the parent-death signal was set: its parent is outside
+ * the namespace, where getppid () says 0 whoever it is. */
 static void __attribute__((noreturn))
-run_init (int base_mnt, int input_mnt, int cache_mnt)
+run_init (int base_mnt, int input_mnt, int cache_mnt, int parent_fd)
 {
   char *stage = xasprintf ("%s/stage", A.op);
+  struct pollfd parent = { parent_fd, POLLIN, 0 };
   int resolv;
   int st;
 
   prctl (PR_SET_PDEATHSIG, SIGKILL);
+  if (poll (&parent, 1, 0) != 0)
+    _exit (EXIT_SETUP);
+  close (parent_fd);
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
     die_errno ("cannot make the mount namespace private");
   /* (the working directory is the scratch: see main) */
@@ -2732,7 +2743,7 @@ int
 main (int argc, char **argv)
 {
   int userns, base_mnt, opfd, input_mnt, cache_mnt;
-  pid_t pid, walker = -1;
+  pid_t pid, self, walker = -1;
   int st;
 
   if (argc < 1)
@@ -2784,14 +2795,20 @@ main (int argc, char **argv)
 
   if (walker > 0 && pipe2 (mask_go, O_CLOEXEC) != 0)
     die_errno ("pipe");
+  self = getpid ();
   pid = fork ();
   if (pid < 0)
     die_errno ("fork");
   if (pid == 0)
     {
+      int self_fd;
       if (mask_go[1] >= 0)
         close (mask_go[1]);
+      /* (glimpse-pkgns may have ended before this: its parent is then a
+       * subreaper above it, or 1) */
       prctl (PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid () != self)
+        _exit (EXIT_SETUP);
       set_oom_score_adj ("0");
       if (syscall (SYS_setns, userns, CLONE_NEWUSER) != 0)
         die_errno ("cannot enter the package namespace");
@@ -2807,11 +2824,15 @@ main (int argc, char **argv)
       close (opfd);
       if (unshare (CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP) != 0)
         die_errno ("cannot create the package namespaces");
+      self_fd = (int) syscall (SYS_pidfd_open, getpid (), 0);
+      if (self_fd < 0)
+        die_errno ("pidfd_open");
       pid = fork ();
       if (pid < 0)
         die_errno ("fork");
       if (pid == 0)
-        run_init (base_mnt, input_mnt, cache_mnt);
+        run_init (base_mnt, input_mnt, cache_mnt, self_fd);
+      close (self_fd);
       close (base_mnt);
       if (mask_go[0] >= 0)
         close (mask_go[0]);

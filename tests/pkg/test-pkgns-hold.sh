@@ -27,6 +27,19 @@ wait_for () { # CONDITION: up to 30 s
 }
 # bit N of the hexadecimal mask MASK is set
 has_bit () { (( (16#$1 >> ($2 - 1)) & 1 )); }
+# hold OPTION… -- ARG…: glimpse-pkgns ARG… under hold-fork.py; its output in
+# $WORK/out, the held process's pid in $WORK/held, its status (orphan mode,
+# --subreaper) in $WORK/held-status; the helper's status returned.  A
+# machine where no process may trace another skips the test.
+hold () {
+  local rc
+  rm -f "$WORK/held" "$WORK/held-status"
+  python3 "$HOLD" --pid-file "$WORK/held" --status-file "$WORK/held-status" "$@" > "$WORK/out" 2>&1; rc=$?
+  if [ $rc = 3 ] && grep -q "^cannot trace" "$WORK/out"; then
+    skip "$(cat "$WORK/out")"
+  fi
+  return $rc
+}
 
 # --- SIGPIPE as glimpse-pkgns was given it: ignored, it stays ignored once
 # the view has its go-ahead (a reset to the default would make a write to a
@@ -40,5 +53,30 @@ if check "the command runs" wait_for '[ -e "$op/upper/ran" ]'; then
   check_sh "glimpse-pkgns still ignores SIGPIPE, as it was started (SigIgn $ign)" 'has_bit "$ign" 13'
 fi
 kill "$pkgns"; wait "$pkgns"
+
+# --- a process of glimpse-pkgns's whose parent ended before it set its
+# parent-death signal ends at once, also where a subreaper (glimpse, a
+# systemd user manager), not 1, becomes its parent
+new_op op-orphan-walker
+hold --fork 1 --mode orphan --subreaper -- "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" \
+  --op "$op" --walk-cache "$WORK/orphan-walk-cache" -- /bin/busybox sh -c 'echo ran > /ran'
+check_sh "the base's walker, orphaned at its start, ends without walking ($(cat "$WORK/held-status" 2>/dev/null))" \
+  '[ "$(cat "$WORK/held-status")" = "exit 125" ] && [ ! -e "$WORK/orphan-walk-cache" ]'
+# (--tree: the view's child is the second fork, after the user namespace's)
+tree=$WORK/tree
+cp -a "$base" "$tree"
+new_op op-orphan-view
+hold --fork 2 --mode orphan --subreaper -- "$GLIMPSE_PKGNS" --ids "$range:$grange" --tree "$tree" \
+  --op "$op" -- /bin/busybox sh -c 'echo ran > /orphan-ran'
+check_sh "the view's child, orphaned at its start, ends and runs nothing ($(cat "$WORK/held-status" 2>/dev/null))" \
+  '[ "$(cat "$WORK/held-status")" = "exit 125" ] && [ ! -e "$tree/orphan-ran" ]'
+# the namespace's first process, whose parent (the view's child) is killed
+# before it set its parent-death signal: glimpse-pkgns, its subreaper,
+# waits for it, and it must run nothing
+new_op op-orphan-init
+hold --fork 2.1 --mode orphan -- "$GLIMPSE_PKGNS" --ids "$range:$grange" --tree "$tree" \
+  --op "$op" -- /bin/busybox sh -c 'echo ran > /orphan-ran'
+check_sh "the namespace's first process, orphaned at its start, runs nothing" \
+  '[ -s "$WORK/held" ] && [ ! -e "$tree/orphan-ran" ]'
 
 finish
