@@ -1669,7 +1669,10 @@ build_mask (int opfd)
  * (walk_root) live and die there, so this process stays single-threaded
  * for the user namespace calls of its children, and the namespaces and the
  * view's first mounts are made meanwhile (the view waits: wait_for_mask).
- * Its errors are build_mask's own, said by it; main ends with its status. */
+ * Its errors are build_mask's own, said by it; the operation ends with its
+ * status.  It is waited for in supervise(), under the operation's limits. */
+static void set_oom_score_adj (const char *value);
+
 static pid_t
 start_mask (int opfd)
 {
@@ -1683,6 +1686,8 @@ start_mask (int opfd)
       prctl (PR_SET_PDEATHSIG, SIGKILL);
       if (getppid () != parent)
         _exit (EXIT_SETUP);
+      /* (not glimpse-pkgns's -1000: the OOM killer may take it) */
+      set_oom_score_adj ("0");
       build_mask (opfd);
       _exit (0);
     }
@@ -1809,7 +1814,8 @@ limit_reached (bool running)
 }
 
 /* Kills the whole operation: the PID namespace's first process (the
- * kernel kills the rest of the namespace with it) and CHILD, its parent. */
+ * kernel kills the rest of the namespace with it) and CHILD, its parent.
+ * WHY: the limit reached, or NULL where the operation fails otherwise. */
 static void
 stop_operation (pid_t child, const char *why)
 {
@@ -1833,32 +1839,94 @@ stop_operation (pid_t child, const char *why)
   stopped_by = why;
 }
 
+/* The view's go-ahead (wait_for_mask): the walk is done.  A view that
+ * has ended meanwhile, its reason said, reads nothing: EPIPE, not SIGPIPE;
+ * its status is the operation's.  SIGPIPE is then as it was given to us,
+ * which may be ignored. */
+static void
+mask_go_ahead (void)
+{
+  struct sigaction ignore = { .sa_handler = SIG_IGN }, given;
+  bool ok;
+
+  sigemptyset (&ignore.sa_mask);
+  if (sigaction (SIGPIPE, &ignore, &given) != 0)
+    die_errno ("sigaction");
+  ok = write (mask_go[1], "m", 1) == 1 || errno == EPIPE;
+  if (!ok)
+    die_errno ("cannot start the view");
+  if (sigaction (SIGPIPE, &given, NULL) != 0)
+    die_errno ("sigaction");
+}
+
 /* The parent's loop, as the host's root, while the operation runs:
  * stops the operation at a limit, and returns the wait status of CHILD
- * when it ends. */
+ * when it ends.  WALKER (or -1): the base's walker (start_mask), which
+ * runs under the same limits: when it has succeeded, the view gets its
+ * go-ahead; when it failed (having said why), the operation is ended, with
+ * its status. */
 static int
-supervise (pid_t child)
+supervise (pid_t child, pid_t walker)
 {
   int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
+  int walker_fd = walker > 0 ? (int) syscall (SYS_pidfd_open, walker, 0) : -1;
   bool limited = A.n_cgroups > 0 || A.max_seconds > 0 || A.min_free_mib > 0;
+  int walk_failed = -1;   /* the operation's status when the walk failed */
   int st;
 
-  if (pidfd < 0)
+  if (pidfd < 0 || (walker > 0 && walker_fd < 0))
     die_errno ("pidfd_open");
   for (;;)
     {
-      struct pollfd p = { pidfd, POLLIN, 0 };
+      struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { walker_fd, POLLIN, 0 } };
       const char *why;
-      if (poll (&p, 1, limited ? 250 : -1) < 0)
+      if (poll (p, walker_fd >= 0 ? 2 : 1, limited ? 250 : -1) < 0)
         {
           if (errno == EINTR)
             continue;
           die_errno ("poll");
         }
       if (limited && stopped_by == NULL && (why = limit_reached (true)) != NULL)
-        stop_operation (child, why);
-      if (p.revents & POLLIN)
+        {
+          stop_operation (child, why);
+          if (walker_fd >= 0)
+            kill (walker, SIGKILL);
+        }
+      if (walker_fd >= 0 && (p[1].revents & POLLIN))
+        {
+          int wst;
+          while (waitpid (walker, &wst, 0) < 0)
+            if (errno != EINTR)
+              die_errno ("waitpid");
+          close (walker_fd);
+          walker_fd = -1;
+          if (stopped_by != NULL)
+            ;   /* killed at a limit: the operation is ending */
+          else if (WIFSIGNALED (wst))
+            {
+              fprintf (stderr, "%s: the walk of %s was killed (signal %d)\n", prog, A.base,
+                       WTERMSIG (wst));
+              walk_failed = EXIT_SETUP;
+            }
+          else if (!WIFEXITED (wst) || WEXITSTATUS (wst) != 0)
+            walk_failed = WIFEXITED (wst) ? WEXITSTATUS (wst) : EXIT_SETUP;
+          else
+            mask_go_ahead ();
+          /* (on a failure the view, waiting at mask_go, reads EOF: nothing
+           * is mounted over the base; it is killed all the same) */
+          close (mask_go[1]);
+          mask_go[1] = -1;
+          if (walk_failed >= 0)
+            stop_operation (child, NULL);
+        }
+      if (p[0].revents & POLLIN)
         break;
+    }
+  /* a view that ended before the walk did: the walk is of no use */
+  if (walker_fd >= 0)
+    {
+      kill (walker, SIGKILL);
+      close (walker_fd);
     }
   if (waitpid (child, &st, 0) < 0)
     die_errno ("waitpid");
@@ -1881,6 +1949,8 @@ supervise (pid_t child)
       fprintf (stderr, "%s: the operation was stopped at its limit (%s)\n", prog, stopped_by);
       _exit (EXIT_LIMIT);
     }
+  if (walk_failed >= 0)
+    _exit (walk_failed);
   return st;
 }
 
@@ -2848,40 +2918,15 @@ main (int argc, char **argv)
   close (userns);
   if (mask_mnt >= 0)
     close (mask_mnt);
+  /* (the view's end of the go-ahead; ours is written in supervise(),
+   * once the walker has succeeded) */
   if (walker > 0)
-    {
-      /* The mask complete, or the operation ends here (the walker said
-       * why; the view, waiting at mask_go, is never mounted) */
-      close (mask_go[0]);
-      while (waitpid (walker, &st, 0) < 0)
-        if (errno != EINTR)
-          die_errno ("waitpid");
-      if (WIFSIGNALED (st))
-        die ("the walk of %s was killed (signal %d)", A.base, WTERMSIG (st));
-      if (!WIFEXITED (st) || WEXITSTATUS (st) != 0)
-        _exit (WIFEXITED (st) ? WEXITSTATUS (st) : EXIT_SETUP);
-      /* (a view that has ended meanwhile, its reason said, reads
-       * nothing: EPIPE, not SIGPIPE; its status is the operation's.
-       * SIGPIPE is then as it was given to us, which may be ignored) */
-      {
-        struct sigaction ignore = { .sa_handler = SIG_IGN }, given;
-        bool ok;
-        sigemptyset (&ignore.sa_mask);
-        if (sigaction (SIGPIPE, &ignore, &given) != 0)
-          die_errno ("sigaction");
-        ok = write (mask_go[1], "m", 1) == 1 || errno == EPIPE;
-        if (!ok)
-          die_errno ("cannot start the view");
-        if (sigaction (SIGPIPE, &given, NULL) != 0)
-          die_errno ("sigaction");
-      }
-      close (mask_go[1]);
-    }
+    close (mask_go[0]);
   if (A.proxy_fd >= 0)
     close (A.proxy_fd);
   if (input_mnt >= 0)
     close (input_mnt);
   if (cache_mnt >= 0)
     close (cache_mnt);
-  return status_code (supervise (pid));
+  return status_code (supervise (pid, walker));
 }

@@ -4,7 +4,8 @@
 # before it runs a single instruction of its own; every other process is let
 # go untraced.  Then, by --mode:
 #   stop    the held process is stopped for good (SIGSTOP, untraced): a child
-#           that never finishes, whatever it was doing
+#           that never finishes, whatever it was doing; with --syscalls N,
+#           once it has made N system calls
 #   orphan  the held process's parent is killed (SIGKILL) before the held
 #           process runs: it starts as an orphan (this program, with
 #           --subreaper, is then its subreaper, as `glimpse` or a systemd
@@ -17,7 +18,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 import argparse, ctypes, os, signal, sys
 
-PTRACE_CONT, PTRACE_DETACH = 7, 17
+PTRACE_CONT, PTRACE_DETACH, PTRACE_SYSCALL, PTRACE_SETOPTIONS = 7, 17, 24, 0x4200
+PTRACE_O_TRACESYSGOOD = 0x1
 PTRACE_GETEVENTMSG, PTRACE_SEIZE, PTRACE_INTERRUPT = 0x4201, 0x4206, 0x4207
 PTRACE_O_TRACEFORK = 0x2
 PTRACE_EVENT_FORK, PTRACE_EVENT_STOP = 1, 128
@@ -45,6 +47,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--fork", required=True, help="N or N.J")
 ap.add_argument("--mode", choices=("stop", "orphan"), default="stop")
 ap.add_argument("--subreaper", action="store_true")
+ap.add_argument("--syscalls", type=int, default=0)
 ap.add_argument("--pid-file", required=True)
 ap.add_argument("--status-file")
 ap.add_argument("program", nargs=argparse.REMAINDER)
@@ -172,6 +175,19 @@ if held is not None:
         traced.discard(pid)
         done.add(pid)
     if a.mode == "stop":
+        ptrace(PTRACE_SETOPTIONS, held, 0, PTRACE_O_TRACESYSGOOD)
+        stops = sig = 0
+        while stops < 2 * a.syscalls:
+            ptrace(PTRACE_SYSCALL, held, 0, sig)
+            pid, st = os.waitpid(held, WALL)
+            sig = 0
+            if not os.WIFSTOPPED(st):
+                sys.stderr.write("hold-fork: the held process ended (%s)\n" % describe(st))
+                break
+            if os.WSTOPSIG(st) == signal.SIGTRAP | 0x80:
+                stops += 1
+            elif (st >> 16) == 0:
+                sig = os.WSTOPSIG(st)   # (a signal for it: delivered as it goes on)
         os.kill(held, signal.SIGSTOP)
         ptrace(PTRACE_DETACH, held)
     else:

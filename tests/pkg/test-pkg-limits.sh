@@ -90,6 +90,33 @@ limited glimpse-sleeper MaxSeconds=8 "it ran for its limit of 8 seconds"
 free_mib=$(( $(stat -f -c '%a * %S' "$GL_STORE") / 1048576 ))
 limited glimpse-sleeper MinFreeMiB=$((free_mib + 100000)) "the sandbox store's file system had less than its floor of $((free_mib + 100000)) MiB free"
 
+# The walk of the base (glimpse-pkgns's walker, before anything of the
+# sandbox runs) is under the limits too: a walk that never ends (held by
+# hold-fork.py once it has started) is stopped at MaxSeconds=, and Ctrl-C
+# ends it as it ends any operation
+hold=$(cd "$(dirname "$0")" && pwd)/hold-fork.py
+if python3 "$hold" --pid-file "$WORK/held" --fork 1 -- true > "$WORK/out" 2>&1 || [ $? != 3 ]; then
+  printf '#!/bin/sh\nexec %s %s --pid-file %s --fork 1 --syscalls 10 -- %s "$@"\n' "$(command -v python3)" \
+    "$hold" "$WORK/held" "$GLIMPSE_PKGNS" > "$WORK/pkgns-stuck-walk"
+  chmod 755 "$WORK/pkgns-stuck-walk"
+  rm -f "$WORK/held"
+  GLIMPSE_PKGNS=$WORK/pkgns-stuck-walk limited glimpse-sleeper MaxSeconds=3 "it ran for its limit of 3 seconds"
+  check_sh "[walk] … which it reached while its walk of the base was held" \
+    '[ -s "$WORK/held" ] && ! grep -q "Setting up glimpse-sleeper" "$WORK/out"'
+  rm -f "$GLIMPSE_CONF" "$WORK/held"
+  gen=$(gl_current "$id")
+  GLIMPSE_PKGNS=$WORK/pkgns-stuck-walk "$GLIMPSE" install "$id" glimpse-sleeper > "$WORK/out-walk" 2>&1 &
+  pid=$!
+  check "[walk] the walk is held" wait_for '[ -s "$WORK/held" ] && ps -o stat= -p "$(cat "$WORK/held")" | grep_quiet "^T"'
+  kill -INT "$pid"; wait "$pid"; rc=$?
+  check_sh "[walk] Ctrl-C ends the operation (status $rc), saying so and that nothing changed" \
+    '[ $rc -eq 130 ] && grep -q "Interrupted.*unchanged" "$WORK/out-walk"'
+  check_sh "[walk] the sandbox keeps generation $gen" '[ "$(gl_current "$id")" = "$gen" ]'
+  check "[walk] nothing of it keeps running" wait_for '! left_running'
+else
+  skip_case "a stuck walk of the base" "$(cat "$WORK/out")"
+fi
+
 printf '[Packages]\nMaxTasks=lots\n' > "$GLIMPSE_CONF"
 refused "a setting that is not a number is named" 'MaxTasks= in the \[Packages\] group of .* is “lots”, not a number' \
   "$GLIMPSE" install "$id" glimpse-sleeper

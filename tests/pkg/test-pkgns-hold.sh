@@ -54,6 +54,52 @@ if check "the command runs" wait_for '[ -e "$op/upper/ran" ]'; then
 fi
 kill "$pkgns"; wait "$pkgns"
 
+# --- the base's walker runs under the operation's limits: one that never
+# finishes (stopped, once it has made a few system calls) is stopped at
+# --max-seconds, or at --min-free-mib, with the view never mounted over the
+# base and nothing of the command run
+walker_stuck () { # LIMIT WANT-STOPPED-BY: a stuck walk and that limit
+  local limit=$1 want=$2 rc t0=$SECONDS
+  new_op "op-stuck-$want"
+  timeout -s KILL 30 python3 "$HOLD" --pid-file "$WORK/held" --fork 1 --syscalls 10 -- \
+    "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" $limit \
+    -- /bin/busybox sh -c 'echo ran > /ran' > "$WORK/out" 2>&1; rc=$?
+  [ $rc = 3 ] && grep -q "^cannot trace" "$WORK/out" && skip "$(cat "$WORK/out")"
+  check_sh "a stuck walk is stopped at $limit (status $rc after $((SECONDS - t0)) s)" \
+    '[ $rc = 124 ] && [ "$(cat "$op/stopped-by" 2>/dev/null)" = "$want" ] && grep -q "stopped at its limit ($want)" "$WORK/out"'
+  check_sh "… the command never ran" '[ ! -e "$op/upper/ran" ]'
+  check_sh "… and the walker is gone" '[ -s "$WORK/held" ] && [ ! -e "/proc/$(cat "$WORK/held")" ]'
+}
+walker_stuck "--max-seconds 2" time
+walker_stuck "--min-free-mib 2000000000" disk
+# a walk that fails ends the operation with its status, the command not run
+new_op op-walk-killed
+python3 "$HOLD" --pid-file "$WORK/held" --fork 1 --syscalls 10 -- \
+  "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" \
+  -- /bin/busybox sh -c 'echo ran > /ran' > "$WORK/out" 2>&1 &
+helper=$!
+if check "the walker is held" wait_for '[ -s "$WORK/held" ] && grep -q "^T" <(ps -o stat= -p "$(cat "$WORK/held")")'; then
+  kill -KILL "$(cat "$WORK/held")"
+fi
+wait "$helper"; rc=$?
+check_sh "a walker killed ends the operation, saying so (status $rc)" \
+  '[ $rc = 125 ] && grep -q "the walk of $base was killed (signal 9)" "$WORK/out"'
+check_sh "… the command never ran" '[ ! -e "$op/upper/ran" ]'
+# the walker's OOM score is the command's (0), not glimpse-pkgns's -1000
+# (nor, where that cannot be set, what glimpse-pkgns was started with)
+new_op op-walker-oom
+( echo 500 > /proc/self/oom_score_adj; exec python3 "$HOLD" --pid-file "$WORK/held" --fork 1 --syscalls 10 -- \
+  "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" \
+  -- /bin/busybox sh -c 'echo ran > /ran' ) > "$WORK/out" 2>&1 &
+helper=$!
+if check "the walker is held" wait_for '[ -s "$WORK/held" ] && grep -q "^T" <(ps -o stat= -p "$(cat "$WORK/held")")'; then
+  adj=$(cat "/proc/$(cat "$WORK/held")/oom_score_adj")
+  check_sh "the walker's oom_score_adj is 0, not glimpse-pkgns's (it is $adj)" '[ "$adj" = 0 ]'
+  kill -TERM "$(pgrep -P "$helper" -x glimpse-pkgns)"
+fi
+wait "$helper"
+check_sh "… a SIGTERM to glimpse-pkgns during the walk ends it, the command never run" '[ ! -e "$op/upper/ran" ]'
+
 # --- a process of glimpse-pkgns's whose parent ended before it set its
 # parent-death signal ends at once, also where a subreaper (glimpse, a
 # systemd user manager), not 1, becomes its parent
