@@ -62,6 +62,44 @@ is_other_mount (const Place *top, const Place *here)
   return here->dev != top->dev || here->mount_root;
 }
 
+static void (*before_chmod_hook) (int dfd, const char *name);
+
+void
+gl_rm_rf_set_before_chmod_hook (void (*hook) (int dfd, const char *name))
+{
+  before_chmod_hook = hook;
+}
+
+/* Makes NAME in DFD, a directory its owner may not read (overlayfs leaves
+ * work/work at mode 0), readable by its owner (0700) -- never through a
+ * link, and never anything but a directory, though NAME may have been
+ * swapped since it was looked at: it is opened O_PATH | O_NOFOLLOW |
+ * O_DIRECTORY (a link or a file there is refused) and the mode set on what
+ * was opened, through /proc/self/fd (fchmod takes no O_PATH descriptor).
+ * That is what glibc's fchmodat (…, AT_SYMLINK_NOFOLLOW) does where it
+ * has no fchmodat2 (glibc 2.36: a link EOPNOTSUPP), save that it would
+ * chmod a regular file swapped in (a hard link to a file of someone
+ * else's).  Plain fchmodat follows a link. */
+static gboolean
+chmod_dir_nofollow (int dfd, const char *name, mode_t mode)
+{
+  char path[64];
+  int fd, saved;
+  gboolean ok;
+
+  if (before_chmod_hook != NULL)
+    before_chmod_hook (dfd, name);
+  fd = openat (dfd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  g_snprintf (path, sizeof path, "/proc/self/fd/%d", fd);
+  ok = chmod (path, mode) == 0;
+  saved = errno;
+  close (fd);
+  errno = saved;
+  return ok;
+}
+
 static gboolean
 rm_rf_at (int dfd, const char *name, const char *shown, const Place *top, guint64 *freed,
           GCancellable *cancellable, GError **error)
@@ -101,7 +139,7 @@ rm_rf_at (int dfd, const char *name, const char *shown, const Place *top, guint6
 
   fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   /* overlayfs leaves work/work at mode 0; its owner may still delete it */
-  if (fd < 0 && errno == EACCES && fchmodat (dfd, name, 0700, 0) == 0)
+  if (fd < 0 && errno == EACCES && chmod_dir_nofollow (dfd, name, 0700))
     fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return set_errno_error (error, errno, "Cannot open", shown);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
-#include "gl-fsutil.h"
+#include "gl-fsutil-private.h"
 #include "gl-reclaim.h"
 #include "gl-store.h"
 #include "gl-test-skip.h"
@@ -311,6 +311,89 @@ test_rm_rf (void)
   g_assert_false (g_file_test (base, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (keep_file, G_FILE_TEST_EXISTS));  /* the link was not followed */
   g_assert_true (gl_rm_rf (base, NULL, &error));  /* missing: fine */
+}
+
+/* The link gl_rm_rf finds where it had found a directory (below) */
+static const char *swap_target;
+static gboolean swapped;
+
+/* (the hook before gl_rm_rf's chmod) the directory NAME swapped for a
+ * link to swap_target, once, as its owner could between two calls */
+static void
+swap_for_link (int dfd, const char *name)
+{
+  g_autofree char *moved = g_strconcat (name, "-moved", NULL);
+
+  swapped = TRUE;
+  gl_rm_rf_set_before_chmod_hook (NULL);
+  g_assert_cmpint (renameat (dfd, name, dfd, moved), ==, 0);
+  g_assert_cmpint (symlinkat (swap_target, dfd, name), ==, 0);
+}
+
+/* A directory its owner may not read (overlayfs's work/work, mode 0) is
+ * made readable and removed; where a link has taken its place by the time
+ * it is made readable, the link is not followed: what it points to keeps
+ * its mode.  As an ordinary user (root reads such a directory anyway): in
+ * a subprocess, as nobody where the test runs as root. */
+static void
+test_rm_rf_unreadable (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *top = NULL, *tree = NULL, *dir = NULL, *file = NULL, *outside = NULL;
+  struct stat st;
+
+  if (!g_test_subprocess ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  if (geteuid () == 0)
+    {
+      /* (in /tmp: the test's TMPDIR is root's alone) */
+      top = g_build_filename ("/tmp", "gl-rm-rf-XXXXXX", NULL);
+      g_assert_nonnull (g_mkdtemp (top));
+      if (chown (top, 65534, 65534) != 0 || setgroups (0, NULL) != 0
+          || setresgid (65534, 65534, 65534) != 0 || setresuid (65534, 65534, 65534) != 0)
+        {
+          g_assert_cmpint (rmdir (top), ==, 0);
+          g_test_skip ("cannot become nobody (65534)");
+          return;
+        }
+    }
+  else
+    {
+      top = g_dir_make_tmp ("gl-rm-rf-XXXXXX", &error);
+      g_assert_no_error (error);
+    }
+  tree = g_build_filename (top, "tree", NULL);
+  dir = g_build_filename (tree, "work", NULL);
+  file = g_build_filename (dir, "file", NULL);
+  outside = g_build_filename (top, "outside", NULL);
+
+  /* a directory of mode 0 goes */
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (file, "x", -1, NULL));
+  g_assert_cmpint (chmod (dir, 0), ==, 0);
+  g_assert_true (gl_rm_rf (tree, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (tree, G_FILE_TEST_EXISTS));
+
+  /* swapped for a link to a file of the user's: not followed */
+  g_assert_true (g_file_set_contents (outside, "mine", -1, NULL));
+  g_assert_cmpint (chmod (outside, 0600), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_cmpint (chmod (dir, 0), ==, 0);
+  swap_target = "../outside";
+  gl_rm_rf_set_before_chmod_hook (swap_for_link);
+  (void) gl_rm_rf (tree, NULL, &error);   /* (it may fail: the tree changed under it) */
+  g_clear_error (&error);
+  g_assert_true (swapped);   /* the swap was made */
+  g_assert_cmpint (lstat (outside, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 07777, ==, 0600);
+
+  g_assert_true (gl_rm_rf (top, NULL, &error));
+  g_assert_no_error (error);
 }
 
 /* gl_rm_rf_freed counts what gl_reclaim_size would have: the tree's
@@ -683,6 +766,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/lock", test_lock);
   g_test_add_func ("/store/rm-rf", test_rm_rf);
   g_test_add_func ("/store/rm-rf-freed", test_rm_rf_freed);
+  g_test_add_func ("/store/rm-rf-unreadable", test_rm_rf_unreadable);
   g_test_add_func ("/store/rm-rf-bind", test_rm_rf_bind);
   g_test_add_func ("/store/system-generation", test_system_generation);
   g_test_add_func ("/store/watch-dirs", test_watch_dirs);
