@@ -2811,7 +2811,15 @@ run_in_view (ViewNs *ns, int view_lock, char *const *command, int pid1_go)
         continue;
       if (si.ssi_signo != SIGCHLD)
         {
-          if (si.ssi_code != SI_KERNEL)
+          /* A signal a process sent us (the terminal's own reach the
+           * app's group without us) goes to the app's process group, as
+           * a terminal's would: what the app started gets it too.  Sent
+           * to the app alone, a script's children outlived it in a view
+           * another launch holds, kept our caller waiting on the output
+           * they held, and went on (a stopped update check's fetch).
+           * The group is the app's once it has made it (app_main); until
+           * then, the app alone. */
+          if (si.ssi_code != SI_KERNEL && kill (-app, (int) si.ssi_signo) != 0)
             kill (app, (int) si.ssi_signo);
           continue;
         }
