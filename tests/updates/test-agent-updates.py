@@ -29,16 +29,15 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import aptrepo  # noqa: E402
+from dripserver import DripServer  # noqa: E402
 
 GLIMPSE = os.environ.get("GLIMPSE")
 SESSION = os.environ.get("GLIMPSE_SESSION")
@@ -73,51 +72,6 @@ if not GLIMPSE or not SESSION:
 tmp = tempfile.mkdtemp(prefix="glimpse-agent-updates-")
 procs = []
 CHECK_TIMEOUT = 5   # s, the agent's bound on one check (updates.conf CheckTimeout)
-
-
-class DripServer:
-    """Accepts, answers 200 without a length, then sends 40 bytes every
-    0.1 s (400 B/s) until the client goes; counts the connections open
-    and the ones the client closed."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.lock = threading.Lock()
-        self.open = self.closed = 0
-        threading.Thread(target=self.accept, daemon=True).start()
-
-    def accept(self):
-        while True:
-            conn, _ = self.sock.accept()
-            threading.Thread(target=self.drip, args=(conn,), daemon=True).start()
-
-    def drip(self, conn):
-        with self.lock:
-            self.open += 1
-        try:
-            request = b""
-            while b"\r\n\r\n" not in request:
-                chunk = conn.recv(4096)
-                if not chunk:
-                    raise OSError("closed before the request was complete")
-                request += chunk
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n")
-            while True:
-                conn.sendall(b"x" * 40)
-                time.sleep(0.1)
-        except OSError:
-            pass
-        conn.close()
-        with self.lock:
-            self.open -= 1
-            self.closed += 1
-
-    def counts(self):
-        with self.lock:
-            return self.open, self.closed
 
 
 def cleanup():

@@ -16,6 +16,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 : "${UPDATES_CHECK:?set UPDATES_CHECK to the built updates-check}"
 source "$(dirname "$0")/../launcher/libtest.sh"
+source "$(dirname "$0")/../lib/dnf-tree.sh"
 for tool in rpm rpmbuild createrepo_c dnf; do
   command -v "$tool" >/dev/null || skip "$tool is not installed (apt-get install rpm createrepo-c dnf)"
 done
@@ -57,12 +58,7 @@ URL=http://127.0.0.1:$PORT
 id=upd-dnf-$$
 gl_make_sandbox "$id" host dnf
 tree=$GL_STORE/$id/system/1/tree
-mkdir -p "$tree/etc/rpm" "$tree/etc/yum.repos.d" "$tree/etc/dnf" "$tree/var/lib/rpm"
-printf 'NAME="Fedora Linux"\nID=fedora\nVERSION_ID=40\n' > "$tree/etc/os-release"
-echo '%_dbpath /var/lib/rpm' > "$tree/etc/rpm/macros.dbpath"
-printf '[main]\ngpgcheck=0\n' > "$tree/etc/dnf/dnf.conf"
-printf '[glimpse-test]\nname=Glimpse test\nbaseurl=%s/rpms\ngpgcheck=0\n' "$URL" > "$tree/etc/yum.repos.d/glimpse-test.repo"
-rpm --root "$tree" --dbpath /var/lib/rpm --initdb &&
+gl_dnf_tree "$tree" glimpse-test "$URL/rpms" &&
   rpm --root "$tree" --dbpath /var/lib/rpm -i --justdb --nodeps --noscripts --force-debian "$WORK"/old/*.rpm 2>/dev/null
 check_sh "the sandbox's rpm database has the old packages" \
   '[ "$(rpm --root "$tree" --dbpath /var/lib/rpm -qa | sort | tr "\n" " ")" = "glimpse-epoch-2.0-1.noarch glimpse-hello-1.0-1.noarch glimpse-same-1.0-1.noarch " ]'
