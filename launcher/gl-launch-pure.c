@@ -4,7 +4,9 @@
 #include "gl-launch-pure.h"
 #include "gl-launch-die.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 const GlLaunchLayer gl_launch_layers[] = {
   { "home", NULL }, { "tmp", "/tmp" }, { "var-tmp", "/var/tmp" },
@@ -328,4 +330,107 @@ gl_launch_printable_name (char *name)
   for (char *c = name; *c; c++)
     if ((unsigned char) *c < 0x20 || (unsigned char) *c >= 0x7f)
       *c = '?';
+}
+
+static bool
+is_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+GlLaunchPasswdFirst
+gl_launch_nsswitch_passwd (const char *text)
+{
+  GlLaunchPasswdFirst first = GL_LAUNCH_PASSWD_OTHER;
+  int n_lines = 0;
+  const char *p = text;
+
+  while (p != NULL && *p != '\0')
+    {
+      const char *end = strchr (p, '\n');
+      const char *hash = memchr (p, '#', end ? (size_t) (end - p) : strlen (p));
+      const char *lim = hash ? hash : end ? end : p + strlen (p);
+      const char *s, *w;
+
+      /* (glibc: a '#' starts a comment anywhere; database names are
+       * matched without regard to case) */
+      while (p < lim && is_blank (*p))
+        p++;
+      if (lim - p >= 6 && strncasecmp (p, "passwd", 6) == 0)
+        {
+          s = p + 6;
+          while (s < lim && is_blank (*s))
+            s++;
+          if (s < lim && *s == ':')
+            {
+              n_lines++;
+              first = GL_LAUNCH_PASSWD_OTHER;
+              s++;
+              while (s < lim && is_blank (*s))
+                s++;
+              w = s;
+              while (s < lim && !is_blank (*s) && *s != '[')
+                s++;
+              if (s - w == 5 && strncmp (w, "files", 5) == 0)
+                first = GL_LAUNCH_PASSWD_FILES;
+              else if (s - w == 6 && strncmp (w, "compat", 6) == 0)
+                first = GL_LAUNCH_PASSWD_COMPAT;
+              while (s < lim && is_blank (*s))
+                s++;
+              if (s < lim && *s == '[')
+                first = GL_LAUNCH_PASSWD_OTHER;
+            }
+        }
+      p = end ? end + 1 : NULL;
+    }
+  return n_lines == 1 ? first : GL_LAUNCH_PASSWD_OTHER;
+}
+
+static bool
+all_digits (const char *s, size_t len)
+{
+  if (len == 0)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+  return true;
+}
+
+bool
+gl_launch_parse_passwd_line (const char *out, size_t len, unsigned uid,
+                             char **name, char **home, char **shell)
+{
+  const char *field[7];
+  size_t flen[7];
+  const char *p = out, *lim;
+  char want[16];
+  int n = 0;
+
+  if (len == 0 || out[len - 1] != '\n' || memchr (out, '\0', len) != NULL
+      || memchr (out, '\n', len - 1) != NULL)
+    return false;
+  lim = out + len - 1;
+  for (;;)
+    {
+      const char *colon = memchr (p, ':', (size_t) (lim - p));
+      const char *e = colon ? colon : lim;
+      if (n == 7)
+        return false;
+      field[n] = p;
+      flen[n] = (size_t) (e - p);
+      n++;
+      if (colon == NULL)
+        break;
+      p = colon + 1;
+    }
+  snprintf (want, sizeof want, "%u", uid);
+  if (n != 7 || flen[0] == 0
+      || flen[2] != strlen (want) || memcmp (field[2], want, flen[2]) != 0
+      || !all_digits (field[3], flen[3]))
+    return false;
+  *name = xasprintf ("%.*s", (int) flen[0], field[0]);
+  *home = xasprintf ("%.*s", (int) flen[5], field[5]);
+  *shell = xasprintf ("%.*s", (int) flen[6], field[6]);
+  return true;
 }

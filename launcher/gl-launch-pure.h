@@ -72,3 +72,23 @@ char *gl_launch_path_candidate (const char *search_path, const char *command, si
  * neither a C0 nor a UTF-8-encoded C1 control (U+009B is a CSI) gets
  * through. */
 void gl_launch_printable_name (char *name);
+
+/* Where the "passwd:" line of an nsswitch.conf TEXT looks first, when that
+ * is all a lookup of the caller's uid needs to know (see lookup_user):
+ * FILES or COMPAT when that is the line's first service and no action
+ * ("[...]") follows it; OTHER for any other first service, an action, no
+ * passwd line, or more than one. */
+typedef enum {
+  GL_LAUNCH_PASSWD_OTHER,
+  GL_LAUNCH_PASSWD_FILES,
+  GL_LAUNCH_PASSWD_COMPAT,
+} GlLaunchPasswdFirst;
+GlLaunchPasswdFirst gl_launch_nsswitch_passwd (const char *text);
+
+/* The output OUT (LEN bytes) of `getent passwd UID`, read strictly: exactly
+ * one line, ending with a newline, no NUL; seven ':'-separated fields; a
+ * name that is not empty; the uid field the decimal UID, the gid field
+ * digits.  On success sets NAME, HOME, SHELL (new strings; HOME and SHELL
+ * as given, possibly empty) and returns true. */
+bool gl_launch_parse_passwd_line (const char *out, size_t len, unsigned uid,
+                                  char **name, char **home, char **shell);

@@ -3022,6 +3022,19 @@ sanitize_fds (void)
       close (fd);
 }
 
+/* The caller's name, home and shell (L.user, L.home, L.shell) from the
+ * password database, by uid; never from $HOME or $USER. */
+static void
+set_user (const char *name, const char *home, const char *shell)
+{
+  L.user = xstrdup (name);
+  L.home = xstrdup (home && home[0] ? home : "/");
+  L.shell = xstrdup (shell && shell[0] ? shell : "/bin/sh");
+  while (strlen (L.home) > 1 && L.home[strlen (L.home) - 1] == '/')
+    L.home[strlen (L.home) - 1] = '\0';
+}
+
+#ifndef GL_LAUNCH_GETENT
 static void
 lookup_user (void)
 {
@@ -3032,13 +3045,210 @@ lookup_user (void)
   if (pw == NULL)
     die ("cannot find your user (uid %u) in the password database; ask your "
          "administrator", (unsigned) L.uid);
-  L.user = xstrdup (pw->pw_name);
-  L.home = xstrdup (pw->pw_dir && pw->pw_dir[0] ? pw->pw_dir : "/");
-  L.shell = xstrdup (pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh");
-  while (strlen (L.home) > 1 && L.home[strlen (L.home) - 1] == '/')
-    L.home[strlen (L.home) - 1] = '\0';
-
+  set_user (pw->pw_name, pw->pw_dir, pw->pw_shell);
 }
+#else
+/* The static launcher (meson.build: linked -static-pie, which saves the
+ * dynamic loader's work - about 35 of a cold launch's 130 page faults -
+ * on every launch).  getpwuid() cannot be used there: a static glibc
+ * dlopens the NSS modules other than files (libnss_systemd, libnss_sss,
+ * ...) of its own build, and crashes doing it.  So:
+ *
+ * 1. /etc/passwd, read with fgetpwent_r (glibc's own parser of the files
+ *    module, no NSS), when /etc/nsswitch.conf's passwd line starts with
+ *    "files" (Debian's default: "files systemd") or "compat", without an
+ *    action after it.  Then the first entry with the caller's uid is what
+ *    getpwuid() returns too: the files module returns it, and "compat"
+ *    returns a plain entry as files does, as long as no "+"/"-" (NIS) line
+ *    comes before it - such a line sends the lookup to step 2.  The order
+ *    matters: with "passwd: ldap files" (or sss, or an action like
+ *    "files [SUCCESS=continue]") a user in both would be ldap's user for
+ *    getpwuid(), so then /etc/passwd is not read at all and every lookup
+ *    is step 2.  (No nsswitch.conf, or no passwd line in it: step 2 too.
+ *    nscd is not asked: it only caches what these sources say.)
+ *
+ * 2. Otherwise, or when /etc/passwd does not have the uid (a user of
+ *    systemd's userdb, LDAP, sssd): `getent passwd UID`, the one program
+ *    whose answer is getpwuid()'s by definition, from its fixed path found
+ *    at build time (GL_LAUNCH_GETENT).  SECURITY.md allows no helper
+ *    programs while privileged; this one is the exception, and it runs
+ *    where the caller has no hold on it: as root with every uid and gid 0
+ *    (the caller can neither signal nor ptrace it), no groups, in /, with
+ *    an environment of PATH alone, stdin and stderr on /dev/null, no other
+ *    descriptor than its output pipe, no core dump (into a directory of
+ *    the caller's), default signal dispositions, and killed should the
+ *    launcher die.  It runs before anything of the sandbox or the
+ *    caller's files is opened - as getpwuid() with its NSS modules did,
+ *    in the setuid launcher itself.  Its output is capped and read
+ *    strictly (gl_launch_parse_passwd_line: one line, seven fields, the
+ *    caller's uid), anything else is "cannot find your user".  Without
+ *    privilege (the launcher not setuid, where user namespaces are
+ *    allowed) it runs as the caller, who owns the launcher anyway. */
+#define GL_NSSWITCH_MAX 65536
+#define GL_GETENT_OUT_MAX 4096
+
+static GlLaunchPasswdFirst
+nsswitch_passwd (void)
+{
+  cleanup_fd int fd = open ("/etc/nsswitch.conf", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  cleanup_free char *text = NULL;
+  size_t len = 0;
+
+  if (fd < 0)
+    return GL_LAUNCH_PASSWD_OTHER;
+  text = xmalloc (GL_NSSWITCH_MAX + 1);
+  for (;;)
+    {
+      ssize_t n = read (fd, text + len, GL_NSSWITCH_MAX - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 || (n > 0 && len + (size_t) n == GL_NSSWITCH_MAX))
+        return GL_LAUNCH_PASSWD_OTHER;
+      if (n == 0)
+        break;
+      len += (size_t) n;
+    }
+  text[len] = '\0';
+  return gl_launch_nsswitch_passwd (text);
+}
+
+/* Step 1: true when /etc/passwd answers for the caller's uid. */
+static bool
+lookup_user_files (GlLaunchPasswdFirst first)
+{
+  FILE *f = fopen ("/etc/passwd", "re");
+  size_t cap = 1024;
+  cleanup_free char *buf = NULL;
+  bool found = false;
+
+  if (f == NULL)
+    return false;
+  buf = xmalloc (cap);
+  for (;;)
+    {
+      struct passwd pwbuf, *pw = NULL;
+      int r = fgetpwent_r (f, &pwbuf, buf, cap, &pw);
+      if (r == ERANGE && cap < (1U << 20))
+        {
+          /* (glibc rewinds to the entry's start) */
+          cap *= 4;
+          free (buf);
+          buf = xmalloc (cap);
+          continue;
+        }
+      if (r != 0 || pw == NULL)
+        break;
+      if (pw->pw_name[0] == '+' || pw->pw_name[0] == '-')
+        {
+          if (first == GL_LAUNCH_PASSWD_COMPAT)
+            break;
+          continue;   /* (the files module skips them too) */
+        }
+      if (pw->pw_uid == L.uid)
+        {
+          set_user (pw->pw_name, pw->pw_dir, pw->pw_shell);
+          found = true;
+          break;
+        }
+    }
+  fclose (f);
+  return found;
+}
+
+static void
+getent_child (int out_w, pid_t parent)
+{
+  char uid[16];
+  char *const argv[] = { (char *) "getent", (char *) "passwd", uid, NULL };
+  char *const envp[] = { (char *) "PATH=" GL_LAUNCH_DEFAULT_PATH, NULL };
+  const struct rlimit no_core = { 0, 0 };
+  sigset_t none;
+  int null;
+
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+    _exit (127);
+  if (L.privileged
+      && (setgroups (0, NULL) != 0 || setresgid (0, 0, 0) != 0 || setresuid (0, 0, 0) != 0))
+    _exit (127);
+  /* (after the change of ids, which clears the death signal's setting
+   * where it changes the effective ids: set again, then check that the
+   * launcher did not end before it was set) */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid () != parent)
+    _exit (127);
+  snprintf (uid, sizeof uid, "%u", (unsigned) L.uid);
+  null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null < 0 || dup2 (null, 0) != 0 || dup2 (out_w, 1) != 1 || dup2 (null, 2) != 2)
+    _exit (127);
+  if (syscall (SYS_close_range, 3U, ~0U, 0U) != 0)
+    for (int fd = 3; fd < 4096; fd++)
+      close (fd);
+  for (int sig = 1; sig < NSIG; sig++)
+    (void) signal (sig, SIG_DFL);
+  sigemptyset (&none);
+  if (sigprocmask (SIG_SETMASK, &none, NULL) != 0 || setrlimit (RLIMIT_CORE, &no_core) != 0
+      || chdir ("/") != 0)
+    _exit (127);
+  execve (GL_LAUNCH_GETENT, argv, envp);
+  _exit (127);
+}
+
+/* Step 2: true when `getent passwd UID` answers, strictly. */
+static bool
+lookup_user_getent (void)
+{
+  int p[2];
+  char out[GL_GETENT_OUT_MAX + 1];
+  size_t len = 0;
+  bool over = false;
+  int st = 0;
+  pid_t pid, parent = getpid ();
+  cleanup_free char *name = NULL, *home = NULL, *shell = NULL;
+
+  if (pipe2 (p, O_CLOEXEC) != 0)
+    die_with_error ("cannot look up your user: pipe");
+  pid = fork ();
+  if (pid < 0)
+    die_with_error ("cannot look up your user: fork");
+  if (pid == 0)
+    getent_child (p[1], parent);
+  close (p[1]);
+  for (;;)
+    {
+      ssize_t n = read (p[0], out + len, sizeof out - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+      if (len == sizeof out)
+        {
+          over = true;   /* (closing the pipe ends a longer answer) */
+          break;
+        }
+    }
+  close (p[0]);
+  while (waitpid (pid, &st, 0) < 0)
+    if (errno != EINTR)
+      return false;
+  if (over || !WIFEXITED (st) || WEXITSTATUS (st) != 0
+      || !gl_launch_parse_passwd_line (out, len, (unsigned) L.uid, &name, &home, &shell))
+    return false;
+  set_user (name, home, shell);
+  return true;
+}
+
+static void
+lookup_user (void)
+{
+  GlLaunchPasswdFirst first = nsswitch_passwd ();
+
+  if (first != GL_LAUNCH_PASSWD_OTHER && lookup_user_files (first))
+    return;
+  if (!lookup_user_getent ())
+    die ("cannot find your user (uid %u) in the password database; ask your "
+         "administrator", (unsigned) L.uid);
+}
+#endif
 
 /* The caller's supplementary groups, as the kernel has them (not from the
  * group database: a group the caller dropped stays dropped). */

@@ -392,6 +392,83 @@ main (void)
     ok (strcmp (name, "a?]0;x? ??31m~??z") == 0, "a process name keeps printable ASCII only");
   }
 
+  /* nsswitch.conf's passwd line: may the static launcher read /etc/passwd
+   * itself (lookup_user)? */
+  {
+    static const struct { const char *text; GlLaunchPasswdFirst want; } ns[] = {
+      { "passwd:         files systemd\ngroup: files\n", GL_LAUNCH_PASSWD_FILES },
+      { "passwd: files\n", GL_LAUNCH_PASSWD_FILES },
+      { "# c\n  passwd:\tfiles # passwd: ldap\n", GL_LAUNCH_PASSWD_FILES },
+      { "PASSWD : files", GL_LAUNCH_PASSWD_FILES },
+      { "passwd: compat systemd\n", GL_LAUNCH_PASSWD_COMPAT },
+      { "passwd: ldap files\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwd: sss files\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwd: files [SUCCESS=continue] ldap\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwd: files[SUCCESS=continue] ldap\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwd: [NOTFOUND=return] files\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwd: filesx\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwd:\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwd: files\npasswd: ldap\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwdx: files\ngroup: files\n", GL_LAUNCH_PASSWD_OTHER },
+      { "#passwd: files\n", GL_LAUNCH_PASSWD_OTHER },
+      { "group: files\n", GL_LAUNCH_PASSWD_OTHER },
+      { "", GL_LAUNCH_PASSWD_OTHER },
+    };
+    bool all = true;
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+      if (gl_launch_nsswitch_passwd (ns[i].text) != ns[i].want)
+        {
+          all = false;
+          printf ("# nsswitch case %zu: got %d\n", i, (int) gl_launch_nsswitch_passwd (ns[i].text));
+        }
+    ok (all, "nsswitch.conf: /etc/passwd first only for files or compat, without an action");
+  }
+
+  /* `getent passwd UID`'s output, read strictly (lookup_user's fallback) */
+  {
+    static const char good[] = "dyn:x:61999:61999:Dyn User:/var/lib/dyn:/bin/bash\n";
+    static const char empty_home[] = "dyn:*:61999:61999:::\n";
+    static const char *const bad[] = {
+      "dyn:x:61999:61999:Dyn User:/var/lib/dyn:/bin/bash",            /* no newline */
+      "dyn:x:61999:61999:Dyn User:/var/lib/dyn:/bin/bash\n\n",        /* two lines */
+      "dyn:x:61999:61999:Dyn User:/var/lib/dyn:/bin/bash\nroot:x:0:0::/root:/bin/sh\n",
+      "dyn:x:61999:61999:Dyn User:/var/lib/dyn:/bin/bash:x\n",        /* 8 fields */
+      "dyn:x:61999:61999:/var/lib/dyn:/bin/bash\n",                   /* 6 fields */
+      "dyn:x:0:0:Dyn User:/root:/bin/bash\n",                         /* another uid */
+      "dyn:x:619990:61999::/h:/bin/sh\n",
+      "dyn:x:061999:61999::/h:/bin/sh\n",
+      "dyn:x:+61999:61999::/h:/bin/sh\n",
+      "dyn:x: 61999:61999::/h:/bin/sh\n",
+      "dyn:x::61999::/h:/bin/sh\n",
+      "dyn:x:61999:x::/h:/bin/sh\n",                                  /* gid not a number */
+      "dyn:x:61999:::/h:/bin/sh\n",
+      ":x:61999:61999::/h:/bin/sh\n",                                 /* no name */
+      "\n",
+      "",
+    };
+    char nul[] = "dyn:x:61999:61999::/h\0/x:/bin/sh\n";
+    char *name = NULL, *home = NULL, *shell = NULL;
+    bool refused = true;
+
+    ok (gl_launch_parse_passwd_line (good, strlen (good), 61999, &name, &home, &shell)
+        && strcmp (name, "dyn") == 0 && strcmp (home, "/var/lib/dyn") == 0
+        && strcmp (shell, "/bin/bash") == 0, "getent's passwd line read");
+    free (name); free (home); free (shell);
+    ok (gl_launch_parse_passwd_line (empty_home, strlen (empty_home), 61999, &name, &home, &shell)
+        && strcmp (name, "dyn") == 0 && home[0] == '\0' && shell[0] == '\0',
+        "empty home and shell are read as empty (the launcher's defaults then)");
+    free (name); free (home); free (shell);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+      if (gl_launch_parse_passwd_line (bad[i], strlen (bad[i]), 61999, &name, &home, &shell))
+        {
+          refused = false;
+          printf ("# accepted: %s", bad[i]);
+        }
+    ok (refused, "getent output that is not exactly one passwd line of the uid is refused");
+    ok (!gl_launch_parse_passwd_line (nul, sizeof nul - 1, 61999, &name, &home, &shell),
+        "getent output with a NUL is refused");
+  }
+
   printf ("1..%d\n", n_test);
   return n_fail ? 1 : 0;
 }

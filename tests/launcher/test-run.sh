@@ -266,6 +266,41 @@ fi
 echo go > "$WORK/go-join"
 wait $join_bg
 
+# --- a user the password database has from NSS only, not /etc/passwd ---
+# (systemd's userdb: a JSON record in /run/userdb, which libnss-systemd
+# reads without systemd running.)  The static launcher does not read it
+# itself: it falls back to getent (lookup_user); the launcher still finds
+# the user's name, home and shell, never the caller's $HOME or $USER.
+nss_uid=61990
+nss_user=glimpse-test-nss
+nss_home=$GL_TEST_ROOT/home-nss
+if ! grep -qE '^passwd:.*\bsystemd\b' /etc/nsswitch.conf 2>/dev/null \
+   || ! ls /lib/*/libnss_systemd.so.2 >/dev/null 2>&1; then
+  skip_case "a user from NSS only" "libnss-systemd is not installed or not in nsswitch.conf's passwd line (.ci/install-deps installs it)"
+elif grep -q "^[^:]*:[^:]*:$nss_uid:" /etc/passwd || getent passwd $nss_uid >/dev/null \
+     || getent passwd $nss_user >/dev/null || getent passwd $((nss_uid + 1)) >/dev/null; then
+  skip_case "a user from NSS only" "uid $nss_uid or $((nss_uid + 1)) or $nss_user is taken here"
+else
+  mkdir -p /run/userdb
+  GL_CLEANUPS+=("rm -f /run/userdb/$nss_user.user /run/userdb/$nss_uid.user; rm -rf '$nss_home'")
+  printf '{"userName":"%s","uid":%d,"gid":%d,"homeDirectory":"%s","shell":"/bin/sh","disposition":"regular"}\n' \
+    $nss_user $nss_uid $nss_uid "$nss_home" > /run/userdb/$nss_user.user
+  ln -sf $nss_user.user /run/userdb/$nss_uid.user
+  install -d -o $nss_uid -g $nss_uid -m 0700 "$nss_home"
+  check "the NSS-only user is known to getent, not in /etc/passwd" \
+    sh -c "getent passwd $nss_uid | grep -qx '$nss_user:x:$nss_uid:$nss_uid:$nss_user:$nss_home:/bin/sh' && ! grep -q '^$nss_user:' /etc/passwd"
+  got=$(cd / && setpriv --reuid=$nss_uid --regid=$nss_uid --clear-groups -- \
+    env -i HOME=/root USER=root PATH=/usr/bin:/bin "$LAUNCH" t-run-bb -- \
+    /bin/sh -c 'echo "$(id -u) $HOME $USER $SHELL"' 2>&1)
+  check "a user from NSS only launches, with the database's name, home and shell ($got)" \
+    [ "$got" = "$nss_uid $nss_home $nss_user /bin/sh" ]
+  # (a uid no source has: refused, plainly)
+  refused "a uid the password database does not have is refused" \
+    "cannot find your user \(uid $((nss_uid + 1))\) in the password database" \
+    setpriv --reuid=$((nss_uid + 1)) --regid=$((nss_uid + 1)) --clear-groups -- \
+    env -i PATH=/usr/bin:/bin "$LAUNCH" t-run-bb -- true
+fi
+
 # --- as root, no setuid needed ---
 got=$("$GL_LAUNCHER" t-run-bb -- /bin/sh -c 'id -u; cat /etc/glimpse-test-marker; grep CapEff /proc/self/status')
 check_sh "root run works, no caps" '[ "$(echo "$got" | head -2 | tr "\n" " ")" = "0 busybox-rootfs " ] && grep -q "CapEff:[[:space:]]*0000000000000000" <<< "$got"' 
