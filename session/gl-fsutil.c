@@ -100,99 +100,250 @@ chmod_dir_nofollow (int dfd, const char *name, mode_t mode)
   return ok;
 }
 
-static gboolean
-rm_rf_at (int dfd, const char *name, const char *shown, const Place *top, guint64 *freed,
-          GCancellable *cancellable, GError **error)
+/* A directory being removed, on the way down from the tree's top: its
+ * name in its parent, what it is (checked on the way back up through
+ * ".."), its size, and where its listing stopped to go down. */
+typedef struct {
+  char *name;
+  dev_t dev;
+  ino_t ino;
+  guint64 blocks;
+  long pos;
+  gboolean has_pos;
+} RmLevel;
+
+static void
+rm_level_clear (gpointer p)
 {
-  Place here;
+  g_free (((RmLevel *) p)->name);
+}
+
+/* @shown (the tree's path) and the names of @levels after the top, and @name */
+static char *
+rm_shown (const char *shown, GArray *levels, const char *name)
+{
+  g_autoptr(GString) s = g_string_new (shown);
+
+  for (guint i = 1; i < levels->len; i++)
+    g_string_append_printf (s, "/%s", g_array_index (levels, RmLevel, i).name);
+  if (name != NULL)
+    g_string_append_printf (s, "/%s", name);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* Opens the directory @name of @dfd to remove what it holds: in @top's
+ * mount (unless it is the top), checked again on what was opened. */
+static int
+rm_open_dir (int dfd, const char *name, const Place *top, gboolean is_top, struct stat *st,
+             const char *tree, GArray *levels, GError **error)
+{
+  g_autofree char *shown = NULL;
   Place opened;
-  int fd;
-  DIR *d;
-  struct dirent *de;
-  gboolean ok = TRUE;
+  int fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
-    return FALSE;
-  if (!place_at (dfd, name, &here))
-    {
-      if (errno == ENOENT)
-        return TRUE;
-      return set_errno_error (error, errno, "Cannot inspect", shown);
-    }
-  if (top != NULL && is_other_mount (top, &here))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
-                   "%s is a mount point; unmount it and try again", shown);
-      return FALSE;
-    }
-  if (top == NULL)
-    top = &here;   /* the tree's top: what lies below must be in its mount */
-  if (!S_ISDIR (here.mode))
-    {
-      if (unlinkat (dfd, name, 0) != 0)
-        return errno == ENOENT || set_errno_error (error, errno, "Cannot remove", shown);
-      /* (a file another path still links to frees nothing) */
-      if (freed != NULL && !(S_ISREG (here.mode) && here.nlink > 1))
-        *freed += here.blocks * 512;
-      return TRUE;
-    }
-
-  fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   /* overlayfs leaves work/work at mode 0; its owner may still delete it */
   if (fd < 0 && errno == EACCES && chmod_dir_nofollow (dfd, name, 0700))
     fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    return set_errno_error (error, errno, "Cannot open", shown);
-  /* (checked again on what was opened: it may have been swapped meanwhile) */
-  if (!place_at (fd, ".", &opened))
     {
       int saved = errno;
-      close (fd);
-      return set_errno_error (error, saved, "Cannot inspect", shown);
+
+      shown = is_top ? g_strdup (tree) : rm_shown (tree, levels, name);
+      return set_errno_error (error, saved, "Cannot open", shown), -1;
     }
-  if (top != &here && is_other_mount (top, &opened))
+  /* (checked again on what was opened: it may have been swapped meanwhile) */
+  if (!place_at (fd, ".", &opened) || fstat (fd, st) != 0)
+    {
+      int saved = errno;
+
+      close (fd);
+      shown = is_top ? g_strdup (tree) : rm_shown (tree, levels, name);
+      return set_errno_error (error, saved, "Cannot inspect", shown), -1;
+    }
+  if (!is_top && is_other_mount (top, &opened))
     {
       close (fd);
+      shown = rm_shown (tree, levels, name);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
                    "%s is a mount point; unmount it and try again", shown);
-      return FALSE;
+      return -1;
     }
-  d = fdopendir (fd);
-  if (d == NULL)
-    {
-      int saved = errno;
-      close (fd);
-      return set_errno_error (error, saved, "Cannot read", shown);
-    }
-  while (ok && (de = readdir (d)) != NULL)
-    {
-      g_autofree char *child = NULL;
+  return fd;
+}
 
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      child = g_build_filename (shown, de->d_name, NULL);
-      ok = rm_rf_at (dirfd (d), de->d_name, child, top, freed, cancellable, error);
-    }
-  closedir (d);
-  if (!ok)
+/* Removes @path: a directory a level at a time, holding one directory
+ * open whatever the depth (a tree a sandbox made may be thousands of
+ * directories deep: one descriptor per level ran out of descriptors at
+ * 1024, and the paths of the levels took memory as the square of the
+ * depth).  A directory is left for its first subdirectory and listed on
+ * from there when it is back (from the start again when that finds it
+ * not empty); the way back up is through "..", checked to be the
+ * directory the way down came through. */
+static gboolean
+rm_rf_at (int dfd, const char *path, const char *shown, guint64 *freed,
+          GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GArray) levels = g_array_new (FALSE, TRUE, sizeof (RmLevel));
+  Place top;
+  struct stat st;
+  int cur;
+
+  g_array_set_clear_func (levels, rm_level_clear);
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return FALSE;
-  if (unlinkat (dfd, name, AT_REMOVEDIR) != 0)
-    return errno == ENOENT || set_errno_error (error, errno, "Cannot remove", shown);
-  if (freed != NULL)
-    *freed += here.blocks * 512;
-  return TRUE;
+  if (!place_at (dfd, path, &top))
+    return errno == ENOENT || set_errno_error (error, errno, "Cannot inspect", shown);
+  if (!S_ISDIR (top.mode))
+    {
+      if (unlinkat (dfd, path, 0) != 0)
+        return errno == ENOENT || set_errno_error (error, errno, "Cannot remove", shown);
+      if (freed != NULL && !(S_ISREG (top.mode) && top.nlink > 1))
+        *freed += top.blocks * 512;
+      return TRUE;
+    }
+  if ((cur = rm_open_dir (dfd, path, &top, TRUE, &st, shown, levels, error)) < 0)
+    return FALSE;
+  g_array_append_val (levels, ((RmLevel) { NULL, st.st_dev, st.st_ino, top.blocks, 0, FALSE }));
+
+  for (;;)
+    {
+      RmLevel *lv = &g_array_index (levels, RmLevel, levels->len - 1);
+      gboolean from_pos = lv->has_pos, down = FALSE;
+      DIR *d = fdopendir (cur);
+      struct dirent *de;
+      int up;
+
+      if (d == NULL)
+        {
+          int saved = errno;
+          g_autofree char *here = rm_shown (shown, levels, NULL);
+
+          close (cur);
+          return set_errno_error (error, saved, "Cannot read", here);
+        }
+      if (lv->has_pos)
+        seekdir (d, lv->pos);
+      lv->has_pos = FALSE;
+      for (;;)
+        {
+          while (!down && (de = readdir (d)) != NULL)
+            {
+              Place here;
+              g_autofree char *child = NULL;
+
+              if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+                continue;
+              if (g_cancellable_set_error_if_cancelled (cancellable, error))
+                {
+                  closedir (d);
+                  return FALSE;
+                }
+              if (!place_at (dirfd (d), de->d_name, &here))
+                {
+                  int saved = errno;
+
+                  if (saved == ENOENT)
+                    continue;
+                  child = rm_shown (shown, levels, de->d_name);
+                  closedir (d);
+                  return set_errno_error (error, saved, "Cannot inspect", child);
+                }
+              if (is_other_mount (&top, &here))
+                {
+                  child = rm_shown (shown, levels, de->d_name);
+                  closedir (d);
+                  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY,
+                               "%s is a mount point; unmount it and try again", child);
+                  return FALSE;
+                }
+              if (!S_ISDIR (here.mode))
+                {
+                  if (unlinkat (dirfd (d), de->d_name, 0) != 0 && errno != ENOENT)
+                    {
+                      int saved = errno;
+
+                      child = rm_shown (shown, levels, de->d_name);
+                      closedir (d);
+                      return set_errno_error (error, saved, "Cannot remove", child);
+                    }
+                  /* (a file another path still links to frees nothing) */
+                  if (freed != NULL && !(S_ISREG (here.mode) && here.nlink > 1))
+                    *freed += here.blocks * 512;
+                  continue;
+                }
+              if ((cur = rm_open_dir (dirfd (d), de->d_name, &top, FALSE, &st, shown, levels, error)) < 0)
+                {
+                  closedir (d);
+                  return FALSE;
+                }
+              lv->pos = telldir (d);
+              lv->has_pos = TRUE;
+              g_array_append_val (levels, ((RmLevel) { g_strdup (de->d_name), st.st_dev, st.st_ino,
+                                                       here.blocks, 0, FALSE }));
+              down = TRUE;
+            }
+          if (down || !from_pos)
+            break;
+          /* (listed on from where it stopped: once more from the start) */
+          from_pos = FALSE;
+          rewinddir (d);
+        }
+      if (down)
+        {
+          closedir (d);
+          continue;
+        }
+      /* empty: removed from its parent */
+      if (levels->len == 1)
+        {
+          closedir (d);
+          if (unlinkat (dfd, path, AT_REMOVEDIR) != 0)
+            return errno == ENOENT || set_errno_error (error, errno, "Cannot remove", shown);
+          if (freed != NULL)
+            *freed += top.blocks * 512;
+          return TRUE;
+        }
+      up = openat (dirfd (d), "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      closedir (d);
+      {
+        RmLevel *parent = &g_array_index (levels, RmLevel, levels->len - 2);
+        g_autofree char *here = NULL;
+
+        if (up < 0 || fstat (up, &st) != 0 || st.st_dev != parent->dev || st.st_ino != parent->ino)
+          {
+            if (up >= 0)
+              close (up);
+            here = rm_shown (shown, levels, NULL);
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                         "Cannot remove %s: it was moved while it was removed", here);
+            return FALSE;
+          }
+        if (unlinkat (up, lv->name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+          {
+            int saved = errno;
+
+            close (up);
+            here = rm_shown (shown, levels, NULL);
+            return set_errno_error (error, saved, "Cannot remove", here);
+          }
+      }
+      if (freed != NULL)
+        *freed += lv->blocks * 512;
+      g_array_set_size (levels, levels->len - 1);
+      cur = up;
+    }
 }
 
 gboolean
 gl_rm_rf (const char *path, GCancellable *cancellable, GError **error)
 {
-  return rm_rf_at (AT_FDCWD, path, path, NULL, NULL, cancellable, error);
+  return rm_rf_at (AT_FDCWD, path, path, NULL, cancellable, error);
 }
 
 gboolean
 gl_rm_rf_freed (const char *path, guint64 *freed, GCancellable *cancellable, GError **error)
 {
-  return rm_rf_at (AT_FDCWD, path, path, NULL, freed, cancellable, error);
+  return rm_rf_at (AT_FDCWD, path, path, freed, cancellable, error);
 }
 
 gboolean

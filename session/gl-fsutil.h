@@ -14,7 +14,8 @@ G_BEGIN_DECLS
 /* Removes @path and everything below it without following symbolic links
  * and without crossing into other mounts (a mount point inside is an
  * error, so a stray bind mount never takes host files with it). A missing
- * @path is not an error. */
+ * @path is not an error.  One directory is open at a time, whatever the
+ * depth of the tree. */
 gboolean gl_rm_rf (const char *path, GCancellable *cancellable, GError **error);
 /* gl_rm_rf, adding to @freed the space it freed as it went: the blocks of
  * what it removed, but of a file only when no other path still linked to

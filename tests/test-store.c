@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -426,6 +427,50 @@ test_rm_rf_freed (void)
   g_assert_cmpint (unlink (outside), ==, 0);
 }
 
+/* A tree a sandbox made thousands of directories deep (more than the
+ * descriptors a process may open) is removed, with a file at each level,
+ * and what it freed is counted as gl_reclaim_size counts it */
+static void
+test_rm_rf_deep (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *base = g_build_filename (g_get_user_cache_dir (), "deep", NULL);
+      g_autoptr(GError) error = NULL;
+      struct rlimit lim;
+      guint64 want, freed = 0;
+      int fd;
+
+      g_assert_cmpint (g_mkdir_with_parents (base, 0755), ==, 0);
+      fd = open (base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      for (guint i = 0; i < 1000; i++)
+        {
+          int sub, f;
+
+          g_assert_cmpint (mkdirat (fd, "d", 0755), ==, 0);
+          g_assert_cmpint (f = openat (fd, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644), >=, 0);
+          g_assert_cmpint (write (f, "x", 1), ==, 1);
+          close (f);
+          g_assert_cmpint (mkdirat (fd, "e", 0755), ==, 0);
+          g_assert_cmpint (sub = openat (fd, "d", O_PATH | O_DIRECTORY | O_CLOEXEC), >=, 0);
+          close (fd);
+          fd = sub;
+        }
+      close (fd);
+      want = gl_reclaim_size (base);
+      g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &lim), ==, 0);
+      lim.rlim_cur = 256;
+      g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &lim), ==, 0);
+      g_assert_true (gl_rm_rf_freed (base, &freed, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_false (g_file_test (base, G_FILE_TEST_EXISTS));
+      g_assert_cmpuint (freed, ==, want);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 /* A bind mount of a directory of the same file system inside a tree being
  * removed: st_dev is the same, the mount is another; removal stops there
  * and the bound directory's files survive. */
@@ -767,6 +812,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/rm-rf", test_rm_rf);
   g_test_add_func ("/store/rm-rf-freed", test_rm_rf_freed);
   g_test_add_func ("/store/rm-rf-unreadable", test_rm_rf_unreadable);
+  g_test_add_func ("/store/rm-rf-deep", test_rm_rf_deep);
   g_test_add_func ("/store/rm-rf-bind", test_rm_rf_bind);
   g_test_add_func ("/store/system-generation", test_system_generation);
   g_test_add_func ("/store/watch-dirs", test_watch_dirs);
