@@ -28,6 +28,16 @@ gl_apt_http_set_timeouts_for_test (long connect_s, long stall_s)
   low_speed_time = stall_s;
 }
 
+static GlAptFetchFunc fetch_func;
+static gpointer fetch_func_data;
+
+void
+gl_apt_http_set_fetch_func (GlAptFetchFunc func, gpointer user_data)
+{
+  fetch_func = func;
+  fetch_func_data = user_data;
+}
+
 void
 gl_apt_validators_clear (GlAptValidators *v)
 {
@@ -164,7 +174,11 @@ gl_apt_http_get (const char       *url,
       gl_curl_easy_setopt (curl, CURLOPT_HTTPHEADER, headers);
     }
 
+  if (fetch_func != NULL)
+    fetch_func (url, FALSE, fetch_func_data);
   res = gl_curl_easy_perform (curl);
+  if (fetch_func != NULL)
+    fetch_func (url, TRUE, fetch_func_data);
   gl_curl_slist_free_all (headers);
   gl_curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
 

@@ -55,6 +55,13 @@ gboolean gl_apt_http_get (const char       *url,
                           GCancellable     *cancellable,
                           GError          **error);
 
+/* Where the process's fetches are: FUNC is called with a request's
+ * address as gl_apt_http_get starts it (done FALSE) and once it has ended,
+ * whatever its outcome (done TRUE).  One for the process (NULL: none);
+ * glimpse-updates-check reports it to the agent (gl-updates-result.h). */
+typedef void (*GlAptFetchFunc) (const char *url, gboolean done, gpointer user_data);
+void gl_apt_http_set_fetch_func (GlAptFetchFunc func, gpointer user_data);
+
 /* --- Release --- */
 
 typedef struct {

@@ -7,7 +7,11 @@
 
 #include "gl-updates.h"
 
+#include <string.h>
+
 #define RESULT_TYPE "(uusa(sssssbb))"
+#define FETCHING    "glimpse-updates-check: fetching "
+#define FETCHED     "glimpse-updates-check: fetched "
 
 GlUpdate *
 gl_update_new (const char *name,
@@ -108,4 +112,51 @@ gl_updates_result_parse (GBytes   *bytes,
       g_ptr_array_add (r->updates, u);
     }
   return g_steal_pointer (&r);
+}
+
+char *
+gl_updates_result_format_fetch (const char *url,
+                                gboolean    done)
+{
+  return g_strconcat (done ? FETCHED : FETCHING, url, "\n", NULL);
+}
+
+char *
+gl_updates_result_pending_fetch (GBytes  *err,
+                                 GString *other)
+{
+  g_autofree char *pending = NULL;
+  const char *p, *end;
+  gsize size = 0;
+
+  if (err == NULL)
+    return NULL;
+  p = g_bytes_get_data (err, &size);
+  end = p + size;
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      gsize len = nl != NULL ? (gsize) (nl - p) : (gsize) (end - p);
+
+      /* (a line cut short by the helper's end is no progress line) */
+      if (nl != NULL && len > strlen (FETCHING) && strncmp (p, FETCHING, strlen (FETCHING)) == 0)
+        {
+          g_free (pending);
+          pending = g_utf8_make_valid (p + strlen (FETCHING), len - strlen (FETCHING));
+        }
+      else if (nl != NULL && len > strlen (FETCHED) && strncmp (p, FETCHED, strlen (FETCHED)) == 0)
+        {
+          g_autofree char *url = g_utf8_make_valid (p + strlen (FETCHED), len - strlen (FETCHED));
+
+          if (g_strcmp0 (url, pending) == 0)
+            g_clear_pointer (&pending, g_free);
+        }
+      else if (other != NULL)
+        {
+          g_string_append_len (other, p, len);
+          g_string_append_c (other, '\n');
+        }
+      p += len + (nl != NULL ? 1 : 0);
+    }
+  return g_steal_pointer (&pending);
 }

@@ -43,4 +43,19 @@ GBytes          *gl_updates_result_serialize (GlUpdatesOutcome   outcome,
 GlUpdatesResult *gl_updates_result_parse     (GBytes            *bytes,
                                               GError           **error);
 
+/* Where the check is, beside the result: the helper writes a line on its
+ * standard error as it starts fetching an address ("glimpse-updates-check:
+ * fetching URL") and one once that has ended ("… fetched URL"), so that
+ * the agent can say which address a check it had to stop was stuck on.
+ * Only the apt check, whose requests are its own, writes them; a family's
+ * tool fetches on its own, unseen. */
+char *gl_updates_result_format_fetch (const char *url,
+                                      gboolean    done);
+
+/* The address the helper's standard error ERR shows a fetch started from
+ * and not ended (the last one), or NULL when none.  Its other lines are
+ * appended to OTHER (when not NULL), for the caller to pass on. */
+char *gl_updates_result_pending_fetch (GBytes  *err,
+                                       GString *other);
+
 G_END_DECLS

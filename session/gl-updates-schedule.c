@@ -258,17 +258,25 @@ on_helper_done (GObject *source, GAsyncResult *res, gpointer data)
   g_autoptr(GTask) task = data;
   CheckJob *j = g_task_get_task_data (task);
   g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GString) other = g_string_new (NULL);
+  g_autofree char *pending = NULL;
 
   g_clear_handle_id (&j->timer, g_source_remove);
   g_clear_handle_id (&j->kill_timer, g_source_remove);
-  if (!g_subprocess_communicate_finish (j->proc, res, &out, NULL, &error))
+  if (!g_subprocess_communicate_finish (j->proc, res, &out, &err, &error))
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         g_subprocess_force_exit (j->proc);   /* the agent is quitting: no check outlives it */
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
+  /* what the check said on its standard error besides where it was goes
+   * where it went before the agent read it: the agent's own */
+  pending = gl_updates_result_pending_fetch (err, other);
+  if (other->len > 0)
+    g_printerr ("%s", other->str);
   j->result = gl_updates_result_parse (out, &error);
   if (j->timed_out && (j->result == NULL || j->result->outcome != GL_UPDATES_RESULT_OK))
     {
@@ -277,10 +285,18 @@ on_helper_done (GObject *source, GAsyncResult *res, gpointer data)
       g_autofree char *limit = format_duration (j->timeout_s);
 
       g_clear_pointer (&j->result, gl_updates_result_free);
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-                               "The update check of %s took longer than %s and was stopped; its repositories "
-                               "(glimpse repos %s lists them) may be slow or unreachable. It is tried again "
-                               "at the next check.", j->id, limit, j->id);
+      /* the address only when the check said it was fetching it and had
+       * not finished: a family's tool fetches unseen */
+      if (pending != NULL)
+        g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                                 "The update check of %s took longer than %s and was stopped while fetching %s, "
+                                 "whose repository may be slow or unreachable (glimpse repos %s lists them). "
+                                 "It is tried again at the next check.", j->id, limit, pending, j->id);
+      else
+        g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                                 "The update check of %s took longer than %s and was stopped; its repositories "
+                                 "(glimpse repos %s lists them) may be slow or unreachable. It is tried again "
+                                 "at the next check.", j->id, limit, j->id);
       return;
     }
   if (j->result == NULL)
@@ -304,7 +320,7 @@ check_spawn (GlUpdatesSchedule *self, GTask *task)
   const char *argv[] = { gl_paths_updates_check (), gl_agent_get_store_dir (self->agent), self->cache_dir,
                          j->id, NULL };
 
-  j->proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  j->proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
   if (j->proc == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));

@@ -9,10 +9,13 @@
  * caches under CACHE_DIR), the other families with their own tool in the
  * sandbox (gl-updates-family.h).  Exit 0 with a result written (a failed
  * check is a result), 2 on a usage error, 1 when the result cannot be
- * written.
+ * written.  While it runs, the apt check says on standard error which
+ * address it is fetching (gl_updates_result_format_fetch): the agent names
+ * it when it has to stop a check that takes too long.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "gl-apt-release.h"
 #include "gl-sandbox.h"
 #include "gl-updates.h"
 #include "gl-updates-family.h"
@@ -22,6 +25,27 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* One line, in one write: the agent reads them as they come. */
+static void
+report_fetch (const char *url, gboolean done, gpointer user_data)
+{
+  g_autofree char *line = gl_updates_result_format_fetch (url, done);
+  const char *p = line;
+  gsize left = strlen (line);
+
+  while (left > 0)
+    {
+      ssize_t n = write (STDERR_FILENO, p, left);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return;
+      p += n;
+      left -= (gsize) n;
+    }
+}
 
 static GBytes *
 check (const char *store_dir, const char *cache_dir, const char *id)
@@ -70,7 +94,9 @@ main (int argc, char **argv)
               "Checks one sandbox for updates and writes the result to standard output;\n"
               "glimpse-session runs it on its schedule (see glimpse-session(1)). Exit\n"
               "status: 0 with a result written (a failed check is a result), 2 for a\n"
-              "wrong argument, 1 when the result cannot be written.\n");
+              "wrong argument, 1 when the result cannot be written. Standard error\n"
+              "says which address an apt sandbox's check is fetching (\"fetching URL\",\n"
+              "\"fetched URL\"), for the agent to name one that does not answer.\n");
       return 0;
     }
   if (argc != 4)
@@ -84,6 +110,7 @@ main (int argc, char **argv)
       fprintf (stderr, "glimpse-updates-check: %s\n", error->message);
       return 2;
     }
+  gl_apt_http_set_fetch_func (report_fetch, NULL);
   out = check (argv[1], argv[2], argv[3]);
   p = g_bytes_get_data (out, &left);
   while (left > 0)

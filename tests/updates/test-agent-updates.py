@@ -229,7 +229,7 @@ try:
                 found.append(int(pid))
         return found
 
-    print("1..21")
+    print("1..22")
     # shortly after start: one round, drip (stopped after CheckTimeout)
     # then sid; one notification
     ok(wait_for(lambda: len(notifies()) >= 1, timeout=CHECK_TIMEOUT + 20),
@@ -251,6 +251,11 @@ try:
        and stopped in out.stdout and "glimpse repos drip lists them" in out.stdout
        and "tried again at the next check" in out.stdout and "update-state: error" in glimpse("status").stdout,
        "a check that takes too long: stopped, with an error saying so and what to do", out.stdout + out.stderr)
+    # (glimpse updates may wrap the message: compared with the line breaks out)
+    stuck = "while fetching http://127.0.0.1:%d/dists/unstable/InRelease, whose repository may be slow" % drip.port
+    ok(stuck in " ".join(out.stdout.split()),
+       "... naming the address the check was stuck on (glimpse-updates-check said it was fetching it)",
+       out.stdout + out.stderr)
     ok(wait_for(lambda: drip.counts() == (0, 1), timeout=5) and check_procs("drip") == [],
        "the stopped check's process is gone (its connection closed)",
        "connections open, closed: %s; processes: %s" % (drip.counts(), check_procs("drip")))

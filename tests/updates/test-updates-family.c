@@ -6,6 +6,7 @@
  */
 #include "gl-updates.h"
 #include "gl-updates-family.h"
+#include "gl-updates-result.h"
 #include "gl-notify.h"
 
 static char *
@@ -155,6 +156,44 @@ test_notify_without_installed (void)
   g_assert_nonnull (strstr (body, "glimpse-hello → 1.1-1"));
 }
 
+/* glimpse-updates-check's progress lines, as the agent reads them back */
+static char *
+pending_of (const char *err, GString *other)
+{
+  g_autoptr(GBytes) b = g_bytes_new (err, strlen (err));
+
+  return gl_updates_result_pending_fetch (b, other);
+}
+
+static void
+test_pending_fetch (void)
+{
+  g_autofree char *a = gl_updates_result_format_fetch ("http://a.invalid/dists/x/InRelease", FALSE);
+  g_autofree char *a_done = gl_updates_result_format_fetch ("http://a.invalid/dists/x/InRelease", TRUE);
+  g_autofree char *b = gl_updates_result_format_fetch ("http://b.invalid/main/Packages.xz", FALSE);
+  g_autoptr(GString) other = g_string_new (NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *p = NULL;
+
+  g_assert_null (pending_of ("", NULL));
+  g_assert_null (p = pending_of (a_done, NULL));
+  /* started and not ended: that one */
+  p = pending_of (a, NULL);
+  g_assert_cmpstr (p, ==, "http://a.invalid/dists/x/InRelease");
+  g_clear_pointer (&p, g_free);
+  /* ended: none; the next one started: it */
+  text = g_strconcat (a, a_done, NULL);
+  g_assert_null (p = pending_of (text, NULL));
+  g_free (text);
+  text = g_strconcat (a, a_done, "glimpse-updates-check: something else\n", b, "no newline", NULL);
+  p = pending_of (text, other);
+  g_assert_cmpstr (p, ==, "http://b.invalid/main/Packages.xz");
+  g_assert_cmpstr (other->str, ==, "glimpse-updates-check: something else\nno newline\n");
+  g_clear_pointer (&p, g_free);
+  /* a line the helper's end cut short is not taken for an address */
+  g_assert_null (p = pending_of ("glimpse-updates-check: fetching http://a.inv", NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -166,5 +205,6 @@ main (int argc, char **argv)
   g_test_add_func ("/updates-family/apk-bad", test_apk_bad);
   g_test_add_func ("/updates-family/supported", test_supported);
   g_test_add_func ("/updates-family/notify-without-installed", test_notify_without_installed);
+  g_test_add_func ("/updates-result/pending-fetch", test_pending_fetch);
   return g_test_run ();
 }
