@@ -339,49 +339,53 @@ is_blank (char c)
 }
 
 GlLaunchPasswdFirst
-gl_launch_nsswitch_passwd (const char *text)
+gl_launch_nsswitch_passwd (const char *text, size_t len)
 {
   GlLaunchPasswdFirst first = GL_LAUNCH_PASSWD_OTHER;
   int n_lines = 0;
-  const char *p = text;
+  const char *p = text, *text_end = text + len;
 
-  while (p != NULL && *p != '\0')
+  /* (glibc reads on past a NUL, to a passwd line we would not see) */
+  if (memchr (text, '\0', len) != NULL)
+    return GL_LAUNCH_PASSWD_OTHER;
+  while (p < text_end)
     {
-      const char *end = strchr (p, '\n');
-      const char *hash = memchr (p, '#', end ? (size_t) (end - p) : strlen (p));
-      const char *lim = hash ? hash : end ? end : p + strlen (p);
+      const char *end = memchr (p, '\n', (size_t) (text_end - p));
+      const char *lim = end ? end : text_end;
+      const char *hash = memchr (p, '#', (size_t) (lim - p));
       const char *s, *w;
 
-      /* (glibc: a '#' starts a comment anywhere; database names are
-       * matched without regard to case) */
+      /* As glibc reads a line (nss_database.c): a '#' starts a comment
+       * anywhere; the database's name runs to a blank or ':', matched
+       * with its case; then any blanks and colons - "passwd ldap" is a
+       * passwd line too. */
+      if (hash)
+        lim = hash;
       while (p < lim && is_blank (*p))
         p++;
-      if (lim - p >= 6 && strncasecmp (p, "passwd", 6) == 0)
+      w = p;
+      while (p < lim && !is_blank (*p) && *p != ':')
+        p++;
+      if (p < lim && p - w == 6 && strncmp (w, "passwd", 6) == 0)
         {
-          s = p + 6;
+          s = p;
+          while (s < lim && (is_blank (*s) || *s == ':'))
+            s++;
+          n_lines++;
+          first = GL_LAUNCH_PASSWD_OTHER;
+          w = s;
+          while (s < lim && !is_blank (*s) && *s != '[')
+            s++;
+          if (s - w == 5 && strncmp (w, "files", 5) == 0)
+            first = GL_LAUNCH_PASSWD_FILES;
+          else if (s - w == 6 && strncmp (w, "compat", 6) == 0)
+            first = GL_LAUNCH_PASSWD_COMPAT;
           while (s < lim && is_blank (*s))
             s++;
-          if (s < lim && *s == ':')
-            {
-              n_lines++;
-              first = GL_LAUNCH_PASSWD_OTHER;
-              s++;
-              while (s < lim && is_blank (*s))
-                s++;
-              w = s;
-              while (s < lim && !is_blank (*s) && *s != '[')
-                s++;
-              if (s - w == 5 && strncmp (w, "files", 5) == 0)
-                first = GL_LAUNCH_PASSWD_FILES;
-              else if (s - w == 6 && strncmp (w, "compat", 6) == 0)
-                first = GL_LAUNCH_PASSWD_COMPAT;
-              while (s < lim && is_blank (*s))
-                s++;
-              if (s < lim && *s == '[')
-                first = GL_LAUNCH_PASSWD_OTHER;
-            }
+          if (s < lim && *s == '[')
+            first = GL_LAUNCH_PASSWD_OTHER;
         }
-      p = end ? end + 1 : NULL;
+      p = end ? end + 1 : text_end;
     }
   return n_lines == 1 ? first : GL_LAUNCH_PASSWD_OTHER;
 }

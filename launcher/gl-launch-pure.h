@@ -73,17 +73,18 @@ char *gl_launch_path_candidate (const char *search_path, const char *command, si
  * through. */
 void gl_launch_printable_name (char *name);
 
-/* Where the "passwd:" line of an nsswitch.conf TEXT looks first, when that
- * is all a lookup of the caller's uid needs to know (see lookup_user):
- * FILES or COMPAT when that is the line's first service and no action
- * ("[...]") follows it; OTHER for any other first service, an action, no
- * passwd line, or more than one. */
+/* Where the "passwd:" line of an nsswitch.conf TEXT (LEN bytes) looks
+ * first, when that is all a lookup of the caller's uid needs to know (see
+ * lookup_user): FILES or COMPAT when that is the line's first service and
+ * no action ("[...]") follows it; OTHER for any other first service, an
+ * action, no passwd line, more than one, or a NUL in TEXT.  Lines are read
+ * as glibc reads them ("passwd ldap", without the colon, is one). */
 typedef enum {
   GL_LAUNCH_PASSWD_OTHER,
   GL_LAUNCH_PASSWD_FILES,
   GL_LAUNCH_PASSWD_COMPAT,
 } GlLaunchPasswdFirst;
-GlLaunchPasswdFirst gl_launch_nsswitch_passwd (const char *text);
+GlLaunchPasswdFirst gl_launch_nsswitch_passwd (const char *text, size_t len);
 
 /* The output OUT (LEN bytes) of `getent passwd UID`, read strictly: exactly
  * one line, ending with a newline, no NUL; seven ':'-separated fields; a

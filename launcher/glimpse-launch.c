@@ -3108,8 +3108,7 @@ nsswitch_passwd (void)
         break;
       len += (size_t) n;
     }
-  text[len] = '\0';
-  return gl_launch_nsswitch_passwd (text);
+  return gl_launch_nsswitch_passwd (text, len);
 }
 
 /* Step 1: true when /etc/passwd answers for the caller's uid. */

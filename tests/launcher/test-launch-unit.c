@@ -399,7 +399,15 @@ main (void)
       { "passwd:         files systemd\ngroup: files\n", GL_LAUNCH_PASSWD_FILES },
       { "passwd: files\n", GL_LAUNCH_PASSWD_FILES },
       { "# c\n  passwd:\tfiles # passwd: ldap\n", GL_LAUNCH_PASSWD_FILES },
-      { "PASSWD : files", GL_LAUNCH_PASSWD_FILES },
+      { "passwd : files", GL_LAUNCH_PASSWD_FILES },
+      { "passwd:: files\n", GL_LAUNCH_PASSWD_FILES },
+      { "passwd files\n", GL_LAUNCH_PASSWD_FILES },
+      /* (glibc: the name with its case; "PASSWD:" is not the line) */
+      { "PASSWD: files\n", GL_LAUNCH_PASSWD_OTHER },
+      { "PASSWD: ldap\npasswd: files\n", GL_LAUNCH_PASSWD_FILES },
+      /* (glibc: "passwd ldap" is a passwd line, and the last one wins) */
+      { "passwd: files\npasswd ldap\n", GL_LAUNCH_PASSWD_OTHER },
+      { "passwd: files\npasswd\tsss files\n", GL_LAUNCH_PASSWD_OTHER },
       { "passwd: compat systemd\n", GL_LAUNCH_PASSWD_COMPAT },
       { "passwd: ldap files\n", GL_LAUNCH_PASSWD_OTHER },
       { "passwd: sss files\n", GL_LAUNCH_PASSWD_OTHER },
@@ -416,12 +424,19 @@ main (void)
     };
     bool all = true;
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
-      if (gl_launch_nsswitch_passwd (ns[i].text) != ns[i].want)
+      if (gl_launch_nsswitch_passwd (ns[i].text, strlen (ns[i].text)) != ns[i].want)
         {
           all = false;
-          printf ("# nsswitch case %zu: got %d\n", i, (int) gl_launch_nsswitch_passwd (ns[i].text));
+          printf ("# nsswitch case %zu: got %d\n", i,
+                  (int) gl_launch_nsswitch_passwd (ns[i].text, strlen (ns[i].text)));
         }
     ok (all, "nsswitch.conf: /etc/passwd first only for files or compat, without an action");
+    {
+      /* glibc reads past the NUL to the last passwd line: ldap first */
+      static const char nul[] = "passwd: files\n#\0\npasswd: ldap files\n";
+      ok (gl_launch_nsswitch_passwd (nul, sizeof nul - 1) == GL_LAUNCH_PASSWD_OTHER,
+          "nsswitch.conf with a NUL: not read as files first");
+    }
   }
 
   /* `getent passwd UID`'s output, read strictly (lookup_user's fallback) */
