@@ -19,20 +19,33 @@ G_DEFINE_QUARK (gl-updates-family-error-quark, gl_updates_family_error)
  * between checks (dnf then asks only whether repomd.xml changed). */
 #define DNF_CACHE "/var/tmp/glimpse-updates-dnf"
 
+/* ...but not dnf's locks on it.  dnf (4) run as a user keeps them in
+ * /var/tmp/dnf-USER-XXXXXX/locks/<sha1 of the cachedir>/, each naming the
+ * pid of its holder, and takes one over only when no process of that pid
+ * lives.  A check the agent stops (SIGTERM, past CheckTimeout=) leaves its
+ * lock behind, naming its pid in its view: 2 in a view of its own.  In a
+ * view an app of the sandbox holds, pid 2 is that app, and the next check's
+ * dnf waited on it until it timed out, every time, while the app ran.
+ * The agent runs one check at a time, so a lock of the check's cache found
+ * when a check starts is one a stopped check left: it goes before dnf
+ * starts.  ("%s": the sha1; the command follows as "$@") */
+#define DNF_UNLOCK "rm -f /var/tmp/dnf-*/locks/%s/*_lock.pid; exec \"$@\""
+
 typedef struct {
   const char *family;
   const char *tool;          /* what the user installs when it is missing */
   const char *package;
   const char *argv[8];
+  gboolean unlock;           /* dnf: its stale locks removed first (DNF_UNLOCK) */
 } FamilyCheck;
 
 static const FamilyCheck checks[] = {
   { "dnf", "dnf", "dnf",
-    { "dnf", "-q", "check-update", "--refresh", "--setopt=cachedir=" DNF_CACHE, NULL } },
+    { "dnf", "-q", "check-update", "--refresh", "--setopt=cachedir=" DNF_CACHE, NULL }, TRUE },
   { "pacman", "checkupdates", "pacman-contrib",
-    { "checkupdates", NULL } },
+    { "checkupdates", NULL }, FALSE },
   { "apk", "apk", "apk-tools",
-    { "apk", "--no-cache", "list", "--upgradable", NULL } },
+    { "apk", "--no-cache", "list", "--upgradable", NULL }, FALSE },
 };
 
 static const FamilyCheck *
@@ -350,7 +363,26 @@ gl_updates_family_check (const char    *sandbox_id,
       return NULL;
     }
   cmd = g_strjoinv (" ", (char **) c->argv);
-  if (!run_in_sandbox (sandbox_id, c->argv, &res, &status, cancellable, error))
+  if (c->unlock)
+    {
+      /* /bin/sh -c 'rm …; exec "$@"' sh dnf …: a missing dnf is still 127 */
+      g_autofree char *sha1 = g_compute_checksum_for_string (G_CHECKSUM_SHA1, DNF_CACHE, -1);
+      g_autofree char *script = g_strdup_printf (DNF_UNLOCK, sha1);
+      g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+
+      g_ptr_array_add (argv, "/bin/sh");
+      g_ptr_array_add (argv, "-c");
+      g_ptr_array_add (argv, script);
+      g_ptr_array_add (argv, "sh");
+      for (guint i = 0; c->argv[i] != NULL; i++)
+        g_ptr_array_add (argv, (char *) c->argv[i]);
+      g_ptr_array_add (argv, NULL);
+      ok = run_in_sandbox (sandbox_id, (const char * const *) argv->pdata, &res, &status,
+                           cancellable, error);
+    }
+  else
+    ok = run_in_sandbox (sandbox_id, c->argv, &res, &status, cancellable, error);
+  if (!ok)
     return NULL;
   out = bytes_text (res.out);
   err = bytes_text (res.err);

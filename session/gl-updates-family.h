@@ -4,8 +4,9 @@
  * family's own read-only check inside the sandbox, through the launcher,
  * as the user (so nothing runs as root and the sandbox's system layer is
  * never written), each with a private cache:
- *   dnf     dnf -q check-update --refresh --setopt=cachedir=… (exit 100: updates, 0: none)
- *           then rpm -q for the installed versions
+ *   dnf     dnf -q check-update --refresh --setopt=cachedir=… (exit 100: updates, 0: none),
+ *           through /bin/sh, which first removes the locks a stopped check
+ *           left on that cache; then rpm -q for the installed versions
  *   pacman  checkupdates (pacman-contrib; exit 0: updates, 2: none)
  *   apk     apk --no-cache list --upgradable (exit 0; a warning that an
  *           index could not be fetched fails the check)
