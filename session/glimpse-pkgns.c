@@ -1672,15 +1672,14 @@ build_mask (int opfd)
  * Its errors are build_mask's own, said by it; the operation ends with its
  * status.  It is waited for in supervise(), under the operation's limits. */
 static void set_oom_score_adj (const char *value);
+static pid_t fork_or_limit (void);
 
 static pid_t
 start_mask (int opfd)
 {
   pid_t parent = getpid ();
-  pid_t pid = fork ();
+  pid_t pid = fork_or_limit ();
 
-  if (pid < 0)
-    die_errno ("fork");
   if (pid == 0)
     {
       prctl (PR_SET_PDEATHSIG, SIGKILL);
@@ -1813,6 +1812,42 @@ limit_reached (bool running)
   return NULL;
 }
 
+/* Ends glimpse-pkgns at the limit WHY, writing it to <op>/stopped-by
+ * (glimpse names the limit from there: status 124) */
+static void __attribute__((noreturn))
+exit_at_limit (const char *why)
+{
+  char *path = xasprintf ("%s/stopped-by", A.op);
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+
+  if (fd < 0 || write (fd, why, strlen (why)) < 0)
+    die_errno ("cannot write %s", path);
+  close (fd);
+  fprintf (stderr, "%s: the operation was stopped at its limit (%s)\n", prog, why);
+  _exit (EXIT_LIMIT);
+}
+
+/* fork() for glimpse-pkgns itself, before supervise() watches the
+ * operation: its own processes count in the operation's pids cgroup too,
+ * so under a small MaxTasks= a fork of its set-up is what reaches the
+ * limit.  That is the limit, said as such (124, stopped-by), not a failed
+ * set-up (125).  (What forks below it ends through supervise(), which
+ * reads the limit from pids.events all the same.) */
+static pid_t
+fork_or_limit (void)
+{
+  pid_t pid = fork ();
+  int errsv = errno;
+  const char *why;
+
+  if (pid >= 0)
+    return pid;
+  if (errsv == EAGAIN && (why = limit_reached (false)) != NULL)
+    exit_at_limit (why);
+  errno = errsv;
+  die_errno ("fork");
+}
+
 /* Kills the whole operation: the PID namespace's first process (the
  * kernel kills the rest of the namespace with it) and CHILD, its parent.
  * WHY: the limit reached, or NULL where the operation fails otherwise. */
@@ -1940,15 +1975,7 @@ supervise (pid_t child, pid_t walker)
   if (stopped_by == NULL && limited)
     stopped_by = limit_reached (false);
   if (stopped_by != NULL)
-    {
-      char *path = xasprintf ("%s/stopped-by", A.op);
-      int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-      if (fd < 0 || write (fd, stopped_by, strlen (stopped_by)) < 0)
-        die_errno ("cannot write %s", path);
-      close (fd);
-      fprintf (stderr, "%s: the operation was stopped at its limit (%s)\n", prog, stopped_by);
-      _exit (EXIT_LIMIT);
-    }
+    exit_at_limit (stopped_by);
   if (walk_failed >= 0)
     _exit (walk_failed);
   return st;
@@ -2031,9 +2058,7 @@ make_userns (void)
   if (pipe2 (go, O_CLOEXEC) != 0 || pipe2 (done, O_CLOEXEC) != 0)
     die_errno ("pipe");
   parent = getpid ();
-  pid = fork ();
-  if (pid < 0)
-    die_errno ("fork");
+  pid = fork_or_limit ();
   if (pid == 0)
     {
       prctl (PR_SET_PDEATHSIG, SIGKILL);
@@ -2866,9 +2891,7 @@ main (int argc, char **argv)
   if (walker > 0 && pipe2 (mask_go, O_CLOEXEC) != 0)
     die_errno ("pipe");
   self = getpid ();
-  pid = fork ();
-  if (pid < 0)
-    die_errno ("fork");
+  pid = fork_or_limit ();
   if (pid == 0)
     {
       int self_fd;

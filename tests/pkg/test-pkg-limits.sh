@@ -85,6 +85,11 @@ kill -INT "$pid"; wait "$pid"
 check "… and nothing of it is left when it is interrupted" wait_for '! left_running && [ -z "$(op_cgroups "$pid")" ]'
 
 limited glimpse-bomb MaxTasks=64 "it reached its limit of 64 tasks"
+# a limit so small that glimpse-pkgns's own forks reach it (they count in
+# the operation's cgroup too): the limit all the same, not a failed fork
+for n in 2 3 4; do
+  limited glimpse-sleeper MaxTasks=$n "it reached its limit of $n tasks"
+done
 limited glimpse-hog MaxMemoryMiB=96 "it reached its limit of 96 MiB of memory"
 limited glimpse-sleeper MaxSeconds=8 "it ran for its limit of 8 seconds"
 free_mib=$(( $(stat -f -c '%a * %S' "$GL_STORE") / 1048576 ))
