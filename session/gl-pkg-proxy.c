@@ -298,6 +298,7 @@ gl_pkg_proxy_check (GlPkgProxy *proxy, const char *head, gsize len, GlPkgProxyRe
   gboolean is_connect, literal = FALSE, https;
   guint n_headers = 0;
 
+  g_return_val_if_fail (head != NULL, GL_PKG_PROXY_BAD_REQUEST);
   memset (request, 0, sizeof *request);
   if (len > HEAD_MAX)
     return GL_PKG_PROXY_TOO_LARGE;
