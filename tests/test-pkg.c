@@ -861,6 +861,46 @@ test_read_sandbox_file_links (void)
   g_assert_cmpstr (text, ==, "ID=image\n");
 }
 
+/* os-release as the view shows it: etc/os-release a link, relative or
+ * absolute (taken from the view's root, not the host's), to a file the
+ * system layer may replace; a link that leaves the tree stays inside it */
+static void
+test_read_os_release (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-osrel-XXXXXX");
+  g_autofree char *link = g_build_filename (tmp, "rootfs/etc/os-release", NULL);
+  g_autoptr(GlSandbox) s = new_sandbox (tmp, "apt");
+  g_autofree char *text = NULL;
+
+  write_file (tmp, "rootfs/usr/lib/os-release", "ID=image\n");
+  write_file (tmp, "rootfs/etc/placeholder", "");
+  g_assert_cmpint (symlink ("/usr/lib/os-release", link), ==, 0);
+  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  g_assert_cmpstr (text, ==, "ID=image\n");
+  g_clear_pointer (&text, g_free);
+
+  /* (the system layer's os-release wins over the base's) */
+  write_file (tmp, "system/current", "1\n");
+  write_file (tmp, "system/1/tree/usr/lib/os-release", "ID=layer\n");
+  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  g_assert_cmpstr (text, ==, "ID=layer\n");
+  g_clear_pointer (&text, g_free);
+
+  /* (a link out of the tree never reads the host's file) */
+  write_file (tmp, "host-os-release", "ID=host\n");
+  g_assert_cmpint (unlink (link), ==, 0);
+  g_assert_cmpint (symlink ("../../../../../../../../host-os-release", link), ==, 0);
+  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  g_assert_cmpstr (text, !=, "ID=host\n");
+  g_clear_pointer (&text, g_free);
+
+  /* (a plain file is read as it is) */
+  g_assert_cmpint (unlink (link), ==, 0);
+  write_file (tmp, "rootfs/etc/os-release", "ID=plain\n");
+  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  g_assert_cmpstr (text, ==, "ID=plain\n");
+}
+
 /* The same files as the view shows them: a directory the system layer
  * removed and made again (opaque) hides the base's files in it, a
  * whiteout on the way hides them too.  (On the old code the base's were
@@ -1577,6 +1617,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pkg/repository-uris-links", test_repository_uris_links);
   g_test_add_func ("/pkg/defang-no-follow", test_defang_no_follow);
   g_test_add_func ("/repo/sandbox-file-links", test_read_sandbox_file_links);
+  g_test_add_func ("/repo/os-release", test_read_os_release);
   g_test_add_func ("/repo/sandbox-file-hidden", test_read_sandbox_file_hidden);
   g_test_add_func ("/repo/list-added", test_repo_list_added);
   g_test_add_func ("/repo/list-added-dnf", test_repo_list_added_dnf);
