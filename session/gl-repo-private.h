@@ -24,9 +24,13 @@ gboolean gl_repo_uri_ok (const char *uri);
 /* The key of --key: a file or an http(s) URL, at most 1 MiB. */
 GBytes  *gl_repo_read_key (const char *key, GCancellable *cancellable, GError **error);
 gboolean gl_repo_key_is_armored (GBytes *key);
-/* The sandbox's regular file @rel ("etc/os-release") as its view shows it
- * (system layer over the base), at most 1 MiB; NULL when there is none. */
+/* The sandbox's regular file @rel ("etc/pacman.conf") as its view shows it
+ * (system layer over the base), at most 1 MiB, reached without following a
+ * link; NULL when there is none. */
 char    *gl_repo_read_sandbox_file (GlSandbox *sandbox, const char *rel);
+/* The same of etc/os-release, following links inside the view
+ * (GL_VIEW_FOLLOW_LINKS: bounded, never out of the sandbox's tree). */
+char    *gl_repo_read_os_release (GlSandbox *sandbox);
 /* The files of the directory @dir_rel ("etc/yum.repos.d") whose names end
  * in one of @suffixes, as the view shows them: name without the suffix →
  * path inside ("/etc/yum.repos.d/x.repo"). */

@@ -459,31 +459,36 @@ json_top_string (const char *json)
   return json_string (wrapped, "v");
 }
 
-/* The sandbox's file @rel (e.g. "etc/os-release"), system layer first. */
-char *
-gl_repo_read_sandbox_file (GlSandbox *sandbox, const char *rel)
+/* The sandbox's file @rel, system layer first, walked with @flags. */
+static char *
+read_sandbox_file (GlSandbox *sandbox, const char *rel, GlViewFlags flags)
 {
   g_autofree char *tree = gl_pkg_current_tree (sandbox);
   g_autofree char *rootfs = gl_sandbox_get_rootfs (sandbox);
   const char *roots[] = { tree, rootfs ? rootfs : "/" };
   char *text = NULL;
 
-  /* (the layers are the sandbox's, read as root: no link on the way or at
-   * the end is followed, no FIFO, device or huge file read; whiteouts and
-   * opaque directories hide what is below, as in the view) */
-  switch (gl_view_read_file (roots, G_N_ELEMENTS (roots), rel, 1024 * 1024, &text, NULL))
-    {
-    case GL_VIEW_FILE:
-      return text;
-    case GL_VIEW_ABSENT:
-      return NULL;
-    case GL_VIEW_UNKNOWN:
-      break;
-    }
-  /* os-release is mostly a link to ../usr/lib/os-release */
-  if (g_str_equal (rel, "etc/os-release"))
-    return gl_repo_read_sandbox_file (sandbox, "usr/lib/os-release");
-  return NULL;
+  /* (the layers are the sandbox's, read as root: no FIFO, device or huge
+   * file read; whiteouts and opaque directories hide what is below, as in
+   * the view; a link is followed only with GL_VIEW_FOLLOW_LINKS, and then
+   * inside the view) */
+  if (gl_view_read_file_full (roots, G_N_ELEMENTS (roots), rel, flags, 1024 * 1024, &text, NULL)
+      != GL_VIEW_FILE)
+    return NULL;
+  return text;
+}
+
+char *
+gl_repo_read_sandbox_file (GlSandbox *sandbox, const char *rel)
+{
+  return read_sandbox_file (sandbox, rel, GL_VIEW_NO_FLAGS);
+}
+
+char *
+gl_repo_read_os_release (GlSandbox *sandbox)
+{
+  /* (mostly a link to ../usr/lib/os-release, or to /usr/lib/os-release) */
+  return read_sandbox_file (sandbox, "etc/os-release", GL_VIEW_FOLLOW_LINKS);
 }
 
 /* Whether the view of @sandbox (@roots) shows a regular file at @rel */
@@ -569,7 +574,7 @@ resolve_ppa (GlSandbox *sandbox, const char *spec, char **source_text, GBytes **
     return gl_repo_invalid (error, "The key served for %s has the fingerprint %s, not %s as Launchpad "
                     "announces; refused (nothing was written)", spec, fprs[0], fpr);
 
-  osr = gl_repo_read_sandbox_file (sandbox, "etc/os-release");
+  osr = gl_repo_read_os_release (sandbox);
   id = os_release_value (osr, "ID");
   like = os_release_value (osr, "ID_LIKE");
   codename = os_release_value (osr, "UBUNTU_CODENAME");

@@ -857,7 +857,7 @@ test_read_sandbox_file_links (void)
     g_assert_false (g_hash_table_contains (files, "host"));
   }
   /* (os-release, a link, is read where it points in the tree) */
-  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  text = gl_repo_read_os_release (s);
   g_assert_cmpstr (text, ==, "ID=image\n");
 }
 
@@ -875,14 +875,14 @@ test_read_os_release (void)
   write_file (tmp, "rootfs/usr/lib/os-release", "ID=image\n");
   write_file (tmp, "rootfs/etc/placeholder", "");
   g_assert_cmpint (symlink ("/usr/lib/os-release", link), ==, 0);
-  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  text = gl_repo_read_os_release (s);
   g_assert_cmpstr (text, ==, "ID=image\n");
   g_clear_pointer (&text, g_free);
 
   /* (the system layer's os-release wins over the base's) */
   write_file (tmp, "system/current", "1\n");
   write_file (tmp, "system/1/tree/usr/lib/os-release", "ID=layer\n");
-  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  text = gl_repo_read_os_release (s);
   g_assert_cmpstr (text, ==, "ID=layer\n");
   g_clear_pointer (&text, g_free);
 
@@ -890,14 +890,14 @@ test_read_os_release (void)
   write_file (tmp, "host-os-release", "ID=host\n");
   g_assert_cmpint (unlink (link), ==, 0);
   g_assert_cmpint (symlink ("../../../../../../../../host-os-release", link), ==, 0);
-  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  text = gl_repo_read_os_release (s);
   g_assert_cmpstr (text, !=, "ID=host\n");
   g_clear_pointer (&text, g_free);
 
   /* (a plain file is read as it is) */
   g_assert_cmpint (unlink (link), ==, 0);
   write_file (tmp, "rootfs/etc/os-release", "ID=plain\n");
-  text = gl_repo_read_sandbox_file (s, "etc/os-release");
+  text = gl_repo_read_os_release (s);
   g_assert_cmpstr (text, ==, "ID=plain\n");
 }
 
