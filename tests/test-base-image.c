@@ -5,6 +5,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include "gl-apt-release.h"
 #include "gl-base-image.h"
 #include "gl-checksum.h"
 #include "gl-download.h"
@@ -429,6 +430,166 @@ drop_keys (void)
   g_clear_pointer (&good_key, g_free);
 }
 
+/* --- gpgv itself: the keyrings given as paths (gl_gpgv_*) and as bytes
+ * (gl_apt_release_verify), armored or binary, each in a private
+ * directory that is gone afterwards --- */
+
+/* @text clear-signed by @user */
+static GBytes *
+clearsigned (const char *text, const char *user)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gl-sign-XXXXXX", NULL);
+  g_autofree char *plain = g_build_filename (dir, "plain", NULL);
+  g_autofree char *signed_path = g_build_filename (dir, "signed", NULL);
+  const char *argv[] = { "gpg", "--homedir", gnupg_home, "--batch", "--yes", "--local-user", user,
+                         "--clearsign", "--output", signed_path, plain, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data = NULL;
+  gsize len = 0;
+
+  write_file (plain, text);
+  run (argv);
+  g_file_get_contents (signed_path, &data, &len, &error);
+  g_assert_no_error (error);
+  gl_rm_rf (dir, NULL, NULL);
+  return g_bytes_new_take (g_steal_pointer (&data), len);
+}
+
+/* The good key, binary, in a file under @dir */
+static char *
+binary_key (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "good.gpg", NULL);
+  const char *argv[] = { "gpg", "--homedir", gnupg_home, "--batch", "--yes", "--output", path,
+                         "--export", "good@glimpse.invalid", NULL };
+
+  run (argv);
+  return g_steal_pointer (&path);
+}
+
+/* How many of gpgv's private directories are in the temporary directory */
+static guint
+gpgv_dirs (void)
+{
+  g_autoptr(GDir) d = g_dir_open (g_get_tmp_dir (), 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, "glimpse-gpgv-"))
+      n++;
+  return n;
+}
+
+static void
+test_gpgv_keyring_paths (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gl-keys-XXXXXX", NULL);
+  g_autofree char *armored = g_build_filename (dir, "good.asc", NULL);
+  g_autofree char *binary = binary_key (dir);
+  g_autofree char *missing = g_build_filename (dir, "missing.gpg", NULL);
+  g_autofree char *broken = g_build_filename (dir, "broken.asc", NULL);
+  g_autoptr(GBytes) data = clearsigned ("Release text\n", "good@glimpse.invalid");
+  g_autoptr(GBytes) other = clearsigned ("Release text\n", "other@glimpse.invalid");
+  const char *fprs[] = { good_fpr, NULL };
+  guint before = gpgv_dirs ();
+
+  write_file (armored, good_key);
+  write_file (broken, "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n-----END PGP PUBLIC KEY BLOCK-----\n");
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *rings[] = { i == 0 ? armored : binary, NULL };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) text = gl_gpgv_verify_clearsigned (data, rings, fprs, "the test", NULL, &error);
+      g_autoptr(GBytes) none = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpmem (g_bytes_get_data (text, NULL), g_bytes_get_size (text), "Release text\n", 13);
+      none = gl_gpgv_verify_clearsigned (other, rings, NULL, "the test", NULL, &error);
+      g_assert_null (none);
+      g_assert_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_BAD_SIGNATURE);
+    }
+  {
+    const char *rings[] = { armored, missing, NULL };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) none = gl_gpgv_verify_clearsigned (data, rings, NULL, "the test", NULL, &error);
+
+    g_assert_null (none);
+    g_assert_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING);
+    g_assert_nonnull (strstr (error->message, "Cannot check the signature of the test: cannot read the keyring "));
+    g_assert_nonnull (strstr (error->message, missing));
+  }
+  {
+    const char *rings[] = { broken, NULL };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) none = gl_gpgv_verify_clearsigned (data, rings, NULL, "the test", NULL, &error);
+
+    g_assert_null (none);
+    g_assert_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING);
+    g_assert_nonnull (strstr (error->message, broken));
+  }
+  {
+    const char *rings[] = { NULL };
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) none = gl_gpgv_verify_clearsigned (data, rings, NULL, "the test", NULL, &error);
+
+    g_assert_null (none);
+    g_assert_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING);
+  }
+  g_assert_cmpuint (gpgv_dirs (), ==, before);
+  gl_rm_rf (dir, NULL, NULL);
+}
+
+static void
+test_gpgv_keyring_bytes (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("gl-keys-XXXXXX", NULL);
+  g_autofree char *binary = binary_key (dir);
+  g_autofree char *binary_data = NULL;
+  gsize binary_len = 0;
+  g_autoptr(GBytes) data = clearsigned ("Origin: test\n", "good@glimpse.invalid");
+  g_autoptr(GBytes) other = clearsigned ("Origin: test\n", "other@glimpse.invalid");
+  const char *broken = "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n-----END PGP PUBLIC KEY BLOCK-----\n";
+  const char *fprs[] = { good_fpr, NULL };
+  guint before = gpgv_dirs ();
+
+  g_assert_true (g_file_get_contents (binary, &binary_data, &binary_len, NULL));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autoptr(GPtrArray) rings = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_apt_keyring_free);
+      g_autoptr(GBytes) key = i == 0 ? g_bytes_new (good_key, strlen (good_key))
+                                     : g_bytes_new (binary_data, binary_len);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) text = NULL;
+      g_autoptr(GBytes) none = NULL;
+
+      g_ptr_array_add (rings, gl_apt_keyring_new ("the good key", key));
+      text = gl_apt_release_verify (data, rings, fprs, "the test", NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpmem (g_bytes_get_data (text, NULL), g_bytes_get_size (text), "Origin: test\n", 13);
+      none = gl_apt_release_verify (other, rings, NULL, "the test", NULL, &error);
+      g_assert_null (none);
+      g_assert_error (error, GL_APT_ERROR, GL_APT_ERROR_SIGNATURE);
+    }
+  {
+    g_autoptr(GPtrArray) rings = g_ptr_array_new_with_free_func ((GDestroyNotify) gl_apt_keyring_free);
+    g_autoptr(GBytes) good = g_bytes_new (good_key, strlen (good_key));
+    g_autoptr(GBytes) bad = g_bytes_new (broken, strlen (broken));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GBytes) none = NULL;
+
+    g_ptr_array_add (rings, gl_apt_keyring_new ("the good key", good));
+    g_ptr_array_add (rings, gl_apt_keyring_new ("the broken key", bad));
+    none = gl_apt_release_verify (data, rings, NULL, "the test", NULL, &error);
+    g_assert_null (none);
+    g_assert_error (error, GL_APT_ERROR, GL_APT_ERROR_KEYRING);
+    g_assert_nonnull (strstr (error->message, "the test: "));
+    g_assert_nonnull (strstr (error->message, "the broken key"));
+  }
+  g_assert_cmpuint (gpgv_dirs (), ==, before);
+  gl_rm_rf (dir, NULL, NULL);
+}
+
 static void
 test_no_gpg (void)
 {
@@ -458,6 +619,8 @@ main (int argc, char **argv)
   ADD ("/base-image/fedora/other-key", OTHER_KEY, test_fedora_refused);
   ADD ("/base-image/fedora/unsigned", UNSIGNED, test_fedora_refused);
 #undef ADD
+  g_test_add_func ("/gpgv/keyring-paths", test_gpgv_keyring_paths);
+  g_test_add_func ("/gpgv/keyring-bytes", test_gpgv_keyring_bytes);
   status = g_test_run ();
   drop_keys ();
   return status;
