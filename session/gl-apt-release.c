@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "gl-curl.h"
-#include <glib/gstdio.h>
+#include "gl-gpgv.h"
 
 G_DEFINE_QUARK (gl-apt-error-quark, gl_apt_error)
 
@@ -578,17 +578,6 @@ gl_apt_dearmor (const char  *text,
 
 /* --- gpgv --- */
 
-static gboolean
-write_temp (const char *dir, const char *name, const void *data, gsize len, char **out_path, GError **error)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-
-  if (!g_file_set_contents_full (path, data, len, G_FILE_SET_CONTENTS_NONE, 0600, error))
-    return FALSE;
-  *out_path = g_steal_pointer (&path);
-  return TRUE;
-}
-
 /* The whole of data is one clear-signed message and nothing else. */
 static gboolean
 check_clearsigned_shape (const char *text, gsize len, const char *what, GError **error)
@@ -651,10 +640,8 @@ gl_apt_release_verify (GBytes              *data,
                        GCancellable        *cancellable,
                        GError             **error)
 {
-  g_autofree char *tmpdir = NULL;
+  g_auto(GlGpgvArgs) args = { NULL, NULL };
   g_autofree char *input = NULL;
-  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) cleanup = g_ptr_array_new_with_free_func (g_free);
   gboolean exited_ok = FALSE;
   g_autoptr(GBytes) out = NULL;
   g_autoptr(GBytes) err = NULL;
@@ -664,7 +651,6 @@ gl_apt_release_verify (GBytes              *data,
   const char *text = g_bytes_get_data (data, &len);
   gboolean valid = FALSE, bad = FALSE, fpr_ok = (fingerprints == NULL || fingerprints[0] == NULL);
   g_autofree char *bad_line = NULL;
-  guint ring;
 
   if (!check_clearsigned_shape (text, len, what, error))
     return NULL;
@@ -675,63 +661,28 @@ gl_apt_release_verify (GBytes              *data,
       return NULL;
     }
 
-  tmpdir = g_dir_make_tmp ("glimpse-gpgv-XXXXXX", error);
-  if (tmpdir == NULL)
-    return NULL;
-  g_ptr_array_add (argv, g_strdup ("gpgv"));
-  g_ptr_array_add (argv, g_strdup ("--homedir"));
-  g_ptr_array_add (argv, g_strdup (tmpdir));
-  g_ptr_array_add (argv, g_strdup ("--quiet"));
-  g_ptr_array_add (argv, g_strdup ("--status-fd"));
-  g_ptr_array_add (argv, g_strdup ("2"));
   /* (gpgv reads the keyrings as they were read, from files of its own) */
-  for (ring = 0; ring < keyrings->len; ring++)
+  if (!gl_gpgv_args_init (&args, NULL, keyrings, &local_error))
     {
-      const GlAptKeyring *k = keyrings->pdata[ring];
-      gsize clen = 0;
-      const char *contents = g_bytes_get_data (k->data, &clen);
-      g_autoptr(GBytes) bin = NULL;
-      g_autoptr(GError) kerr = NULL;
-      g_autofree char *name = g_strdup_printf ("keyring-%u.gpg", ring);
-      char *path = NULL;
-
-      if (contents != NULL && g_strstr_len (contents, MIN (clen, 4096), "-----BEGIN PGP PUBLIC KEY BLOCK-----") != NULL)
-        {
-          bin = gl_apt_dearmor (contents, clen, &kerr);
-          if (bin == NULL)
-            {
-              g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_KEYRING,
-                           "%s: keyring %s: %s", what, k->name, kerr->message);
-              break;
-            }
-        }
+      if (g_error_matches (local_error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING))
+        g_set_error (error, GL_APT_ERROR, GL_APT_ERROR_KEYRING, "%s: %s", what, local_error->message);
       else
-        bin = g_bytes_ref (k->data);
-      if (!write_temp (tmpdir, name, g_bytes_get_data (bin, NULL), g_bytes_get_size (bin), &path, error))
-        break;
-      g_ptr_array_add (cleanup, g_strdup (path));
-      g_ptr_array_add (argv, g_strdup ("--keyring"));
-      g_ptr_array_add (argv, path);
-    }
-  /* (a keyring that could not be written stopped the loop) */
-  if (ring < keyrings->len || !write_temp (tmpdir, "InRelease", text, len, &input, error))
-    {
-      for (guint i = 0; i < cleanup->len; i++)
-        g_unlink (cleanup->pdata[i]);
-      g_rmdir (tmpdir);
+        g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  g_ptr_array_add (cleanup, g_strdup (input));
-  g_ptr_array_add (argv, g_strdup ("--output"));
-  g_ptr_array_add (argv, g_strdup ("-"));
-  g_ptr_array_add (argv, g_strdup (input));
-  g_ptr_array_add (argv, NULL);
+  input = g_build_filename (args.dir, "InRelease", NULL);
+  if (!g_file_set_contents_full (input, text, len, G_FILE_SET_CONTENTS_NONE, 0600, error))
+    return NULL;
+  g_ptr_array_add (args.argv, g_strdup ("--output"));
+  g_ptr_array_add (args.argv, g_strdup ("-"));
+  g_ptr_array_add (args.argv, g_strdup (input));
+  g_ptr_array_add (args.argv, NULL);
 
   {
     GlSpawnOptions opts = { .output = GL_SPAWN_OUTPUT_CAPTURE };
     g_auto(GlSpawnResult) res = { 0, NULL, NULL };
 
-    exited_ok = gl_spawn_run ((const char * const *) argv->pdata, &opts, &res, cancellable, &local_error);
+    exited_ok = gl_spawn_run ((const char * const *) args.argv->pdata, &opts, &res, cancellable, &local_error);
     if (!exited_ok && g_error_matches (local_error, GL_SPAWN_ERROR, GL_SPAWN_ERROR_FAILED))
       g_clear_error (&local_error);   /* gpgv's verdict is read from its status below */
     if (res.err != NULL)
@@ -739,9 +690,6 @@ gl_apt_release_verify (GBytes              *data,
     if (res.out != NULL)
       out = g_bytes_ref (res.out);
   }
-  for (guint i = 0; i < cleanup->len; i++)
-    g_unlink (cleanup->pdata[i]);
-  g_rmdir (tmpdir);
   if (local_error != NULL)
     {
       if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))

@@ -12,64 +12,91 @@
 
 G_DEFINE_QUARK (gl-gpgv-error-quark, gl_gpgv_error)
 
-/* A private directory for one run of gpgv: its home and the dearmored keyrings. */
-typedef struct {
-  char *dir;
-} Workdir;
-
-static void
-workdir_clear (Workdir *w)
+void
+gl_gpgv_args_clear (GlGpgvArgs *args)
 {
-  if (w->dir != NULL)
-    gl_rm_rf (w->dir, NULL, NULL);
-  g_clear_pointer (&w->dir, g_free);
+  if (args->dir != NULL)
+    gl_rm_rf (args->dir, NULL, NULL);
+  g_clear_pointer (&args->dir, g_free);
+  g_clear_pointer (&args->argv, g_ptr_array_unref);
 }
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Workdir, workdir_clear)
 
-/* --keyring arguments for @keyrings, dearmoring armored ones into @w. */
+/* Writes the keyring @data (binary or armored), the @i-th, into the
+ * directory as gpgv will read it, and adds it to the command line. */
 static gboolean
-add_keyrings (GPtrArray *argv, Workdir *w, const char * const *keyrings, const char *what,
-              GError **error)
+add_keyring (GlGpgvArgs *args, guint i, const char *name, GBytes *data, GError **error)
 {
-  if (keyrings == NULL || keyrings[0] == NULL)
+  gsize len = 0;
+  const char *contents = g_bytes_get_data (data, &len);
+  g_autofree char *file = g_strdup_printf ("keyring-%u.gpg", i);
+  g_autofree char *path = g_build_filename (args->dir, file, NULL);
+  g_autoptr(GBytes) binary = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (contents != NULL &&
+      g_strstr_len (contents, MIN (len, 4096), "-----BEGIN PGP PUBLIC KEY BLOCK-----") != NULL)
+    binary = gl_apt_dearmor (contents, len, &local_error);
+  else
+    binary = g_bytes_ref (data);
+  if (binary == NULL ||
+      !g_file_set_contents_full (path, g_bytes_get_data (binary, NULL), g_bytes_get_size (binary),
+                                 G_FILE_SET_CONTENTS_NONE, 0600, &local_error))
     {
-      g_set_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING,
-                   "Cannot check the signature of %s: no keyring to check it against", what);
+      g_set_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING, "the keyring %s: %s", name,
+                   local_error->message);
       return FALSE;
     }
-  for (guint i = 0; keyrings[i] != NULL; i++)
+  g_ptr_array_add (args->argv, g_strdup ("--keyring"));
+  g_ptr_array_add (args->argv, g_steal_pointer (&path));
+  return TRUE;
+}
+
+gboolean
+gl_gpgv_args_init (GlGpgvArgs          *args,
+                   const char * const  *paths,
+                   GPtrArray           *keyrings,
+                   GError             **error)
+{
+  guint n = 0;
+
+  args->argv = g_ptr_array_new_with_free_func (g_free);
+  args->dir = g_dir_make_tmp ("glimpse-gpgv-XXXXXX", error);
+  if (args->dir == NULL)
+    return FALSE;
+  g_ptr_array_add (args->argv, g_strdup ("gpgv"));
+  g_ptr_array_add (args->argv, g_strdup ("--homedir"));
+  g_ptr_array_add (args->argv, g_strdup (args->dir));
+  g_ptr_array_add (args->argv, g_strdup ("--quiet"));
+  g_ptr_array_add (args->argv, g_strdup ("--status-fd"));
+  g_ptr_array_add (args->argv, g_strdup ("2"));
+  for (guint i = 0; paths != NULL && paths[i] != NULL; i++)
     {
       g_autofree char *contents = NULL;
+      g_autoptr(GBytes) data = NULL;
       g_autoptr(GError) local_error = NULL;
       gsize len = 0;
 
-      if (!g_file_get_contents (keyrings[i], &contents, &len, &local_error))
+      if (!g_file_get_contents (paths[i], &contents, &len, &local_error))
         {
-          g_set_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING,
-                       "Cannot check the signature of %s: cannot read the keyring %s: %s",
-                       what, keyrings[i], local_error->message);
+          g_set_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING, "cannot read the keyring %s: %s",
+                       paths[i], local_error->message);
           return FALSE;
         }
-      g_ptr_array_add (argv, g_strdup ("--keyring"));
-      if (g_strstr_len (contents, MIN (len, 4096), "-----BEGIN PGP PUBLIC KEY BLOCK-----") != NULL)
-        {
-          g_autoptr(GBytes) binary = gl_apt_dearmor (contents, len, &local_error);
-          g_autofree char *name = g_strdup_printf ("keyring-%u.gpg", i);
-          g_autofree char *path = g_build_filename (w->dir, name, NULL);
+      data = g_bytes_new_take (g_steal_pointer (&contents), len);
+      if (!add_keyring (args, n++, paths[i], data, error))
+        return FALSE;
+    }
+  for (guint i = 0; keyrings != NULL && i < keyrings->len; i++)
+    {
+      const GlAptKeyring *k = keyrings->pdata[i];
 
-          if (binary == NULL ||
-              !g_file_set_contents_full (path, g_bytes_get_data (binary, NULL), g_bytes_get_size (binary),
-                                         G_FILE_SET_CONTENTS_NONE, 0600, &local_error))
-            {
-              g_set_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING,
-                           "Cannot check the signature of %s: the keyring %s: %s",
-                           what, keyrings[i], local_error->message);
-              return FALSE;
-            }
-          g_ptr_array_add (argv, g_steal_pointer (&path));
-        }
-      else
-        g_ptr_array_add (argv, g_strdup (keyrings[i]));
+      if (!add_keyring (args, n++, k->name, k->data, error))
+        return FALSE;
+    }
+  if (n == 0)
+    {
+      g_set_error (error, GL_GPGV_ERROR, GL_GPGV_ERROR_KEYRING, "no keyring to check it against");
+      return FALSE;
     }
   return TRUE;
 }
@@ -168,20 +195,14 @@ run_gpgv (GPtrArray *argv, const char * const *fingerprints, const char *what,
   return TRUE;
 }
 
-static GPtrArray *
-gpgv_argv (Workdir *w, GError **error)
+/* gpgv's command line with @keyrings, or FALSE with a message naming @what */
+static gboolean
+args_init (GlGpgvArgs *args, const char * const *keyrings, const char *what, GError **error)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-
-  w->dir = g_dir_make_tmp ("glimpse-gpgv-XXXXXX", error);
-  if (w->dir == NULL)
-    return NULL;
-  g_ptr_array_add (argv, g_strdup ("gpgv"));
-  g_ptr_array_add (argv, g_strdup ("--homedir"));
-  g_ptr_array_add (argv, g_strdup (w->dir));
-  g_ptr_array_add (argv, g_strdup ("--status-fd"));
-  g_ptr_array_add (argv, g_strdup ("2"));
-  return g_steal_pointer (&argv);
+  if (gl_gpgv_args_init (args, keyrings, NULL, error))
+    return TRUE;
+  g_prefix_error (error, "Cannot check the signature of %s: ", what);
+  return FALSE;
 }
 
 gboolean
@@ -193,15 +214,14 @@ gl_gpgv_verify_detached (const char          *data_path,
                          GCancellable        *cancellable,
                          GError             **error)
 {
-  g_auto(Workdir) w = { NULL };
-  g_autoptr(GPtrArray) argv = gpgv_argv (&w, error);
+  g_auto(GlGpgvArgs) args = { NULL, NULL };
 
-  if (argv == NULL || !add_keyrings (argv, &w, keyrings, what, error))
+  if (!args_init (&args, keyrings, what, error))
     return FALSE;
-  g_ptr_array_add (argv, g_strdup ("--"));
-  g_ptr_array_add (argv, g_strdup (signature_path));
-  g_ptr_array_add (argv, g_strdup (data_path));
-  return run_gpgv (argv, fingerprints, what, NULL, cancellable, error);
+  g_ptr_array_add (args.argv, g_strdup ("--"));
+  g_ptr_array_add (args.argv, g_strdup (signature_path));
+  g_ptr_array_add (args.argv, g_strdup (data_path));
+  return run_gpgv (args.argv, fingerprints, what, NULL, cancellable, error);
 }
 
 GBytes *
@@ -212,22 +232,21 @@ gl_gpgv_verify_clearsigned (GBytes              *data,
                             GCancellable        *cancellable,
                             GError             **error)
 {
-  g_auto(Workdir) w = { NULL };
-  g_autoptr(GPtrArray) argv = gpgv_argv (&w, error);
+  g_auto(GlGpgvArgs) args = { NULL, NULL };
   g_autofree char *input = NULL;
   GBytes *out = NULL;
 
-  if (argv == NULL || !add_keyrings (argv, &w, keyrings, what, error))
+  if (!args_init (&args, keyrings, what, error))
     return NULL;
-  input = g_build_filename (w.dir, "signed", NULL);
+  input = g_build_filename (args.dir, "signed", NULL);
   if (!g_file_set_contents_full (input, g_bytes_get_data (data, NULL), g_bytes_get_size (data),
                                  G_FILE_SET_CONTENTS_NONE, 0600, error))
     return NULL;
-  g_ptr_array_add (argv, g_strdup ("--output"));
-  g_ptr_array_add (argv, g_strdup ("-"));
-  g_ptr_array_add (argv, g_strdup ("--"));
-  g_ptr_array_add (argv, g_strdup (input));
-  if (!run_gpgv (argv, fingerprints, what, &out, cancellable, error))
+  g_ptr_array_add (args.argv, g_strdup ("--output"));
+  g_ptr_array_add (args.argv, g_strdup ("-"));
+  g_ptr_array_add (args.argv, g_strdup ("--"));
+  g_ptr_array_add (args.argv, g_strdup (input));
+  if (!run_gpgv (args.argv, fingerprints, what, &out, cancellable, error))
     return NULL;
   return out;
 }

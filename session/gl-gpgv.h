@@ -45,4 +45,25 @@ GBytes  *gl_gpgv_verify_clearsigned (GBytes              *data,
                                      GCancellable        *cancellable,
                                      GError             **error);
 
+/* gpgv's command line up to the files it checks, for every caller that
+ * checks a signature (here and gl_apt_release_verify): "gpgv --homedir
+ * DIR --quiet --status-fd 2 --keyring DIR/keyring-0.gpg …", where DIR is
+ * a new private temporary directory (gpgv's empty home) and each keyring
+ * is written into it as gpgv is to read it (armored ones dearmored): the
+ * key files @paths, read first, then @keyrings (GlAptKeyring, nullable),
+ * already read.  The caller may write its input into DIR too.
+ * GL_GPGV_ERROR_KEYRING when there is no keyring or one cannot be read,
+ * its message naming the keyring. */
+typedef struct {
+  char      *dir;    /* removed, with everything in it, by gl_gpgv_args_clear */
+  GPtrArray *argv;   /* of char *, not NULL-terminated */
+} GlGpgvArgs;
+
+gboolean gl_gpgv_args_init  (GlGpgvArgs          *args,
+                             const char * const  *paths,
+                             GPtrArray           *keyrings,
+                             GError             **error);
+void     gl_gpgv_args_clear (GlGpgvArgs          *args);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GlGpgvArgs, gl_gpgv_args_clear)
+
 G_END_DECLS
