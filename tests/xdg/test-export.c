@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -291,6 +292,36 @@ test_list_apps (void)
     g_assert_true ((a = find (apps, "org.example.Viewer.desktop")) && a->own && !a->exported);
     g_assert_true ((a = find (apps, "new.desktop")) && a->own && a->exported);
   }
+}
+
+/* A system layer's applications directory made opaque (removed and made
+ * again by a package operation) hides the base's below it, as the view
+ * does; without the mark both show */
+static void
+test_list_apps_opaque (void)
+{
+  g_autoptr(TuTree) root = tu_make_tree ();
+  g_autoptr(GlExportSource) s = tu_source (root, "deb", "Debian");
+  g_autofree char *upper_apps = g_build_filename (root, "system/upper/usr/share/applications", NULL);
+  g_autoptr(GPtrArray) apps = gl_export_source_list_apps (s, NULL);
+
+  g_assert_nonnull (find (apps, "org.example.Editor.desktop"));
+  g_assert_nonnull (find (apps, "org.example.Viewer.desktop"));
+  g_clear_pointer (&apps, g_ptr_array_unref);
+  if (setxattr (upper_apps, "user.overlay.opaque", "y", 1, 0) != 0)
+    {
+      gl_test_skip ("no user xattrs on this file system (user.overlay.opaque): opaque directories not checked");
+      return;
+    }
+  apps = gl_export_source_list_apps (s, NULL);
+  g_assert_null (find (apps, "org.example.Editor.desktop"));
+  g_assert_nonnull (find (apps, "org.example.Viewer.desktop"));
+  g_clear_pointer (&apps, g_ptr_array_unref);
+
+  /* (any other value is not the mark) */
+  g_assert_cmpint (setxattr (upper_apps, "user.overlay.opaque", "n", 1, 0), ==, 0);
+  apps = gl_export_source_list_apps (s, NULL);
+  g_assert_nonnull (find (apps, "org.example.Editor.desktop"));
 }
 
 static void
@@ -1062,6 +1093,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/rewrite-keys-kept", test_rewrite_keys_kept);
   g_test_add_func ("/export/rewrite-rejects", test_rewrite_rejects);
   g_test_add_func ("/export/list-apps", test_list_apps);
+  g_test_add_func ("/export/list-apps-opaque", test_list_apps_opaque);
   g_test_add_func ("/export/root-resolve", test_root_resolve);
   g_test_add_func ("/export/root-resolve-cost", test_root_resolve_cost);
   g_test_add_func ("/export/icons", test_icons);
