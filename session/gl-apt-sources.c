@@ -437,7 +437,7 @@ layer_entry (int dfd, const char *name)
     return LAYER_NONE;
   if (S_ISREG (st.st_mode))
     return LAYER_FILE;
-  return gl_is_whiteout (&st) ? LAYER_HIDDEN : LAYER_OTHER;
+  return gl_overlay_is_whiteout (&st) ? LAYER_HIDDEN : LAYER_OTHER;
 }
 
 static void

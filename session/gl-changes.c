@@ -113,7 +113,7 @@ walk (const char *upper, const char *rel, const char *layer, const char *host_di
           c->layer = g_strdup (layer);
           c->path = g_strdup (inside);
           c->is_dir = S_ISDIR (st.st_mode);
-          if (gl_is_whiteout (&st))
+          if (gl_overlay_is_whiteout (&st))
             c->kind = GL_CHANGE_DELETED;
           else if (S_ISDIR (st.st_mode) && on_host_exists && is_opaque (child))
             c->kind = GL_CHANGE_REPLACED;

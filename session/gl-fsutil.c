@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
-#include <sys/xattr.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -641,22 +640,7 @@ gl_tree_write_file (const char *root, const char *rel, const char *contents, gss
   return TRUE;
 }
 
-gboolean
-gl_is_whiteout (const struct stat *st)
-{
-  return S_ISCHR (st->st_mode) && st->st_rdev == makedev (0, 0);
-}
-
 /* ------------------------------------------------ an overlay's view */
-
-static gboolean
-dir_opaque (int dfd)
-{
-  char v[4];
-  ssize_t n = fgetxattr (dfd, "user.overlay.opaque", v, sizeof v);
-
-  return n == 1 && v[0] == 'y';
-}
 
 GlLayerDir
 gl_layer_open_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
@@ -691,7 +675,7 @@ gl_layer_open_dir (const char *root, const char *rel, int *fd, gboolean *opaque)
       if (next < 0)
         return GL_LAYER_UNKNOWN;
       cur = next;
-      *opaque = *opaque || dir_opaque (cur);
+      *opaque = *opaque || gl_overlay_dir_is_opaque (cur);
     }
   *fd = cur;
   return GL_LAYER_DIR;
@@ -790,7 +774,7 @@ view_step (ViewDir *d, const char *name, gboolean open_file, gsize max, int *fd,
       if (errno != ENOENT)
         return STEP_UNKNOWN;
     }
-  if (top == d->n || gl_is_whiteout (&st))
+  if (top == d->n || gl_overlay_is_whiteout (&st))
     return STEP_ABSENT;
   if (S_ISLNK (st.st_mode))
     {
@@ -842,7 +826,7 @@ view_step (ViewDir *d, const char *name, gboolean open_file, gsize max, int *fd,
           close_fds (sub, d->n);
           return STEP_UNKNOWN;
         }
-      if (dir_opaque (sub[i]))
+      if (gl_overlay_dir_is_opaque (sub[i]))
         break;
     }
   close_fds (d->fds, d->n);
@@ -1026,7 +1010,7 @@ gl_view_dir_names_full (const char * const *layers, gsize n_layers, const char *
           if (g_str_equal (e->d_name, ".") || g_str_equal (e->d_name, "..")
               || g_hash_table_contains (names, e->d_name) || g_hash_table_contains (gone, e->d_name))
             continue;
-          if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && gl_is_whiteout (&st))
+          if (fstatat (dirfd (d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && gl_overlay_is_whiteout (&st))
             g_hash_table_add (gone, g_strdup (e->d_name));
           else
             g_hash_table_add (names, g_strdup (e->d_name));

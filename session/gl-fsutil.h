@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "gl-mkdir.h"   /* gl_mkdir_with_parents (in xdg/, for both) */
+#include "gl-overlay.h" /* whiteouts and opaque directories (in xdg/, for both) */
 
 G_BEGIN_DECLS
 
@@ -119,8 +120,5 @@ guint gl_keyfile_bad_line (const char *data, gsize length);
 /* How many times KEY= (without a locale) is given in GROUP (which may
  * appear more than once) of a key file: GKeyFile keeps only the last. */
 guint gl_keyfile_count_key (const char *data, gsize length, const char *group, const char *key);
-
-/* TRUE if ST is an overlayfs whiteout (a character device 0:0). */
-gboolean gl_is_whiteout (const struct stat *st);
 
 G_END_DECLS

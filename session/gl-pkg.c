@@ -755,7 +755,7 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
         if (!gl_rm_rf (dst_path, cancellable, error))
           return FALSE;
       }
-      if (gl_is_whiteout (&st) && !base_has (base, child_rel))
+      if (gl_overlay_is_whiteout (&st) && !base_has (base, child_rel))
         continue;
       if (!defang_at (upper, name, child, ss, error))
         return FALSE;
@@ -876,12 +876,12 @@ entry_changes (int upper, const int *lowers, guint n, const char *name, const ch
     {
       if (lowers[k] < 0 || fstatat (lowers[k], name, &lst, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
-      if (!gl_is_whiteout (&lst))
+      if (!gl_overlay_is_whiteout (&lst))
         found = k;
       break;
     }
   if (found == n)
-    return !gl_is_whiteout (&st);   /* a whiteout over nothing changes nothing */
+    return !gl_overlay_is_whiteout (&st);   /* a whiteout over nothing changes nothing */
   if ((st.st_mode & S_IFMT) != (lst.st_mode & S_IFMT) || (st.st_mode & 07777) != (lst.st_mode & 07777)
       || st.st_uid != shift_id (lst.st_uid, uid) || st.st_gid != shift_id (lst.st_gid, gid))
     return TRUE;

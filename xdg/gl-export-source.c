@@ -4,12 +4,13 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "gl-export-private.h"
+#include "gl-overlay.h"
 #include "gl-tree.h"
 
 G_DEFINE_QUARK (gl-export-error-quark, gl_export_error)
@@ -75,19 +76,18 @@ desktop_id_is_sane (const char *id)
   return TRUE;
 }
 
+/* Whether the applications directory @dir hides those of the layers below */
 static gboolean
 dir_is_opaque (const char *dir)
 {
-  static const char * const names[] = { "trusted.overlay.opaque", "user.overlay.opaque", NULL };
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  gboolean opaque;
 
-  for (gsize i = 0; names[i] != NULL; i++)
-    {
-      char value[2] = { 0, 0 };
-
-      if (getxattr (dir, names[i], value, 1) == 1 && value[0] == 'y')
-        return TRUE;
-    }
-  return FALSE;
+  if (fd < 0)
+    return FALSE;
+  opaque = gl_overlay_dir_is_opaque (fd);
+  close (fd);
+  return opaque;
 }
 
 /* One scan of a sandbox's applications directories. */
@@ -117,7 +117,7 @@ scan_apps_dir (Scan *scan, const char *dir, const char *prefix, guint depth)
 
       if (!gl_export_cache_lstat (scan->cache, path, &st))
         continue;
-      if (S_ISCHR (st.st_mode) && st.st_rdev == 0)
+      if (gl_overlay_is_whiteout (&st))
         {
           if (!g_hash_table_contains (scan->seen, id) && !g_hash_table_contains (scan->layer, id))
             g_hash_table_insert (scan->layer, g_steal_pointer (&id), NULL);
