@@ -4,6 +4,9 @@
  * SOCK_SEQPACKET socket); each connection has a thread of its own, with
  * blocking I/O and poll(): at most MAX_CONNECTIONS at a time.  Stopping
  * makes a pipe every poll() watches readable, so every thread ends at once.
+ * So does the cut: a message "o" on the same channel, from glimpse-pkgns's
+ * PID 1 once it has killed the relay, after which no connection is open
+ * or served any more and the proxy answers "k" (go_offline).
  *
  * What a hostile package manager may send, and what happens:
  * - a request head larger than HEAD_MAX, or not complete within
@@ -61,6 +64,7 @@ struct _GlPkgProxy {
   GCond idle;
   guint n_connections;
   GPtrArray *connections;      /* Conn*, cut when stopping */
+  gboolean offline;            /* cut for good (go_offline) */
   guint n_logged;
 };
 
@@ -800,6 +804,12 @@ serve (gpointer data)
   {
     int fd = connect_origin (c, &r);
     g_mutex_lock (&c->proxy->lock);
+    if (fd >= 0 && c->proxy->offline)
+      {
+        /* (connected as the cut came) */
+        close (fd);
+        fd = -1;
+      }
     c->origin = fd;
     g_mutex_unlock (&c->proxy->lock);
   }
@@ -819,21 +829,25 @@ serve (gpointer data)
   return NULL;
 }
 
-/* A socket the relay passed: a TCP stream, or nothing */
+/* One message on the relay's channel: its byte in @byte; the socket it
+ * passed (a TCP stream) or -1 (none, or not one); -2 at its end (or on an
+ * error); -3 when @flags has MSG_DONTWAIT and nothing is queued. */
 static int
-receive_connection (GlPkgProxy *proxy)
+receive_message (GlPkgProxy *proxy, char *byte, int flags)
 {
-  char byte;
-  struct iovec iov = { &byte, 1 };
+  struct iovec iov = { byte, 1 };
   union { struct cmsghdr h; char buf[CMSG_SPACE (4 * sizeof (int))]; } u;
   struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
                       .msg_controllen = sizeof u.buf };
   int fd = -1;
   ssize_t n;
 
+  *byte = 0;
   do
-    n = recvmsg (proxy->our_end, &m, MSG_CMSG_CLOEXEC);
+    n = recvmsg (proxy->our_end, &m, MSG_CMSG_CLOEXEC | flags);
   while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && (flags & MSG_DONTWAIT))
+    return -3;
   if (n <= 0)
     return -2;
   for (struct cmsghdr *h = CMSG_FIRSTHDR (&m); h; h = CMSG_NXTHDR (&m, h))
@@ -867,43 +881,139 @@ receive_connection (GlPkgProxy *proxy)
   return fd;
 }
 
+/* "offline" (a message 'o' from glimpse-pkgns's PID 1, which kills the
+ * relay first: see cut_network in glimpse-pkgns.c): every connection is
+ * cut -- the polls of every thread end (the stop pipe), each socket is
+ * shut down both ways, and its descriptor is made /dev/null's at once, so
+ * that neither the socket in the operation's network namespace nor the
+ * one upstream stays open here, whatever its thread is doing (the thread
+ * closes the descriptor when it ends, as before; a thread still resolving
+ * a name holds no socket, and keeps none it connects: its wait for the
+ * connection ends on the stop pipe, and serve() closes one made as the
+ * cut came).  Later connections are closed as they come.  Then, only
+ * then, the answer 'k'; none if a socket could not be let go of. */
+static gboolean
+go_offline (GlPkgProxy *proxy)
+{
+  int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  gint64 until = g_get_monotonic_time () + G_USEC_PER_SEC;
+  gboolean ok = null >= 0;
+
+  g_mutex_lock (&proxy->lock);
+  if (!proxy->offline)
+    {
+      proxy->offline = TRUE;
+      if (write (proxy->stop[1], "x", 1) != 1)
+        g_warning ("Cannot stop the package operation's proxy: %s", g_strerror (errno));
+    }
+  for (guint i = 0; i < proxy->connections->len; i++)
+    {
+      Conn *c = proxy->connections->pdata[i];
+      int *fds[] = { &c->client, &c->origin };
+      for (gsize k = 0; k < G_N_ELEMENTS (fds); k++)
+        if (*fds[k] >= 0)
+          {
+            shutdown (*fds[k], SHUT_RDWR);
+            /* (never a bare close: the thread may still use the number) */
+            if (null < 0 || dup3 (null, *fds[k], O_CLOEXEC) < 0)
+              ok = FALSE;
+          }
+    }
+  /* (the threads end at once: a moment for them, not a condition) */
+  while (proxy->n_connections > 0)
+    if (!g_cond_wait_until (&proxy->idle, &proxy->lock, until))
+      break;
+  g_mutex_unlock (&proxy->lock);
+  if (null >= 0)
+    close (null);
+  return ok;
+}
+
+#define RECEIVE_BATCH 64
+
 static gpointer
 accept_loop (gpointer data)
 {
   GlPkgProxy *proxy = data;
-  for (;;)
-    {
-      Conn *c;
-      GThread *t;
-      int fd;
+  gboolean end = FALSE;
 
-      if (!wait_for (proxy, proxy->our_end, POLLIN, 0))
-        break;
-      fd = receive_connection (proxy);
-      if (fd == -2)
-        break;
-      if (fd < 0)
-        continue;
-      g_mutex_lock (&proxy->lock);
-      if (proxy->n_connections >= MAX_CONNECTIONS)
+  while (!end)
+    {
+      int fds[RECEIVE_BATCH];
+      guint n = 0;
+      gboolean cut = FALSE;
+
+      if (!proxy->offline)
         {
-          g_mutex_unlock (&proxy->lock);
-          answer (fd, "503 Service Unavailable", "glimpse: too many connections\n");
-          close (fd);
+          if (!wait_for (proxy, proxy->our_end, POLLIN, 0))
+            break;
+        }
+      else
+        {
+          /* (the stop pipe is readable since the cut: only the channel;
+           * gl_pkg_proxy_free shuts it down to end this) */
+          struct pollfd p = { proxy->our_end, POLLIN, 0 };
+          if (poll (&p, 1, -1) < 0 && errno != EINTR)
+            break;
+        }
+      /* everything queued, at once: connections queued before an
+       * "offline" are closed with it, never served */
+      while (n < RECEIVE_BATCH)
+        {
+          char byte;
+          int fd = receive_message (proxy, &byte, n > 0 || cut ? MSG_DONTWAIT : 0);
+          if (fd == -3)
+            break;
+          if (fd == -2)
+            {
+              end = TRUE;
+              break;
+            }
+          if (byte == 'o')
+            cut = TRUE;
+          if (fd >= 0)
+            fds[n++] = fd;
+        }
+      if (cut || proxy->offline)
+        {
+          for (guint i = 0; i < n; i++)
+            close (fds[i]);
+          if (cut)
+            {
+              /* (not confirmed if a socket could not be let go of:
+               * glimpse-pkgns then stops the operation) */
+              if (go_offline (proxy) && send (proxy->our_end, "k", 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+                g_debug ("cannot confirm the package operation's cut: %s", g_strerror (errno));
+            }
           continue;
         }
-      proxy->n_connections++;
-      c = g_new0 (Conn, 1);
-      c->proxy = proxy;
-      c->client = fd;
-      c->origin = -1;
-      g_ptr_array_add (proxy->connections, c);
-      g_mutex_unlock (&proxy->lock);
-      t = g_thread_try_new ("glimpse-proxy", serve, c, NULL);
-      if (t == NULL)
-        conn_end (c);
-      else
-        g_thread_unref (t);
+      for (guint i = 0; i < n; i++)
+        {
+          Conn *c;
+          GThread *t;
+          int fd = fds[i];
+
+          g_mutex_lock (&proxy->lock);
+          if (proxy->n_connections >= MAX_CONNECTIONS)
+            {
+              g_mutex_unlock (&proxy->lock);
+              answer (fd, "503 Service Unavailable", "glimpse: too many connections\n");
+              close (fd);
+              continue;
+            }
+          proxy->n_connections++;
+          c = g_new0 (Conn, 1);
+          c->proxy = proxy;
+          c->client = fd;
+          c->origin = -1;
+          g_ptr_array_add (proxy->connections, c);
+          g_mutex_unlock (&proxy->lock);
+          t = g_thread_try_new ("glimpse-proxy", serve, c, NULL);
+          if (t == NULL)
+            conn_end (c);
+          else
+            g_thread_unref (t);
+        }
     }
   return NULL;
 }
@@ -946,6 +1056,8 @@ gl_pkg_proxy_free (GlPkgProxy *proxy)
     {
       if (write (proxy->stop[1], "x", 1) != 1)
         g_warning ("Cannot stop the package operation's proxy: %s", g_strerror (errno));
+      /* (after a cut, the acceptor watches the channel alone) */
+      shutdown (proxy->our_end, SHUT_RDWR);
       g_thread_join (proxy->acceptor);
       g_mutex_lock (&proxy->lock);
       /* (a thread may be blocked sending to a client that does not read) */

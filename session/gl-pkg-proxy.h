@@ -6,7 +6,11 @@
  * its own with nothing but a loopback interface.  glimpse-pkgns relays
  * every TCP connection made there to 127.0.0.1:GL_PKG_PROXY_PORT to this
  * proxy, which runs in glimpse, outside, as trusted code, by passing the
- * accepted socket over a SOCK_SEQPACKET socket (SCM_RIGHTS).
+ * accepted socket over a SOCK_SEQPACKET socket (SCM_RIGHTS).  The same
+ * channel carries glimpse-pkgns's cut (--net-until-cut): a message "o"
+ * without a socket, after which the proxy closes every connection it holds
+ * (the operation's socket and the one upstream), closes any later one
+ * unserved, and answers "k" on the channel.
  *
  * The proxy serves only GET and HEAD of http:// URLs (absolute-form) and
  * CONNECT (for https), and only to the (scheme, host, port) of the

@@ -5,7 +5,7 @@
  * root (glimpse spawns it); it is NOT setuid and refuses to run as one.
  *
  *   glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR
- *                 [--net | --fetch-stage] [--proxy-fd FD]
+ *                 [--net | --fetch-stage | --net-until-cut] [--proxy-fd FD]
  *                 [--lower DIR]… [--hide PATH]… [--input DIR] [--cache DIR]
  *                 [--walk-cache FILE] [LIMITS] -- COMMAND [ARG…]
  *   glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG…]
@@ -38,12 +38,16 @@
  * --fetch-stage  the command runs twice: first with GLIMPSE_STAGE=fetch and
  *          the relay (it downloads, e.g. `apt-get --download-only`), then,
  *          after every process of the first run (and the relay) is killed,
- *          with GLIMPSE_STAGE=apply and no way out at all; a fetch stage
- *          that leaves a regular file /tmp/glimpse-fetch-complete found
- *          nothing for the apply stage to do: there is none (a fetch stage
- *          that lies can only make the operation do less)
- * --proxy-fd  with --net or --fetch-stage: a SOCK_SEQPACKET socket of
- *          glimpse's download proxy (gl-pkg-proxy.h), the relay's only peer
+ *          with GLIMPSE_STAGE=apply and no way out at all (dnf, pacman,
+ *          apk; apt's rebase)
+ * --net-until-cut  the command runs once, with the relay, until it asks
+ *          for the cut (a byte to /run/glimpse-net/request, then a line
+ *          from /run/glimpse-net/answer: see run_until_cut); from then on it
+ *          has no way out at all (apt: glimpse's DPkg::Pre-Invoke hook
+ *          asks, before dpkg first runs)
+ * --proxy-fd  with --net, --fetch-stage or --net-until-cut: a
+ *          SOCK_SEQPACKET socket of glimpse's download proxy
+ *          (gl-pkg-proxy.h), the relay's only peer
  * Every stage runs in a network namespace of its own: only a loopback
  * interface of its own, nothing of the host's.
  *
@@ -162,9 +166,44 @@
  *   else and says so in the operation's output.  So whatever the sandbox's
  *   apt runs reaches those repositories and nothing else: no loopback
  *   service, no metadata service, no LAN host of the host's.  Signatures
- *   are still apt's to check, inside.  The apply stage (dpkg, maintainer
- *   scripts, triggers) starts only after every process of the fetch stage,
- *   the relay included, is killed: it has no way out at all.
+ *   are still apt's to check, inside.
+ *   What has no way out at all is every new package's own code: its
+ *   maintainer scripts, triggers and (debconf) config scripts.  Two ways:
+ *   - --fetch-stage (dnf, pacman, apk; apt's rebase): the apply stage (the package
+ *     manager from its cache, maintainer scripts, triggers) starts only
+ *     after every process of the fetch stage, the relay included, is
+ *     killed;
+ *   - --net-until-cut (apt): one run, and the network is cut by trusted
+ *     code just before apt first runs dpkg.  glimpse's apt configuration,
+ *     read after the sandbox's own, appends a DPkg::Pre-Invoke entry that
+ *     asks this program's PID 1 for the cut and waits for its answer; apt
+ *     runs DPkg::Pre-Invoke first in pkgDPkgPM::Go, before
+ *     DPkg::Pre-Install-Pkgs (debconf's dpkg-preconfigure, which runs the
+ *     new packages' config scripts) and before dpkg, and stops without
+ *     running dpkg when an entry fails.  Nothing of a downloaded package
+ *     runs before that point: apt only downloads and checks them.  PID 1
+ *     (run_until_cut, cut_network) then kills and reaps the relay (its
+ *     listener goes with it), tells glimpse's proxy "offline" over its own
+ *     copy of --proxy-fd (which the command never has), and waits until
+ *     the proxy has closed every connection it was handed -- queued or
+ *     being served, its socket in this namespace and the one upstream --
+ *     and refuses any later one: apt's http method lives on during dpkg
+ *     with its connection kept alive, and root of this namespace could
+ *     ptrace the method or take its socket (pidfd_getfd).  Only then does
+ *     it answer the hook.  If any of it fails, PID 1 kills the operation
+ *     (the hook is never answered, dpkg never runs); a request after the
+ *     cut is answered at once.
+ *     Why this keeps the guarantee: the fetch stage too runs the sandbox's
+ *     own apt, configuration, hooks and methods (possibly replaced by an
+ *     earlier, hostile package) with the relay and a writable view; what
+ *     two stages protect is that the NEW packages' code never runs with a
+ *     way out, and the cut before dpkg keeps that as long as the apt that
+ *     runs is the one that was there before.  An earlier hostile apt (or
+ *     hook, or configuration that drops glimpse's hook) could run dpkg
+ *     with the network itself -- as it could during a fetch stage.  The
+ *     sandbox's own DPkg::Pre-Invoke entries run before glimpse's, with
+ *     the network: they are code that was there before, too.  The cut is
+ *     made by trusted code only; the sandbox can only ask for it.
  *   What remains: the repositories' servers themselves are reachable with
  *   any GET (or, through CONNECT, any bytes) the sandbox likes, so a hostile
  *   package can talk to the servers of the sandbox's own repositories; and a
@@ -203,6 +242,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -274,7 +314,7 @@ typedef struct {
   gid_t gid;
   const char *base;
   bool host;
-  bool net, fetch_stage;
+  bool net, fetch_stage, net_until_cut;
   int proxy_fd;
   const char *op;
   const char *lowers[MAX_LOWERS];
@@ -295,7 +335,7 @@ static Args A = { .proxy_fd = -1, .max_tasks = 4096 };
 
 #define USAGE \
   "Usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR\n" \
-  "                     [--net | --fetch-stage] [--proxy-fd FD]\n" \
+  "                     [--net | --fetch-stage | --net-until-cut] [--proxy-fd FD]\n" \
   "                     [--lower DIR]... [--hide PATH]... [--input DIR] [--cache DIR]\n" \
   "                     [--walk-cache FILE] [LIMITS] -- COMMAND [ARG...]\n" \
   "       glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG...]\n" \
@@ -343,6 +383,11 @@ parse_args (int argc, char **argv)
       if (strcmp (a, "--fetch-stage") == 0)
         {
           A.fetch_stage = true;
+          continue;
+        }
+      if (strcmp (a, "--net-until-cut") == 0)
+        {
+          A.net_until_cut = true;
           continue;
         }
       if (v == NULL)
@@ -419,18 +464,18 @@ parse_args (int argc, char **argv)
       i++;
     }
   if (A.tree != NULL && (A.base != NULL || A.host || A.n_lowers > 0 || A.n_hide > 0
-                         || A.net || A.fetch_stage || A.walk_cache || A.cache))
-    die ("--tree takes none of --base, --host, --lower, --hide, --net, --fetch-stage, --walk-cache, "
-         "--cache");
+                         || A.net || A.fetch_stage || A.net_until_cut || A.walk_cache || A.cache))
+    die ("--tree takes none of --base, --host, --lower, --hide, --net, --fetch-stage, --net-until-cut, "
+         "--walk-cache, --cache");
   if (A.tree != NULL)
     A.base = A.tree;
   if (i >= argc || A.uid == 0 || A.base == NULL || A.op == NULL)
     usage ();
   A.command = argv + i;
-  if (A.net && A.fetch_stage)
-    die ("--net and --fetch-stage exclude each other");
-  if ((A.net || A.fetch_stage) != (A.proxy_fd >= 0))
-    die ("--net and --fetch-stage need --proxy-fd, and --proxy-fd needs one of them");
+  if ((int) A.net + (int) A.fetch_stage + (int) A.net_until_cut > 1)
+    die ("--net, --fetch-stage and --net-until-cut exclude each other");
+  if ((A.net || A.fetch_stage || A.net_until_cut) != (A.proxy_fd >= 0))
+    die ("--net, --fetch-stage and --net-until-cut need --proxy-fd, and --proxy-fd needs one of them");
   if (!abs_clean (A.base) || !abs_clean (A.op) || (A.input && !abs_clean (A.input))
       || (A.cache && !abs_clean (A.cache))
       || (A.walk_cache && !abs_clean (A.walk_cache)))
@@ -2481,7 +2526,7 @@ private_network (void)
  * command has no CAP_SYS_PTRACE over a process of the host's user
  * namespace) cannot write into it through /proc/PID/mem.  Dies with the
  * stage (kill of the PID namespace). */
-static void
+static pid_t
 start_relay (void)
 {
   struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons (PROXY_PORT),
@@ -2529,17 +2574,25 @@ start_relay (void)
         }
     }
   close (l);
-  close (A.proxy_fd);
-  A.proxy_fd = -1;
+  if (A.net_until_cut)
+    {
+      /* PID 1's own copy, for the cut (cut_network); never the command's */
+      if (fcntl (A.proxy_fd, F_SETFD, FD_CLOEXEC) != 0)
+        die_errno ("cannot keep glimpse's download channel");
+    }
+  else
+    {
+      close (A.proxy_fd);
+      A.proxy_fd = -1;
+    }
+  return pid;
 }
 
-/* Runs the command once (GLIMPSE_STAGE=STAGE) and reaps every process
- * until it exits; its wait status. */
-static int
-run_stage (const char *stage, bool proxied)
+/* Starts the command (GLIMPSE_STAGE=STAGE); its pid. */
+static pid_t
+spawn_command (const char *stage, bool proxied)
 {
   pid_t child;
-  int st;
 
   child = fork ();
   if (child < 0)
@@ -2564,6 +2617,12 @@ run_stage (const char *stage, bool proxied)
       setsid ();
       signal (SIGPIPE, SIG_DFL);
       {
+        /* (PID 1 blocks SIGCHLD for its signalfd: run_until_cut) */
+        sigset_t none;
+        sigemptyset (&none);
+        sigprocmask (SIG_SETMASK, &none, NULL);
+      }
+      {
         /* A fork bomb stays small (per uid: the range's root); where
          * glimpse found a pids cgroup, that one counts every task of the
          * operation and is the limit that is reported (pids.events), so
@@ -2586,6 +2645,17 @@ run_stage (const char *stage, bool proxied)
       execve (A.command[0], A.command, env);
       die_errno ("cannot run %s inside the sandbox", A.command[0]);
     }
+  return child;
+}
+
+/* Runs the command once (GLIMPSE_STAGE=STAGE) and reaps every process
+ * until it exits; its wait status. */
+static int
+run_stage (const char *stage, bool proxied)
+{
+  pid_t child = spawn_command (stage, proxied);
+  int st;
+
   for (;;)
     {
       pid_t p = wait (&st);
@@ -2593,6 +2663,142 @@ run_stage (const char *stage, bool proxied)
         return st;
       if (p < 0 && errno != EINTR)
         _exit (EXIT_SETUP);
+    }
+}
+
+/* --net-until-cut: the command runs once, with the relay, until it asks
+ * PID 1 (this program, trusted) to cut the network; from then on it has
+ * no way out at all (THE RULE for the network, at the top).
+ *
+ * How it asks: two FIFOs PID 1 makes in the view's /run (a tmpfs of this
+ * namespace) before the command starts, and holds open itself, O_RDWR and
+ * non-blocking: NET_REQUEST (a byte is a request) and NET_ANSWER (a line
+ * "offline" per request, once the network is cut).  With PID 1 holding
+ * both ends, a writer's and a reader's open never block and nothing is
+ * lost between them, and a shell's built-ins are all a hook needs
+ * (glimpse's DPkg::Pre-Invoke for apt: gl-pkg.c).  PID 1 opens them once,
+ * before the command runs, and never again by name: the command (root of
+ * the namespace, like PID 1) may remove or replace them, write to them or
+ * fill them, which only ever reaches PID 1's non-blocking reads and
+ * writes of the FIFOs it opened.  Before the cut only code that was in
+ * the sandbox before the operation runs (the package manager downloads;
+ * nothing it downloaded has run), and that code has the network anyway;
+ * after the cut a request is answered at once and changes nothing.
+ * (Not a descriptor handed down, such as apt's APT::Keep-Fds: dpkg and
+ * every maintainer script would inherit it.) */
+#define NET_DIR "/run/glimpse-net"
+#define NET_REQUEST NET_DIR "/request"
+#define NET_ANSWER NET_DIR "/answer"
+/* How long PID 1 waits for the proxy to say every connection is closed */
+#define CUT_TIMEOUT_MS 15000
+
+static pid_t relay_pid = -1;
+
+/* The cut: the relay killed and reaped (its listener goes with it: a
+ * connection to 127.0.0.1:PROXY_PORT is refused from now on); then
+ * glimpse's proxy told "offline" over PID 1's copy of --proxy-fd (the
+ * relay's peer, which the command never had): it closes every
+ * connection it was handed, already queued or being served (the socket
+ * in this namespace and the one upstream), refuses any later one, and
+ * only then answers.  False if any of it fails. */
+static bool
+cut_network (void)
+{
+  struct pollfd p = { A.proxy_fd, POLLIN, 0 };
+  char answer = 0;
+  int r;
+
+  if (relay_pid > 0)
+    {
+      kill (relay_pid, SIGKILL);
+      while (waitpid (relay_pid, NULL, 0) < 0)
+        if (errno != EINTR)
+          return false;
+      relay_pid = -1;
+    }
+  if (A.proxy_fd < 0)
+    return true;   /* (cut before) */
+  if (send (A.proxy_fd, "o", 1, MSG_NOSIGNAL) != 1)
+    return false;
+  do
+    r = poll (&p, 1, CUT_TIMEOUT_MS);
+  while (r < 0 && errno == EINTR);
+  if (r != 1 || recv (A.proxy_fd, &answer, 1, MSG_DONTWAIT) != 1 || answer != 'k')
+    return false;
+  close (A.proxy_fd);
+  A.proxy_fd = -1;
+  return true;
+}
+
+/* Runs the command once with the relay, cutting the network when asked
+ * (above), and reaps every process until the command exits; its wait
+ * status.  A cut that fails ends the operation: every process of it is
+ * killed before anything more runs. */
+static int
+run_until_cut (void)
+{
+  sigset_t chld;
+  pid_t child;
+  bool cut = false;
+  int sfd, req, ans;
+
+  if (mkdir (NET_DIR, 0700) != 0 || mkfifo (NET_REQUEST, 0600) != 0 || mkfifo (NET_ANSWER, 0600) != 0)
+    die_errno ("cannot create %s", NET_DIR);
+  req = open (NET_REQUEST, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  ans = open (NET_ANSWER, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  if (req < 0 || ans < 0)
+    die_errno ("cannot open %s", NET_DIR);
+  sigemptyset (&chld);
+  sigaddset (&chld, SIGCHLD);
+  if (sigprocmask (SIG_BLOCK, &chld, NULL) != 0
+      || (sfd = signalfd (-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+    die_errno ("signalfd");
+  child = spawn_command ("run", true);
+  for (;;)
+    {
+      struct pollfd p[2] = { { sfd, POLLIN, 0 }, { req, POLLIN, 0 } };
+      char buf[256];
+      ssize_t n;
+
+      if (poll (p, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          die_errno ("poll");
+        }
+      if (p[0].revents)
+        {
+          struct signalfd_siginfo si;
+          int st;
+          pid_t w;
+          while (read (sfd, &si, sizeof si) > 0)
+            ;
+          while ((w = waitpid (-1, &st, WNOHANG)) > 0)
+            {
+              if (w == relay_pid)
+                relay_pid = -1;
+              if (w == child)
+                return st;
+            }
+        }
+      if (!p[1].revents || (n = read (req, buf, sizeof buf)) <= 0)
+        continue;
+      if (!cut)
+        {
+          if (!cut_network ())
+            {
+              fprintf (stderr, "%s: could not cut the package operation's network before it installs "
+                       "(glimpse's download proxy did not confirm); stopping it\n", prog);
+              kill (-1, SIGKILL);
+              while (wait (NULL) > 0 || errno == EINTR)
+                ;
+              _exit (EXIT_SETUP);
+            }
+          cut = true;
+        }
+      for (ssize_t i = 0; i < n; i++)
+        if (write (ans, "offline\n", 8) != 8)
+          break;   /* (full: whoever filled it reads these) */
     }
 }
 
@@ -2764,6 +2970,9 @@ run_init (int base_mnt, int input_mnt, int cache_mnt, int parent_fd)
       if (mkdir ("run/lock", 01777) != 0 || chmod ("run/lock", 01777) != 0)
         die_errno ("cannot create /run/lock");
     }
+  else if (A.net_until_cut)
+    die ("the sandbox's tree has no /run directory, where the package manager asks for the network "
+         "to be cut (--net-until-cut)");
   /* No homes, no root's files, no removable media. */
   if (is_dir ("home"))
     mount_tmpfs ("home", "0755", true, "1m");
@@ -2796,7 +3005,9 @@ run_init (int base_mnt, int input_mnt, int cache_mnt, int parent_fd)
   /* THE RULE for the network (see the top): every stage, its own */
   private_network ();
   if (A.proxy_fd >= 0)
-    start_relay ();
+    relay_pid = start_relay ();
+  if (A.net_until_cut)
+    _exit (status_code (run_until_cut ()));
   if (A.fetch_stage)
     {
       st = run_stage ("fetch", true);
@@ -2807,12 +3018,6 @@ run_init (int base_mnt, int input_mnt, int cache_mnt, int parent_fd)
       kill (-1, SIGKILL);
       while (wait (NULL) > 0 || errno == EINTR)
         ;
-      {
-        struct stat done;
-        if (fstatat (AT_FDCWD, "/tmp/glimpse-fetch-complete", &done, AT_SYMLINK_NOFOLLOW) == 0
-            && S_ISREG (done.st_mode))
-          _exit (0);
-      }
     }
   _exit (status_code (run_stage (A.fetch_stage ? "apply" : "run", A.net)));
 }
