@@ -1944,6 +1944,18 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
           "#clear Acquire::http::Proxy;\n#clear Acquire::https::Proxy;\n"
           "Acquire::http::Proxy \"http://127.0.0.1:%d\";\n"
           "Acquire::https::Proxy \"http://127.0.0.1:%d\";\n", GL_PKG_PROXY_PORT, GL_PKG_PROXY_PORT);
+      /* The cut (glimpse-pkgns --net-until-cut): the last DPkg::Pre-Invoke
+       * entry, after the sandbox's own (this file is read last).  apt runs
+       * DPkg::Pre-Invoke first thing when it is about to run dpkg
+       * (pkgDPkgPM::Go), before DPkg::Pre-Install-Pkgs (debconf's
+       * dpkg-preconfigure, which runs the new packages' config scripts)
+       * and before dpkg itself, and stops without running dpkg when an
+       * entry fails.  The hook asks PID 1 of the operation for the cut and
+       * waits for its answer, which comes once the network is gone; with
+       * no answer "offline", it fails.  Shell built-ins only. */
+      if (op->network == GL_PKG_NETWORK_UNTIL_CUT)
+        g_string_append (text, "// the network is cut before dpkg runs\n"
+                               "DPkg::Pre-Invoke { \"" GL_PKG_CUT_HOOK "\"; };\n");
       if (!g_file_set_contents_full (conf, text->str, -1, G_FILE_SET_CONTENTS_NONE, 0644, error))
         return FALSE;
     }
@@ -1971,6 +1983,8 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
     g_ptr_array_add (argv, g_strdup ("--net"));
   else if (op->network == GL_PKG_NETWORK_FETCH_FIRST)
     g_ptr_array_add (argv, g_strdup ("--fetch-stage"));
+  else if (op->network == GL_PKG_NETWORK_UNTIL_CUT)
+    g_ptr_array_add (argv, g_strdup ("--net-until-cut"));
   if (op->network != GL_PKG_NETWORK_NONE)
     {
       g_ptr_array_add (argv, g_strdup ("--proxy-fd"));
@@ -2528,12 +2542,6 @@ pacman_sync (const char *cmd, const char *add, const char *drop)
 /* apt's default lists directory (a sandbox whose apt.conf moved it
  * refreshes at every install: slower, still right) */
 #define APT_LISTS_REL "var/lib/apt/lists"
-/* what apt's fetch stage said, for the apply stage (the view's /tmp) */
-#define APT_FETCH_OUT "/tmp/glimpse-fetch.out"
-#define APT_FETCH_RC "/tmp/glimpse-fetch.rc"
-/* what a fetch stage leaves when the apply stage has nothing to do
- * (glimpse-pkgns --fetch-stage) */
-#define FETCH_COMPLETE "/tmp/glimpse-fetch-complete"
 
 const char *
 gl_pkg_staged_cleanup (const char *family)
@@ -2542,6 +2550,12 @@ gl_pkg_staged_cleanup (const char *family)
   if (g_strcmp0 (family, "apk") == 0)
     return "[ \"$GLIMPSE_STAGE\" = fetch ] || rm -rf " APK_CACHE "\n";
   return "";
+}
+
+GlPkgNetwork
+gl_pkg_staged_network (const char *family)
+{
+  return g_strcmp0 (family, "apt") == 0 ? GL_PKG_NETWORK_UNTIL_CUT : GL_PKG_NETWORK_FETCH_FIRST;
 }
 
 char *
@@ -2577,37 +2591,20 @@ gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd, 
     }
   else
     {
-      /* fetch: an update refreshes the indexes; an install only when
-       * given @refresh: when a source has none yet (a new sandbox of its
-       * own base, a repository added since the last refresh:
-       * gl_pkg_apt_index_missing).  An install of an up-to-date sandbox
-       * downloads no index.
-       * apply: not at all when the fetch stage's apt said it has nothing
-       * to do (an update with nothing to upgrade, a package installed
-       * already): the fetch stage reads its output (shell built-ins, no
-       * grep) and leaves FETCH_COMPLETE, and glimpse-pkgns starts no apply
-       * stage.  A fetch stage that lies can only make the operation do
-       * less.  Its end is `exit`, not a subshell's: nothing follows the
-       * script's stages for apt (gl_pkg_staged_cleanup). */
-      g_autofree char *first = NULL;
+      /* One run, with the network until apt is about to run dpkg
+       * (GL_PKG_NETWORK_UNTIL_CUT): an update refreshes the indexes; an
+       * install only when given @refresh: when a source has none yet (a
+       * new sandbox of its own base, a repository added since the last
+       * refresh: gl_pkg_apt_index_missing).  An install of an up-to-date
+       * sandbox downloads no index. */
       if (!install)
-        first = g_strdup_printf ("%s; ", refresh);
-      else if (refresh != NULL)
-        first = g_strdup_printf (
+        return g_strdup_printf ("%s; %s", refresh, cmd);
+      if (refresh != NULL)
+        return g_strdup_printf (
           "echo 'glimpse: some sources have no package index yet: refreshing the indexes first'; "
-          "%s || echo 'glimpse: refreshing the indexes failed (see above); installing with the ones there are'; ",
-          refresh);
-      fetch = g_strdup_printf ("%s{ %s --download-only%s && echo 0 > " APT_FETCH_RC " || echo $? > "
-                               APT_FETCH_RC "; } | tee " APT_FETCH_OUT "; read rc < " APT_FETCH_RC
-                               " || rc=1; if [ \"$rc\" = 0 ]; then n=; b=; "
-                               "while IFS= read -r l; do case $l in "
-                               "'0 upgraded, 0 newly installed, 0 to remove'*) n=1;; "
-                               "*'not fully installed or removed'*) b=1;; esac; done < " APT_FETCH_OUT "; "
-                               "if [ -n \"$n\" ] && [ -z \"$b\" ]; then "
-                               "echo 'Nothing to install, upgrade or remove.'; : > " FETCH_COMPLETE "; fi; fi; "
-                               "exit \"$rc\"",
-                               first ? first : "", cmd, args);
-      apply = g_strdup_printf ("%s%s", cmd, args);
+          "%s || echo 'glimpse: refreshing the indexes failed (see above); installing with the ones there are'; "
+          "%s%s", refresh, cmd, args);
+      return g_strdup_printf ("%s%s", cmd, args);
     }
   return g_strdup_printf ("if [ \"$GLIMPSE_STAGE\" = fetch ]; then %s; else %s; fi", fetch, apply);
 }
@@ -3035,7 +3032,8 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
         refresh = profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh;
     }
   script = gl_pkg_staged_script (fam->family, refresh, install, TRUE);
-  return run_begun (op, fam, what, script, packages, GL_PKG_NETWORK_FETCH_FIRST, FALSE, cancellable, error);
+  return run_begun (op, fam, what, script, packages, gl_pkg_staged_network (fam->family), FALSE,
+                    cancellable, error);
 }
 
 gboolean
@@ -3070,7 +3068,7 @@ gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
   script = gl_pkg_staged_script (fam->family,
                                  profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
                                  upgrade, FALSE);
-  return run_simple (sandbox, what, script, NULL, GL_PKG_NETWORK_FETCH_FIRST, TRUE, progress,
+  return run_simple (sandbox, what, script, NULL, gl_pkg_staged_network (fam->family), TRUE, progress,
                      user_data, cancellable, error);
 }
 

@@ -148,11 +148,16 @@ char       *gl_pkg_base_tree (GlSandbox *sandbox);
  * PROXY: downloads through the proxy (add-repo's index check);
  * FETCH_FIRST: the command runs twice, GLIMPSE_STAGE=fetch with the proxy
  * (downloads only), then GLIMPSE_STAGE=apply without it (dpkg and
- * maintainer scripts). */
+ * maintainer scripts);
+ * UNTIL_CUT (apt): the command runs once with the proxy, and the network
+ * is cut before dpkg first runs: glimpse's apt configuration
+ * (apt-proxy.conf) adds a DPkg::Pre-Invoke hook that asks glimpse-pkgns
+ * for the cut and waits for it (--net-until-cut). */
 typedef enum {
   GL_PKG_NETWORK_NONE,
   GL_PKG_NETWORK_PROXY,
   GL_PKG_NETWORK_FETCH_FIRST,
+  GL_PKG_NETWORK_UNTIL_CUT,
 } GlPkgNetwork;
 void gl_pkg_op_set_network (GlPkgOp *op, GlPkgNetwork network);
 /* An origin the operation may download from besides the sandbox's own
@@ -210,16 +215,28 @@ gboolean gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer use
 gboolean gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
                        GError **error);
 
-/* The script of a two-stage install (@install TRUE, the packages in "$@")
- * or upgrade of @family: downloads only when $GLIMPSE_STAGE is "fetch"
- * (with the network), else applies what was downloaded, offline.  @cmd:
- * the profile's Install= or Upgrade=; @refresh: its Refresh=, run by an
- * upgrade, and first by an apt install (NULL: not), which gl_pkg_install
- * gives it when a source has no index yet (gl_pkg_apt_index_missing): a
- * new sandbox installs without `glimpse update` first, an up-to-date one
- * downloads no index. */
+/* The script of an install (@install TRUE, the packages in "$@") or
+ * upgrade of @family, run with the network gl_pkg_staged_network gives:
+ * dnf, pacman, apk in two stages: downloads only when $GLIMPSE_STAGE is
+ * "fetch" (with the network), else applies what was downloaded, offline;
+ * apt in one run, the network cut before dpkg runs.  @cmd: the profile's
+ * Install= or Upgrade=; @refresh: its Refresh=, run by an upgrade, and
+ * first by an apt install (NULL: not), which gl_pkg_install gives it when
+ * a source has no index yet (gl_pkg_apt_index_missing): a new sandbox
+ * installs without `glimpse update` first, an up-to-date one downloads no
+ * index. */
 char    *gl_pkg_staged_script (const char *family, const char *refresh, const char *cmd,
                                gboolean install);
+/* The network of gl_pkg_staged_script's script: UNTIL_CUT for apt,
+ * FETCH_FIRST for the others */
+GlPkgNetwork gl_pkg_staged_network (const char *family);
+/* glimpse's DPkg::Pre-Invoke entry of an apt operation with the network
+ * until the cut (GL_PKG_NETWORK_UNTIL_CUT; glimpse-pkgns --net-until-cut):
+ * it asks PID 1 of the operation to cut the network and fails unless it
+ * answers that it did. */
+#define GL_PKG_CUT_HOOK \
+  "printf o > /run/glimpse-net/request && read -r glimpse_net < /run/glimpse-net/answer " \
+  "&& test x$glimpse_net = xoffline"
 /* What to run after the script's apply stage (apk: its cache goes), or "" */
 const char *gl_pkg_staged_cleanup (const char *family);
 

@@ -113,7 +113,7 @@ gl_serve_host_sandbox "$id"
 
 # --- the probe: no secret, no connection
 out=$("$GLIMPSE" install "$id" glimpse-probe 2>&1); rc=$?
-check_sh "the probe installs (downloaded from 127.0.0.1 in the fetch stage)" '[ $rc -eq 0 ]'
+check_sh "the probe installs (downloaded from 127.0.0.1 before the cut)" '[ $rc -eq 0 ]'
 [ $rc -eq 0 ] || echo "$out" | sed 's/^/# /' | tail -15
 tree=$(gl_tree "$id")
 rep=$tree/var/lib/glimpse-probe/report

@@ -197,6 +197,10 @@ check_sh "no homes, no root's files, no sandbox store, no /run/user" \
 check_sh "no ssh host keys, no sudoers" 'grep -qx "ssh-keys: " "$rep" && grep -q "^sudoers: cat:" "$rep"'
 check_sh "no device nodes it could make, /sys read-only" 'grep -qx "mknod: refused" "$rep" && grep -qx "write-sys: refused" "$rep"'
 check_sh "no new privileges and a seccomp filter" 'grep -q "NoNewPrivs: 1 Seccomp: 2" "$rep"'
+check_sh "the network was cut before it ran: nothing listens on the relay's 127.0.0.1:3128" \
+  'grep -qx "proxy-port: refused" "$rep"'
+check_sh "… and no socket of its network namespace is listening or connected (not even apt's kept-alive one)" \
+  'grep -qx "tcp-table: read" "$rep" && grep -qx "tcp-live: 0" "$rep"'
 check_sh "its writes to / and /etc are in the new generation only" \
   '[ -f "$tree/hostile-root-file" ] && [ -f "$tree/etc/glimpse-hostile-etc" ] && [ ! -e /hostile-root-file ] && [ ! -e /etc/glimpse-hostile-etc ]'
 check_sh "unmounting what hides /home is refused" 'grep -qx "umount-home: refused" "$rep" && grep -qx "home-after: " "$rep"'
