@@ -7,7 +7,11 @@
 # update`, each of them tries to reach a TCP service and an abstract unix
 # socket the test runs on the host, the repository's port directly, and
 # the service through the download proxy, and records what it reached in
-# the sandbox's tree.  The listeners record every connection; a connection
+# the sandbox's tree.  Its dpkg hook also keeps a connection through the
+# proxy alive while dpkg runs; a later package's postinst, after the cut
+# (apt runs once; the network is cut before dpkg), finds no relay and no
+# socket of its network namespace listening or connected: glimpse's proxy
+# closed the kept-alive one.  The listeners record every connection; a connection
 # the test makes itself afterwards proves they were listening.  Installs
 # and updates from the real repository still work, and a download from an
 # address not among the sandbox's repositories is refused and said so.
@@ -94,13 +98,44 @@ attempt("host-tcp-via-proxy", via_proxy)
 out.write("%s done\n" % who)
 REACH
 chmod 755 "$WORK/hostile/usr/lib/glimpse-hostile/reach"
+# hold WHO: a connection through the relay and glimpse's proxy to the
+# repository, answered and kept alive by a process of its own that lives on
+# while dpkg runs (as a package manager's download method may): the cut
+# before dpkg must close it, or a new package's script could take it over
+# (root of the namespace: ptrace, pidfd_getfd)
+cat > "$WORK/hostile/usr/lib/glimpse-hostile/hold" <<HOLD
+#!/usr/bin/python3
+import os, socket, sys, time
+who = sys.argv[1] if len(sys.argv) > 1 else "?"
+r, w = os.pipe()
+if os.fork() > 0:
+    os.close(w)
+    os.read(r, 1)   # (until the child holds it, or gave up)
+    sys.exit(0)
+os.close(r)
+os.setsid()
+os.makedirs("/var/lib/glimpse-reach", exist_ok=True)
+out = open("/var/lib/glimpse-reach/log", "a")
+try:
+    s = socket.create_connection(("127.0.0.1", 3128), timeout=5)
+    s.sendall(b"GET http://127.0.0.1:$rport/repo/Release HTTP/1.1\\r\\nHost: 127.0.0.1:$rport\\r\\n\\r\\n")
+    got = s.recv(65536).decode(errors="replace").splitlines()[0]
+    out.write("%s hold: %s\\n" % (who, "held" if " 200 " in got else "answered " + got))
+except Exception as e:
+    out.write("%s hold: failed (%s)\\n" % (who, type(e).__name__))
+    s = None
+out.flush()
+os.close(w)
+time.sleep(120 if s else 0)
+HOLD
+chmod 755 "$WORK/hostile/usr/lib/glimpse-hostile/hold"
 cat > "$WORK/hostile-postinst" <<'POSTINST'
 #!/bin/sh
 set -e
 [ "$1" = configure ] || exit 0
 cat > /etc/apt/apt.conf.d/00glimpse-hostile <<'CONF'
 APT::Update::Pre-Invoke { "/usr/lib/glimpse-hostile/reach update-pre-invoke || true"; };
-DPkg::Pre-Invoke { "/usr/lib/glimpse-hostile/reach dpkg-pre-invoke || true"; };
+DPkg::Pre-Invoke { "/usr/lib/glimpse-hostile/reach dpkg-pre-invoke || true"; "/usr/lib/glimpse-hostile/hold dpkg-pre-invoke || true"; };
 CONF
 # apt's http method replaced by a wrapper (https is a link to it); the
 # original, under the same names, still downloads (apt's methods know
@@ -115,7 +150,19 @@ if [ ! -e $o/http ]; then
 fi
 POSTINST
 gl_deb glimpse-hooks 1.0 "$WORK/hostile-postinst" "$WORK/hostile"
-gl_deb glimpse-after 1.0
+# the later package's own script: after the cut, no way out at all
+cat > "$WORK/after-postinst" <<'POSTINST'
+#!/bin/sh
+[ "$1" = configure ] || exit 0
+v=$(dpkg-query -W -f '${Version}' glimpse-after 2>/dev/null)
+{
+  if bash -c ': <>/dev/tcp/127.0.0.1/3128' 2>/dev/null; then echo "after-cut $v proxy-port: connected"
+  else echo "after-cut $v proxy-port: refused"; fi
+  echo "after-cut $v tcp-states: $(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 ~ /^[0-9A-F][0-9A-F]$/ { print $4 }' | sort | uniq -c | tr -s ' \n' ' ')"
+  echo "after-cut $v tcp-live: $(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "01" || $4 == "0A" { n++ } END { print n + 0 }')"
+} >> /var/lib/glimpse-reach/log
+POSTINST
+gl_deb glimpse-after 1.0 "$WORK/after-postinst"
 gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
 
 # in_sandbox NAME EXPECTED COMMAND...: the command's output in the sandbox,
@@ -144,7 +191,7 @@ check_sh "… the proxy said what it refused" \
   'grep -qF "glimpse: refused a download of 127.0.0.1:$lport not among the sandbox'"'"'s repositories" <<<"$out"'
 
 # --- then an update to a newer version: the update hook runs too
-gl_deb glimpse-after 2.0
+gl_deb glimpse-after 2.0 "$WORK/after-postinst"
 rm -f "$WORK/debs/glimpse-after_1.0_all.deb"
 gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
 out=$("$GLIMPSE" update "$id" 2>&1); rc=$?
@@ -157,6 +204,14 @@ log=$tree/var/lib/glimpse-reach/log
 [ -f "$log" ] && sed 's/^/# reach: /' "$log"
 for who in method-http dpkg-pre-invoke update-pre-invoke; do
   check_sh "the hostile $who ran and finished" 'grep -qx "$who done" "$log"'
+done
+check_sh "its dpkg hook kept a connection to the repository alive through the proxy, at the install and the update" \
+  '[ "$(grep -c "^dpkg-pre-invoke hold: held$" "$log")" -eq 2 ]'
+for v in 1.0 2.0; do
+  check_sh "after the cut, the later package's script ($v) finds nothing listening on the relay's 127.0.0.1:3128" \
+    'grep -qx "after-cut $v proxy-port: refused" "$log"'
+  check_sh "… and no socket of its network namespace listening or connected (the kept-alive one closed)" \
+    'grep -qx "after-cut $v tcp-live: 0" "$log"'
 done
 check_sh "no hook reached anything: not the host's TCP service, its abstract socket, the repository directly, or the service through the proxy" \
   '! grep -q ": reached" "$log" && [ "$(grep -c ": failed" "$log")" -ge 12 ]'
