@@ -183,7 +183,7 @@ check "remove" "$GLIMPSE" remove "$id"
 range=$(awk -F: '$1=="glimpse" {print $2}' /etc/subuid)
 grange=$(awk -F: '$1=="glimpse" {print $2}' /etc/subgid)
 base=$WORK/base op1=$WORK/op1
-mkdir -p "$base"/{bin,etc/private,proc,dev,sys,tmp,var/lib,usr/sbin}
+mkdir -p "$base"/{bin,etc/private,proc,dev,sys,tmp,run,var/lib,usr/sbin}
 cp "$(command -v busybox)" "$base/bin/busybox"
 ( umask 077; echo "$secret_value" > "$base/etc/glimpse-test-secret-$tag"; echo "$secret_value-dir" > "$base/etc/private/key" )
 chmod 0700 "$base/etc/private"
@@ -197,12 +197,16 @@ run_helper () { # OP-DIR [OPTION…]: the probe over $base
   mkdir -p "$op/upper" "$op/work" "$op/input"; chown "$range:$grange" "$op/upper" "$op/work"
   "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" "$@" -- /bin/busybox sh -c "$probe" 2>&1
 }
-# run_relayed OP-DIR: the probe with --net and a stand-in for glimpse's
-# proxy that connects every relayed connection to the service
+# run_relayed OP-DIR [answer|silent]: the probe with --net and a stand-in
+# for glimpse's proxy that connects every relayed connection to the
+# service; with "answer" or "silent", $cut_probe with --net-until-cut
+# (apt's one run: the command asks PID 1 for the cut, as glimpse's
+# DPkg::Pre-Invoke hook does before dpkg), the stand-in answering "k" to
+# "offline", or never
 run_relayed () {
-  python3 - "$GLIMPSE_PKGNS" "$range:$grange" "$base" "$1" "$probe" "$lport" <<'PY'
+  python3 - "$GLIMPSE_PKGNS" "$range:$grange" "$base" "$1" "${2:-net}" "$lport" "$probe" "$cut_probe" <<'PY'
 import os, socket, subprocess, sys, threading
-pkgns, ids, base, op, probe, lport = sys.argv[1:]
+pkgns, ids, base, op, mode, lport, probe, cut_probe = sys.argv[1:]
 for d in ("upper", "work", "input"):
     os.makedirs(os.path.join(op, d), exist_ok=True)
 r, g = ids.split(":")
@@ -213,17 +217,30 @@ def serve():
         msg, fds, _, _ = socket.recv_fds(ours, 1, 4)
         if not msg:
             return
+        if msg == b"o":
+            print("proxy: offline asked", flush=True)
+            if mode == "answer":
+                ours.send(b"k")
+            continue
         for fd in fds:
             c = socket.socket(fileno=fd)
             s = socket.create_connection(("127.0.0.1", int(lport)))
             c.sendall(s.recv(64)); c.close(); s.close()
 threading.Thread(target=serve, daemon=True).start()
-p = subprocess.run([pkgns, "--ids", ids, "--base", base, "--op", op, "--net",
-                    "--proxy-fd", str(theirs.fileno()), "--", "/bin/busybox", "sh", "-c", probe],
+p = subprocess.run([pkgns, "--ids", ids, "--base", base, "--op", op,
+                    "--net" if mode == "net" else "--net-until-cut",
+                    "--proxy-fd", str(theirs.fileno()), "--", "/bin/busybox", "sh", "-c",
+                    probe if mode == "net" else cut_probe],
                    pass_fds=(theirs.fileno(),), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 sys.stdout.write(p.stdout.decode())
+print("status: %d" % p.returncode)
 PY
 }
+cut_probe='echo | timeout 10 nc 127.0.0.1 3128 | sed "s/^/before: /"
+printf o > /run/glimpse-net/request; read -r a < /run/glimpse-net/answer; echo "answer: $a"
+if echo | timeout 10 nc 127.0.0.1 3128 >/dev/null; then echo after: connected; else echo after: refused; fi
+printf oo > /run/glimpse-net/request; read -r a < /run/glimpse-net/answer; read -r b < /run/glimpse-net/answer
+echo "again: $a $b"'
 : > "$WORK/connections"
 got=$(run_helper "$op1")
 echo "$got" | sed 's/^/# base: /'
@@ -240,6 +257,18 @@ check_sh "with --net (downloads) the service is still not reachable directly" \
   'grep -qx "connect: failed" <<<"$got"'
 check_sh "… only through the relay to glimpse's descriptor: the checks above can fail" \
   'grep -qx "relay: glimpse-host-service" <<<"$got" && [ -s "$WORK/connections" ]'
+got=$(run_relayed "$WORK/op-cut" answer)
+echo "$got" | sed 's/^/# cut: /'
+check_sh "--net-until-cut: the relay works until the cut" 'grep -qx "before: glimpse-host-service" <<<"$got"'
+check_sh "… the cut is asked of glimpse's proxy, and answered once the proxy confirms" \
+  'grep -qx "proxy: offline asked" <<<"$got" && grep -qx "answer: offline" <<<"$got"'
+check_sh "… after it nothing listens on 127.0.0.1:3128 (the relay is gone)" 'grep -qx "after: refused" <<<"$got"'
+check_sh "… a later request is answered at once, without asking the proxy again" \
+  'grep -qx "again: offline offline" <<<"$got" && [ "$(grep -c "^proxy: offline asked" <<<"$got")" = 1 ] && grep -qx "status: 0" <<<"$got"'
+got=$(run_relayed "$WORK/op-cut2" silent)
+echo "$got" | sed 's/^/# no confirmation: /'
+check_sh "--net-until-cut: a proxy that does not confirm the cut stops the operation before the command goes on" \
+  'grep -q "could not cut the package operation" <<<"$got" && ! grep -q "^answer:" <<<"$got" && grep -qx "status: 125" <<<"$got"'
 # a chain of directories deeper than PATH_MAX (anyone may make one in a
 # world-writable directory of the host) is shown empty, and does not stop
 # the operation
