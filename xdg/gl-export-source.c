@@ -76,18 +76,70 @@ desktop_id_is_sane (const char *id)
   return TRUE;
 }
 
-/* Whether the applications directory @dir hides those of the layers below */
-static gboolean
-dir_is_opaque (const char *dir)
-{
-  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  gboolean opaque;
+/* What the layer of the applications directory @dir shows there, as
+ * overlayfs reads the layer: walked from the layer's root (one of @source's
+ * data_roots) a component at a time without following links. */
+typedef enum {
+  LAYER_DIR,        /* a directory: scanned; the layers below show too */
+  LAYER_DIR_OPAQUE, /* a directory that is, or is under, an opaque one: below hidden */
+  LAYER_NONE,       /* nothing: the layers below show */
+  LAYER_STOP,       /* a whiteout, file or link at it or above: nothing of it or below */
+} LayerApps;
 
-  if (fd < 0)
-    return FALSE;
-  opaque = gl_overlay_dir_is_opaque (fd);
-  close (fd);
-  return opaque;
+static LayerApps
+layer_apps (GlExportSource *source, const char *dir)
+{
+  const char *root = NULL;
+  const char *rel = NULL;
+  g_auto(GStrv) parts = NULL;
+  LayerApps what = LAYER_DIR;
+  int dfd;
+
+  for (gsize i = 0; rel == NULL && source->data_roots != NULL && source->data_roots[i] != NULL; i++)
+    {
+      gsize n = strlen (source->data_roots[i]);
+
+      if (strncmp (dir, source->data_roots[i], n) == 0 && dir[n] == '/')
+        root = source->data_roots[i], rel = dir + n + 1;
+    }
+  if (rel == NULL)
+    {
+      root = dir;   /* (under no root: the directory's own mark only) */
+      rel = "";
+    }
+  dfd = open (root, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+  if (dfd < 0)
+    return LAYER_NONE;
+  if (rel[0] == '\0' && gl_overlay_dir_is_opaque (dfd))
+    what = LAYER_DIR_OPAQUE;
+  parts = g_strsplit (rel, "/", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      struct stat st;
+      int sub;
+
+      if (parts[i][0] == '\0' || g_str_equal (parts[i], "."))
+        continue;
+      if (fstatat (dfd, parts[i], &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          what = what == LAYER_DIR_OPAQUE ? LAYER_STOP : LAYER_NONE;
+          break;
+        }
+      if (!S_ISDIR (st.st_mode))
+        {
+          what = LAYER_STOP;
+          break;
+        }
+      sub = openat (dfd, parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      close (dfd);
+      dfd = sub;
+      if (dfd < 0)
+        return LAYER_NONE;
+      if (gl_overlay_dir_is_opaque (dfd))
+        what = LAYER_DIR_OPAQUE;
+    }
+  close (dfd);
+  return what;
 }
 
 /* One scan of a sandbox's applications directories. */
@@ -304,16 +356,20 @@ gl_export_source_scan_memo (GlExportSource *source, GlExportCache *cache, GPtrAr
   for (gsize i = 0; source->app_dirs != NULL && source->app_dirs[i] != NULL; i++)
     {
       g_autoptr(GHashTable) layer = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      LayerApps what = layer_apps (source, source->app_dirs[i]);
 
+      if (what == LAYER_STOP)
+        break;
       scan.layer = layer;
-      scan_apps_dir (&scan, source->app_dirs[i], "", 0);
+      if (what != LAYER_NONE)
+        scan_apps_dir (&scan, source->app_dirs[i], "", 0);
       g_hash_table_iter_init (&iter, layer);
       while (g_hash_table_iter_next (&iter, &key, &value))
         {
           g_hash_table_iter_steal (&iter);
           g_hash_table_insert (seen, key, value);
         }
-      if (scan.capped || dir_is_opaque (source->app_dirs[i]))
+      if (scan.capped || what == LAYER_DIR_OPAQUE)
         break;
     }
   if (scan.capped)

@@ -324,6 +324,60 @@ test_list_apps_opaque (void)
   g_assert_nonnull (find (apps, "org.example.Editor.desktop"));
 }
 
+/* What the system layer has above its applications directory hides the
+ * base's applications as the view does: usr/share removed and made again
+ * (opaque), or the applications directory removed (a whiteout) or replaced
+ * by a file or a link.  The export listed the base's apps in each case
+ * (and followed the link on the host side). */
+static void
+test_list_apps_hidden_above (void)
+{
+  enum { OPAQUE_PARENT, WHITEOUT, REG_FILE, SYMLINK, N_CASES };
+
+  for (int c = 0; c < N_CASES; c++)
+    {
+      g_autoptr(TuTree) root = tu_make_tree ();
+      g_autoptr(GlExportSource) s = tu_source (root, "deb", "Debian");
+      g_autofree char *share = g_build_filename (root, "system/upper/usr/share", NULL);
+      g_autofree char *upper_apps = g_build_filename (share, "applications", NULL);
+      g_autoptr(GPtrArray) apps = NULL;
+
+      g_test_message ("case %d", c);
+      if (c == OPAQUE_PARENT)
+        {
+          if (setxattr (share, "user.overlay.opaque", "y", 1, 0) != 0)
+            {
+              gl_test_skip ("no user xattrs on this file system (user.overlay.opaque): not checked");
+              continue;
+            }
+        }
+      else
+        {
+          g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", upper_apps);
+          g_assert_cmpint (system (cmd), ==, 0);
+          if (c == WHITEOUT && mknod (upper_apps, S_IFCHR | 0600, 0) != 0)
+            {
+              gl_test_skip ("cannot make a whiteout (a character device 0:0) here: not checked");
+              continue;
+            }
+          if (c == REG_FILE)
+            g_assert_true (g_file_set_contents (upper_apps, "", 0, NULL));
+          /* (a link to a directory of the host with an entry in it: the
+           * view resolves it inside the sandbox, the host side does not
+           * follow it) */
+          if (c == SYMLINK)
+            {
+              g_autofree char *host_apps = g_build_filename (root, "rootfs/usr/share/applications", NULL);
+              g_assert_cmpint (symlink (host_apps, upper_apps), ==, 0);
+            }
+        }
+      apps = gl_export_source_list_apps (s, NULL);
+      g_assert_null (find (apps, "org.example.Editor.desktop"));
+      if (c == OPAQUE_PARENT)
+        g_assert_nonnull (find (apps, "org.example.Viewer.desktop"));
+    }
+}
+
 static void
 test_root_resolve (void)
 {
@@ -1094,6 +1148,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/rewrite-rejects", test_rewrite_rejects);
   g_test_add_func ("/export/list-apps", test_list_apps);
   g_test_add_func ("/export/list-apps-opaque", test_list_apps_opaque);
+  g_test_add_func ("/export/list-apps-hidden-above", test_list_apps_hidden_above);
   g_test_add_func ("/export/root-resolve", test_root_resolve);
   g_test_add_func ("/export/root-resolve-cost", test_root_resolve_cost);
   g_test_add_func ("/export/icons", test_icons);
