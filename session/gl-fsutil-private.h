@@ -5,13 +5,9 @@
 #pragma once
 
 #include "gl-fsutil.h"
+#include "gl-view-private.h"   /* gl_view_set_before_open_hook */
 
 G_BEGIN_DECLS
-
-/* Calls @hook (NULL: none) with the directory and the name of each regular
- * file the view's resolver found, just before it opens it: a test swaps
- * the file there for something else. */
-void gl_view_set_before_open_hook (void (*hook) (int dfd, const char *name));
 
 /* Calls @hook (NULL: none) with the directory and the name of a directory
  * gl_rm_rf() may not read (EACCES), just before it makes it readable by its

@@ -9,6 +9,7 @@
 
 #include "gl-mkdir.h"   /* gl_mkdir_with_parents (in xdg/, for both) */
 #include "gl-overlay.h" /* whiteouts and opaque directories (in xdg/, for both) */
+#include "gl-view.h"    /* the view over layers (in xdg/, for both) */
 
 G_BEGIN_DECLS
 
@@ -44,70 +45,6 @@ gboolean gl_tree_read_file_max (const char *root, const char *rel, gsize max, ch
 /* Replaces @rel by a new file (whatever was there is removed, not followed). */
 gboolean gl_tree_write_file (const char *root, const char *rel, const char *contents, gssize length,
                              int mode, GError **error);
-
-/* The view an overlay mount would show over the layers @layers (top
- * first, NULL ones skipped), read from the layers as trees (above) without
- * mounting it: a whiteout hides the name below it; an opaque directory
- * (user.overlay.opaque, as glimpse's overlays are mounted) or a whiteout or
- * other non-directory on the way hides the layers below it.  The path is
- * walked a component at a time from descriptors, never through a host
- * path; what is read is the descriptor opened at the end of the walk. */
-typedef enum {
-  GL_VIEW_FILE,     /* a regular file, read */
-  GL_VIEW_ABSENT,   /* nothing there */
-  GL_VIEW_UNKNOWN,  /* anything else: a link or ".." on the way (not
-                     * followed), too many links (followed) or too long a
-                     * walk through them, not a regular
-                     * file, larger than asked, unreadable */
-} GlViewFile;
-
-typedef enum {
-  GL_VIEW_NO_FLAGS = 0,
-  /* Follow symbolic links as a program inside the view would (apt reading
-   * its own keyrings), but inside the view: a target is looked up afresh
-   * from the view's root (an absolute one, never the host's) or from the
-   * link's directory; ".." stops at the view's root; at most 40 links,
-   * a path (links substituted) shorter than PATH_MAX and 4096 components
-   * looked up (each ".." counted).
-   * For readers that run as the user; without it, a link is
-   * GL_VIEW_UNKNOWN (root reading an untrusted tree). */
-  GL_VIEW_FOLLOW_LINKS = 1 << 0,
-} GlViewFlags;
-
-/* Reads @rel of the view, of at most @max bytes, into @contents (and
- * @length) when it is GL_VIEW_FILE. */
-GlViewFile gl_view_read_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
-                              char **contents, gsize *length);
-/* As gl_view_read_file, the file opened for reading (*@fd) instead: a
- * regular file of at most @max bytes when opened (it may grow after);
- * never a FIFO or a device, not even for a moment. */
-GlViewFile gl_view_open_file (const char * const *layers, gsize n_layers, const char *rel, gsize max,
-                              int *fd);
-/* The names (a set) in the directory @rel of the view; an empty set when
- * there is none, NULL when what is there is GL_VIEW_UNKNOWN as above. */
-GHashTable *gl_view_dir_names (const char * const *layers, gsize n_layers, const char *rel);
-
-/* The same, with @flags */
-GlViewFile gl_view_read_file_full (const char * const *layers, gsize n_layers, const char *rel,
-                                   GlViewFlags flags, gsize max, char **contents, gsize *length);
-GlViewFile gl_view_open_file_full (const char * const *layers, gsize n_layers, const char *rel,
-                                   GlViewFlags flags, gsize max, int *fd);
-GHashTable *gl_view_dir_names_full (const char * const *layers, gsize n_layers, const char *rel,
-                                    GlViewFlags flags);
-
-/* What the layer @root (a tree, as above) has at the directory @rel of
- * the view, walked a component at a time without following links (one
- * layer at a time, for callers that merge layers themselves): */
-typedef enum {
-  GL_LAYER_DIR,      /* the directory, opened (O_RDONLY|O_DIRECTORY) in *@fd;
-                      * *@opaque when it or a directory above it is opaque,
-                      * so that the layers below do not show there */
-  GL_LAYER_NONE,     /* nothing: the layers below show */
-  GL_LAYER_HIDES,    /* a whiteout or another non-directory on the way, or
-                      * nothing under an opaque directory: nothing below shows */
-  GL_LAYER_UNKNOWN,  /* a link on the way (not followed), "..", or unreadable */
-} GlLayerDir;
-GlLayerDir gl_layer_open_dir (const char *root, const char *rel, int *fd, gboolean *opaque);
 
 /* "12.3 MiB" */
 char *gl_format_size (guint64 bytes);

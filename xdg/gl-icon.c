@@ -11,6 +11,7 @@
 
 #include "gl-icon.h"
 #include "gl-tree.h"
+#include "gl-view.h"
 
 /* The fixed sizes the hicolor index.theme has: an icon put anywhere else is
  * never found by the host. */
@@ -102,56 +103,53 @@ size_dir_name (int size)
   return NULL;
 }
 
-/* by name, the kind letter aside */
-static gint
-compare_typed (gconstpointer a, gconstpointer b)
+static int
+compare_names (const void *a, const void *b)
 {
-  return strcmp (*(const char * const *) a + 1, *(const char * const *) b + 1);
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
-/* The entries of @path, sorted, each prefixed with its kind from the
- * listing itself: 'd' a directory, 'f' a regular file, '?' anything that
- * needs a look (a link, or a file system without d_type). */
+/* The names in the directory @rel of the view over @layers (top first),
+ * sorted: listed through the view's resolver, as the sandbox sees it, its
+ * links followed inside the view, a whiteout or an opaque directory hiding
+ * what is below.  NULL when there is none or it is no directory. */
 static GStrv
-list_dir_typed (const char *path)
+view_names (const char * const *layers, const char *rel)
 {
-  DIR *dir = opendir (path);
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  struct dirent *d;
+  g_autoptr(GHashTable) set = gl_view_dir_names_full (layers, g_strv_length ((GStrv) layers), rel,
+                                                      GL_VIEW_FOLLOW_LINKS);
+  g_autofree const char **keys = NULL;
+  guint n = 0;
 
-  if (dir == NULL)
+  if (set == NULL || g_hash_table_size (set) == 0)
     return NULL;
-  while ((d = readdir (dir)) != NULL)
-    {
-      char kind = d->d_type == DT_DIR ? 'd' : d->d_type == DT_REG ? 'f' : '?';
-
-      if (strcmp (d->d_name, ".") == 0 || strcmp (d->d_name, "..") == 0)
-        continue;
-      if (d->d_type != DT_DIR && d->d_type != DT_REG && d->d_type != DT_LNK && d->d_type != DT_UNKNOWN)
-        continue;
-      g_ptr_array_add (names, g_strdup_printf ("%c%s", kind, d->d_name));
-    }
-  closedir (dir);
-  g_ptr_array_sort (names, compare_typed);
-  g_ptr_array_add (names, NULL);
-  return (GStrv) g_ptr_array_free (g_steal_pointer (&names), FALSE);
+  keys = (const char **) g_hash_table_get_keys_as_array (set, &n);
+  qsort (keys, n, sizeof *keys, compare_names);
+  return g_strdupv ((GStrv) keys);
 }
 
-/* The directory @name (a typed entry) of the resolved directory @dir_real,
- * @rel inside @root: its host path, or NULL if it is none. */
-static char *
-sub_dir (const char *root, const char *dir_real, const char *rel, const char *typed)
+static gint
+compare_entries (gconstpointer a, gconstpointer b)
 {
-  g_autofree char *real = NULL;
+  const GlViewEntry *x = *(const GlViewEntry * const *) a;
+  const GlViewEntry *y = *(const GlViewEntry * const *) b;
 
-  if (typed[0] == 'd')
-    return g_build_filename (dir_real, typed + 1, NULL);
-  if (typed[0] == 'f')
+  return strcmp (x->name, y->name);
+}
+
+/* The regular file @rel of the view over @layers: the layer that gives it,
+ * and its host path there (no link on the way); NULL if it is none. */
+static char *
+view_file (const char * const *layers, const char *rel, const char **root)
+{
+  g_autofree char *layer_rel = NULL;
+  gsize layer = 0;
+
+  if (gl_view_locate_file (layers, g_strv_length ((GStrv) layers), rel, &layer, &layer_rel)
+      != GL_VIEW_FILE)
     return NULL;
-  real = gl_tree_resolve (root, rel);
-  if (real == NULL || !g_file_test (real, G_FILE_TEST_IS_DIR))
-    return NULL;
-  return g_steal_pointer (&real);
+  *root = layers[layer];
+  return g_build_filename (layers[layer], layer_rel, NULL);
 }
 
 static GlIconFile *
@@ -179,25 +177,12 @@ compare_icon_files (gconstpointer a, gconstpointer b)
   return g_strcmp0 (fa->size_dir, fb->size_dir);
 }
 
-/* Per root: the themes in lookup order, each a table
- * icon name -> (size dir -> relative path of the file). */
-typedef struct {
-  char *root;
-  GPtrArray *themes;   /* GHashTable*, hicolor first */
-} RootIndex;
-
+/* The themes of the view in lookup order, each a table
+ * icon name -> (size dir -> IndexedFile). */
 struct _GlIconIndex {
   GStrv roots;
-  GPtrArray *per_root;  /* RootIndex* */
+  GPtrArray *themes;   /* GHashTable*, hicolor first */
 };
-
-static void
-root_index_free (RootIndex *ri)
-{
-  g_free (ri->root);
-  g_ptr_array_unref (ri->themes);
-  g_free (ri);
-}
 
 static void
 hash_table_unref0 (gpointer p)
@@ -206,37 +191,45 @@ hash_table_unref0 (gpointer p)
     g_hash_table_unref (p);
 }
 
+/* A file of the index: a regular file seen in the listing, by its
+ * layer and host path there; anything else (a link) by its path in the
+ * view, resolved on lookup (view_file). */
+typedef struct {
+  gsize layer;   /* G_MAXSIZE: @path is the view's */
+  char *path;
+} IndexedFile;
+
+static void
+indexed_file_free (IndexedFile *f)
+{
+  g_free (f->path);
+  g_free (f);
+}
+
 /* Lists <theme>/{A}/{B}/ once: every icon file in it by name and size,
- * from the directory listings alone (no stat per file).  A value is the
- * host path after '=' for a regular file seen in a resolved directory, or
- * the path inside the root, resolved on lookup, for a link. */
+ * from the view's listings alone (no look at a file but a possible
+ * whiteout). */
 static GHashTable *
-index_theme (const char *root, const char *theme_rel)
+index_theme (const char * const *layers, const char *theme_rel)
 {
   GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, hash_table_unref0);
-  g_autofree char *theme_dir = gl_tree_resolve (root, theme_rel);
-  g_auto(GStrv) level1 = NULL;
+  g_auto(GStrv) level1 = view_names (layers, theme_rel);
 
-  if (theme_dir == NULL || (level1 = list_dir_typed (theme_dir)) == NULL)
-    return names;
-  for (gsize i = 0; level1[i] != NULL; i++)
+  for (gsize i = 0; level1 != NULL && level1[i] != NULL; i++)
     {
-      const char *a_name = level1[i] + 1;
+      const char *a_name = level1[i];
       g_autofree char *a_rel = g_build_filename (theme_rel, a_name, NULL);
-      g_autofree char *a_dir = sub_dir (root, theme_dir, a_rel, level1[i]);
-      g_auto(GStrv) level2 = NULL;
+      g_auto(GStrv) level2 = view_names (layers, a_rel);
 
-      if (a_dir == NULL || (level2 = list_dir_typed (a_dir)) == NULL)
-        continue;
-      for (gsize j = 0; level2[j] != NULL; j++)
+      for (gsize j = 0; level2 != NULL && level2[j] != NULL; j++)
         {
-          const char *b_name = level2[j] + 1;
+          const char *b_name = level2[j];
           int size = parse_size_dir (a_name);
           const char *context = b_name;
           g_autofree char *sdir = NULL;
           g_autofree char *b_rel = NULL;
-          g_autofree char *b_dir = NULL;
-          g_auto(GStrv) files = NULL;
+          g_autofree char *b_real = NULL;
+          g_autoptr(GPtrArray) files = NULL;
 
           if (size == 0)
             {
@@ -246,17 +239,20 @@ index_theme (const char *root, const char *theme_rel)
           if (size == 0 || (sdir = size_dir_name (size)) == NULL)
             continue;
           b_rel = g_build_filename (a_rel, b_name, NULL);
-          b_dir = sub_dir (root, a_dir, b_rel, level2[j]);
-          if (b_dir == NULL || (files = list_dir_typed (b_dir)) == NULL)
-            continue;
-          for (gsize k = 0; files[k] != NULL; k++)
+          files = gl_view_dir_entries (layers, g_strv_length ((GStrv) layers), b_rel,
+                                       GL_VIEW_FOLLOW_LINKS, &b_real);
+          if (files != NULL)
+            g_ptr_array_sort (files, compare_entries);
+          for (guint k = 0; files != NULL && k < files->len; k++)
             {
-              const char *file = files[k] + 1;
+              const GlViewEntry *entry = files->pdata[k];
+              const char *file = entry->name;
               const char *dot = strrchr (file, '.');
               g_autofree char *name = NULL;
+              IndexedFile *found;
               GHashTable *sizes;
 
-              if (files[k][0] == 'd' || dot == NULL || dot == file ||
+              if (entry->type == DT_DIR || dot == NULL || dot == file ||
                   !g_strv_contains (icon_exts, dot + 1) ||
                   (size < 0) != (strcmp (dot + 1, "svg") == 0))
                 continue;
@@ -264,7 +260,8 @@ index_theme (const char *root, const char *theme_rel)
               sizes = g_hash_table_lookup (names, name);
               if (sizes == NULL)
                 {
-                  sizes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+                  sizes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                 (GDestroyNotify) indexed_file_free);
                   g_hash_table_insert (names, g_strdup (name), sizes);
                 }
               /* first extension wins (png, svg, xpm order is by name here:
@@ -273,10 +270,12 @@ index_theme (const char *root, const char *theme_rel)
                 continue;
               if (g_hash_table_contains (sizes, sdir) && strcmp (dot + 1, "xpm") == 0)
                 continue;
-              g_hash_table_insert (sizes, g_strdup (sdir),
-                                   files[k][0] == 'f'
-                                   ? g_strconcat ("=", b_dir, "/", file, NULL)
-                                   : g_build_filename (b_rel, file, NULL));
+              found = g_new0 (IndexedFile, 1);
+              found->layer = entry->type == DT_REG ? entry->layer : G_MAXSIZE;
+              found->path = entry->type == DT_REG
+                            ? g_build_filename (layers[entry->layer], b_real, file, NULL)
+                            : g_build_filename (b_rel, file, NULL);
+              g_hash_table_insert (sizes, g_strdup (sdir), found);
             }
         }
     }
@@ -287,28 +286,19 @@ GlIconIndex *
 gl_icon_index_new (const char * const *roots)
 {
   GlIconIndex *index = g_new0 (GlIconIndex, 1);
+  g_auto(GStrv) themes = view_names (roots, "usr/share/icons");
 
   index->roots = g_strdupv ((GStrv) roots);
-  index->per_root = g_ptr_array_new_with_free_func ((GDestroyNotify) root_index_free);
-  for (gsize r = 0; roots[r] != NULL; r++)
+  index->themes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
+  g_ptr_array_add (index->themes, index_theme (roots, "usr/share/icons/hicolor"));
+  for (gsize t = 0; themes != NULL && themes[t] != NULL; t++)
     {
-      RootIndex *ri = g_new0 (RootIndex, 1);
-      g_autofree char *icons_dir = gl_tree_resolve (roots[r], "usr/share/icons");
-      g_auto(GStrv) themes = icons_dir != NULL ? list_dir_typed (icons_dir) : NULL;
+      g_autofree char *rel = NULL;
 
-      ri->root = g_strdup (roots[r]);
-      ri->themes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_hash_table_unref);
-      g_ptr_array_add (ri->themes, index_theme (roots[r], "usr/share/icons/hicolor"));
-      for (gsize t = 0; themes != NULL && themes[t] != NULL; t++)
-        {
-          g_autofree char *rel = NULL;
-
-          if (themes[t][0] == 'f' || strcmp (themes[t] + 1, "hicolor") == 0)
-            continue;
-          rel = g_build_filename ("usr/share/icons", themes[t] + 1, NULL);
-          g_ptr_array_add (ri->themes, index_theme (roots[r], rel));
-        }
-      g_ptr_array_add (index->per_root, ri);
+      if (strcmp (themes[t], "hicolor") == 0)
+        continue;
+      rel = g_build_filename ("usr/share/icons", themes[t], NULL);
+      g_ptr_array_add (index->themes, index_theme (roots, rel));
     }
   return index;
 }
@@ -319,7 +309,7 @@ gl_icon_index_free (GlIconIndex *index)
   if (index == NULL)
     return;
   g_strfreev (index->roots);
-  g_ptr_array_unref (index->per_root);
+  g_ptr_array_unref (index->themes);
   g_free (index);
 }
 
@@ -344,38 +334,50 @@ gl_icon_resolve (const char * const *roots, const char *icon)
 static gboolean
 index_lookup (GlIconIndex *index, const char *name, GPtrArray *result)
 {
-  for (guint r = 0; r < index->per_root->len; r++)
+  for (guint t = 0; t < index->themes->len; t++)
     {
-      RootIndex *ri = index->per_root->pdata[r];
+      GHashTable *sizes = g_hash_table_lookup (index->themes->pdata[t], name);
+      GHashTableIter iter;
+      gpointer key, value;
 
-      for (guint t = 0; t < ri->themes->len; t++)
+      if (sizes == NULL)
+        continue;
+      g_hash_table_iter_init (&iter, sizes);
+      while (g_hash_table_iter_next (&iter, &key, &value))
         {
-          GHashTable *sizes = g_hash_table_lookup (ri->themes->pdata[t], name);
-          GHashTableIter iter;
-          gpointer key, value;
+          const IndexedFile *f = value;
+          const char *root = f->layer != G_MAXSIZE ? index->roots[f->layer] : NULL;
+          g_autofree char *real = f->layer != G_MAXSIZE
+                                  ? g_strdup (f->path)
+                                  : view_file ((const char * const *) index->roots, f->path, &root);
+          const char *dot = strrchr (f->path, '.');
 
-          if (sizes == NULL)
-            continue;
-          g_hash_table_iter_init (&iter, sizes);
-          while (g_hash_table_iter_next (&iter, &key, &value))
-            {
-              const char *v = value;
-              g_autofree char *real = v[0] == '=' ? g_strdup (v + 1) : gl_tree_resolve (ri->root, v);
-              const char *dot = strrchr (v, '.');
-
-              /* a regular file seen in the listing needs no second look:
-               * reading it checks it again (gl_tree_read) */
-              if (real != NULL && (v[0] == '=' || g_file_test (real, G_FILE_TEST_IS_REGULAR)))
-                g_ptr_array_add (result, icon_file_new (ri->root, real, key, dot + 1));
-            }
-          if (result->len > 0)
-            {
-              g_ptr_array_sort (result, compare_icon_files);
-              return TRUE;
-            }
+          /* (reading it checks it again: gl_tree_read) */
+          if (real != NULL)
+            g_ptr_array_add (result, icon_file_new (root, real, key, dot + 1));
+        }
+      if (result->len > 0)
+        {
+          g_ptr_array_sort (result, compare_icon_files);
+          return TRUE;
         }
     }
   return FALSE;
+}
+
+/* The unthemed icon file @rel of the view over @roots added to @result:
+ * TRUE if it is one */
+static gboolean
+add_single_file (const char * const *roots, const char *rel, GPtrArray *result)
+{
+  const char *root = NULL;
+  g_autofree char *real = view_file (roots, rel, &root);
+  GlIconFile *f;
+
+  if (real == NULL || (f = single_file (root, real)) == NULL)
+    return FALSE;
+  g_ptr_array_add (result, f);
+  return TRUE;
 }
 
 static GPtrArray *
@@ -389,18 +391,7 @@ resolve (const char * const *roots, GlIconIndex *index, const char *icon)
 
   if (icon[0] == '/')
     {
-      for (gsize r = 0; roots[r] != NULL; r++)
-        {
-          g_autofree char *real = gl_tree_resolve (roots[r], icon);
-          GlIconFile *f;
-
-          if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR) &&
-              (f = single_file (roots[r], real)) != NULL)
-            {
-              g_ptr_array_add (result, f);
-              break;
-            }
-        }
+      add_single_file (roots, icon, result);
       return g_steal_pointer (&result);
     }
 
@@ -419,27 +410,20 @@ resolve (const char * const *roots, GlIconIndex *index, const char *icon)
     return g_steal_pointer (&result);
 
   /* unthemed: share/icons/<name>.<ext>, share/pixmaps/<name>[.<ext>] */
-  for (gsize r = 0; roots[r] != NULL; r++)
-    {
-      static const char * const dirs[] = { "usr/share/icons", "usr/share/pixmaps", NULL };
+  {
+    static const char * const dirs[] = { "usr/share/icons", "usr/share/pixmaps", NULL };
 
-      for (gsize d = 0; dirs[d] != NULL; d++)
-        {
-          for (gsize k = 0; icon_exts[k] != NULL; k++)
-            {
-              g_autofree char *file = g_strdup_printf ("%s.%s", name, icon_exts[k]);
-              g_autofree char *rel = g_build_filename (dirs[d], file, NULL);
-              g_autofree char *real = gl_tree_resolve (roots[r], rel);
-              GlIconFile *f;
+    for (gsize d = 0; dirs[d] != NULL; d++)
+      {
+        for (gsize k = 0; icon_exts[k] != NULL; k++)
+          {
+            g_autofree char *file = g_strdup_printf ("%s.%s", name, icon_exts[k]);
+            g_autofree char *rel = g_build_filename (dirs[d], file, NULL);
 
-              if (real != NULL && g_file_test (real, G_FILE_TEST_IS_REGULAR) &&
-                  (f = single_file (roots[r], real)) != NULL)
-                {
-                  g_ptr_array_add (result, f);
-                  return g_steal_pointer (&result);
-                }
-            }
-        }
-    }
+            if (add_single_file (roots, rel, result))
+              return g_steal_pointer (&result);
+          }
+      }
+  }
   return g_steal_pointer (&result);
 }

@@ -19,9 +19,10 @@ void gl_icon_file_free (GlIconFile *file);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlIconFile, gl_icon_file_free)
 
 /* The files of the icon @icon (a themed name, a name with an extension, or an
- * absolute path) as the sandbox has it, searching @roots in order
- * (highest precedence first): the hicolor theme, then other themes, then
- * share/icons and share/pixmaps.  For a themed icon every size of the first
+ * absolute path) as the sandbox has it, in the view over @roots (its
+ * layers, top first, merged as overlayfs merges them: gl-view.h; links
+ * followed inside the view, never by host path): the hicolor theme, then
+ * other themes, then share/icons and share/pixmaps.  For a themed icon every size of the first
  * theme that has it is returned (the host picks the best); for other icons
  * the single file.  Returns an empty array when nothing is found. */
 GPtrArray *gl_icon_resolve (const char * const *roots, const char *icon);

@@ -2,7 +2,7 @@
  * overlays read them
  *
  * Here, in the leaf library, so that the export's scan of applications
- * (xdg/) and the view's resolver (session/gl-fsutil.c) agree.
+ * (xdg/) and the view's resolver (xdg/gl-view.c) agree.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */

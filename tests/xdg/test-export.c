@@ -510,18 +510,83 @@ test_icons (void)
       g_assert_cmpstr (igot, ==, cases[i].want);   /* the index finds the same */
     }
 
-  /* the upper layer wins */
+  /* the layers as the sandbox's view merges them: the upper layer's size
+   * beside the lower's, its file over the lower's of the same name */
   tu_write_png (upper, "usr/share/icons/hicolor/32x32/apps/org.example.Editor.png", 32);
+  tu_write_png (upper, "usr/share/icons/hicolor/256x256/apps/org.example.Editor.png", 256);
   {
     g_autoptr(GPtrArray) files = gl_icon_resolve (roots, "org.example.Editor");
     g_autofree char *got = describe_icons (files, root);
     g_autoptr(GlIconIndex) index = gl_icon_index_new (roots);
     g_autoptr(GPtrArray) ifiles = gl_icon_index_resolve (index, "org.example.Editor");
     g_autofree char *igot = describe_icons (ifiles, root);
-    g_assert_cmpstr (got, ==, "32x32:system/upper/usr/share/icons/hicolor/32x32/apps/org.example.Editor.png");
+    g_assert_cmpstr (got, ==, "256x256:system/upper/usr/share/icons/hicolor/256x256/apps/org.example.Editor.png "
+                              "32x32:system/upper/usr/share/icons/hicolor/32x32/apps/org.example.Editor.png "
+                              "48x48:rootfs/usr/share/icons/hicolor/48x48/apps/real-editor.png "
+                              "scalable:rootfs/usr/share/icons/hicolor/scalable/apps/org.example.Editor.svg");
     g_assert_cmpstr (igot, ==, got);
   }
   g_assert_cmpint (gl_icon_png_size (cases[0].icon), ==, 0);
+}
+
+/* @icon of the view over @roots is @want, by both lookups */
+static void
+icon_want (const char * const *roots, const char *root, const char *icon, const char *want)
+{
+  g_autoptr(GPtrArray) files = gl_icon_resolve (roots, icon);
+  g_autofree char *got = describe_icons (files, root);
+  g_autoptr(GlIconIndex) index = gl_icon_index_new (roots);
+  g_autoptr(GPtrArray) ifiles = gl_icon_index_resolve (index, icon);
+  g_autofree char *igot = describe_icons (ifiles, root);
+
+  g_test_message ("Icon=%s", icon);
+  g_assert_cmpstr (got, ==, want);
+  g_assert_cmpstr (igot, ==, want);
+}
+
+/* The themes are listed as the sandbox's view shows them, not layer by
+ * layer by host path: a theme directory of the system layer that is a link
+ * out of that layer's tree hides the base's directory of that name (the
+ * base stands for the host's / of a sandbox over the host) and is followed
+ * inside the view; a whiteout hides what is below it. */
+static void
+test_icons_view (void)
+{
+  g_autoptr(TuTree) root = tu_make_tree ();
+  g_autofree char *rootfs = g_build_filename (root, "rootfs", NULL);
+  g_autofree char *upper = g_build_filename (root, "system", "upper", NULL);
+  g_autofree char *outside = g_build_filename (root, "outside", NULL);
+  const char *roots[] = { upper, rootfs, NULL };
+
+  icon_want (roots, root, "breezy", "48x48:rootfs/usr/share/icons/breeze/apps/48/breezy.png "
+                                    "scalable:rootfs/usr/share/icons/breeze/apps/scalable/breezy.svg");
+  /* breeze of the system layer: a link to a directory out of the tree (on
+   * the host, with an icon of its own), which the view does not have */
+  tu_write_png (outside, "apps/48/outsider.png", 48);
+  tu_write_png (outside, "apps/48/breezy.png", 48);
+  tu_symlink (upper, "usr/share/icons/breeze", outside);
+  icon_want (roots, root, "breezy", "");
+  icon_want (roots, root, "outsider", "");
+  /* ...and one the view has, in the base: followed there */
+  {
+    g_autofree char *link = g_build_filename (upper, "usr/share/icons/breeze", NULL);
+    g_assert_no_errno (unlink (link));
+  }
+  tu_write_png (rootfs, "usr/share/lookalike/apps/48/lookalike.png", 48);
+  tu_symlink (upper, "usr/share/icons/breeze", "/usr/share/lookalike");
+  icon_want (roots, root, "breezy", "");
+  icon_want (roots, root, "lookalike", "48x48:rootfs/usr/share/lookalike/apps/48/lookalike.png");
+
+  /* a whiteout of the system layer hides the base's file */
+  if (!tu_whiteout (upper, "usr/share/pixmaps/old.xpm"))
+    {
+      g_test_skip ("mknod of a whiteout (char 0/0) is not allowed here");
+      return;
+    }
+  icon_want (roots, root, "old", "");
+  g_assert_true (tu_whiteout (upper, "usr/share/icons/hicolor/256x256"));
+  icon_want (roots, root, "org.example.Editor", "48x48:rootfs/usr/share/icons/hicolor/48x48/apps/real-editor.png "
+                                                "scalable:rootfs/usr/share/icons/hicolor/scalable/apps/org.example.Editor.svg");
 }
 
 static const char user_uca[] =
@@ -1152,6 +1217,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/root-resolve", test_root_resolve);
   g_test_add_func ("/export/root-resolve-cost", test_root_resolve_cost);
   g_test_add_func ("/export/icons", test_icons);
+  g_test_add_func ("/export/icons-view", test_icons_view);
   g_test_add_func ("/export/thunar-merge", test_thunar_merge);
   g_test_add_func ("/export/app-folders", test_app_folders);
   g_test_add_func ("/export/open-find", test_open_find);
