@@ -392,6 +392,160 @@ test_stop (Fixture *f, gconstpointer data)
   close (c);
 }
 
+/* A listener on 127.0.0.1 standing for an origin that speaks anything
+ * (a CONNECT tunnel's): its port in @port */
+static int
+raw_origin (guint16 *port)
+{
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof a;
+  int l = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  g_assert_cmpint (bind (l, (struct sockaddr *) &a, sizeof a), ==, 0);
+  g_assert_cmpint (listen (l, 128), ==, 0);
+  g_assert_cmpint (getsockname (l, (struct sockaddr *) &a, &len), ==, 0);
+  *port = ntohs (a.sin_port);
+  return l;
+}
+
+/* A CONNECT tunnel through the proxy to the raw origin @l: the client
+ * end; the origin's end in @origin */
+static int
+tunnel (Fixture *f, int l, guint16 port, int *origin)
+{
+  g_autofree char *req = g_strdup_printf ("CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n", port);
+  static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+  char buf[sizeof ok] = { 0 };
+  int c = connect_through (f);
+  gsize got = 0;
+
+  g_assert_cmpint (write (c, req, strlen (req)), ==, (gssize) strlen (req));
+  while (got < sizeof ok - 1)
+    {
+      ssize_t n = read (c, buf + got, sizeof ok - 1 - got);
+      g_assert_cmpint (n, >, 0);
+      got += (gsize) n;
+    }
+  g_assert_cmpstr (buf, ==, ok);
+  *origin = accept4 (l, NULL, NULL, SOCK_CLOEXEC);
+  g_assert_cmpint (*origin, >=, 0);
+  return c;
+}
+
+/* @fd ends (EOF or an error, after whatever was still queued) within 10 s */
+static gboolean
+ends (int fd)
+{
+  gint64 until = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  char buf[65536];
+
+  for (;;)
+    {
+      struct pollfd p = { fd, POLLIN, 0 };
+      gint64 left = until - g_get_monotonic_time ();
+      ssize_t n;
+      if (left <= 0 || poll (&p, 1, (int) (left / 1000) + 1) != 1)
+        return FALSE;
+      n = recv (fd, buf, sizeof buf, MSG_DONTWAIT);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+        return TRUE;
+    }
+}
+
+/* The cut (glimpse-pkgns --net-until-cut): once the relay is gone, "o" on
+ * the channel; the proxy answers "k" only when no connection it was
+ * handed is open any more, in the operation's namespace or upstream,
+ * whatever state it is in, and it serves none later.  Attacks: an
+ * established CONNECT tunnel, a half-closed one still carrying the
+ * origin's bytes, one whose client reads nothing while the origin floods
+ * (the proxy's thread blocked writing), a head never finished, connections
+ * queued on the channel with the "o" (more than the proxy serves at once). */
+static void
+test_offline (Fixture *f, gconstpointer data)
+{
+  guint16 oport;
+  int l = raw_origin (&oport);
+  g_autofree char *https = g_strdup_printf ("https://127.0.0.1:%u/", oport);
+  int t1, o1, t2, o2, t3, o3, t4, queued[70], late, other;
+  char buf[64];
+  struct pollfd p;
+  gint64 t0;
+
+  g_assert_true (gl_pkg_proxy_allow (f->proxy, https));
+  g_assert_true (gl_pkg_proxy_allow (f->proxy, f->base));
+  start (f);
+  t1 = tunnel (f, l, oport, &o1);
+  g_assert_cmpint (write (t1, "ping", 4), ==, 4);
+  g_assert_cmpint (read (o1, buf, sizeof buf), ==, 4);
+  t2 = tunnel (f, l, oport, &o2);
+  g_assert_cmpint (shutdown (t2, SHUT_WR), ==, 0);
+  g_assert_cmpint (read (o2, buf, sizeof buf), ==, 0);
+  g_assert_cmpint (write (o2, "still", 5), ==, 5);
+  g_assert_cmpint (read (t2, buf, sizeof buf), ==, 5);
+  t3 = tunnel (f, l, oport, &o3);
+  g_unix_set_fd_nonblocking (o3, TRUE, NULL);
+  {
+    static char flood[65536];
+    gint64 until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    /* until the proxy's thread is blocked writing to t3 and the origin's
+     * buffer is full too */
+    while (g_get_monotonic_time () < until)
+      if (write (o3, flood, sizeof flood) < 0)
+        {
+          g_assert_cmpint (errno, ==, EAGAIN);
+          g_usleep (100000);
+          if (write (o3, flood, sizeof flood) < 0)
+            break;
+        }
+  }
+  t4 = connect_through (f);
+  g_assert_cmpint (write (t4, "GET http://", 11), ==, 11);
+  for (guint i = 0; i < G_N_ELEMENTS (queued); i++)
+    queued[i] = connect_through (f);
+
+  t0 = g_get_monotonic_time ();
+  g_assert_cmpint (send (f->relay, "o", 1, 0), ==, 1);
+  p = (struct pollfd) { f->relay, POLLIN, 0 };
+  g_assert_cmpint (poll (&p, 1, 15000), ==, 1);
+  g_assert_cmpint (recv (f->relay, buf, sizeof buf, 0), ==, 1);
+  g_assert_cmpint (buf[0], ==, 'k');
+  g_test_message ("the cut took %" G_GINT64_FORMAT " ms", (g_get_monotonic_time () - t0) / 1000);
+
+  /* every end, upstream and in the namespace, is closed (at once: ends()
+   * waits, but no bytes come from the other side any more) */
+  g_assert_true (ends (o1));
+  g_assert_true (ends (o2));
+  g_assert_true (ends (o3));
+  g_assert_true (ends (t1));
+  g_assert_true (ends (t2));
+  g_assert_true (ends (t3));
+  g_assert_true (ends (t4));
+  for (guint i = 0; i < G_N_ELEMENTS (queued); i++)
+    {
+      g_assert_true (ends (queued[i]));
+      close (queued[i]);
+    }
+  /* the tunnel carries nothing: the origin's end saw its end above */
+  (void) !write (t1, "after", 5);
+  /* later connections: closed unanswered, nothing connects upstream */
+  late = connect_through (f);
+  (void) !write (late, "CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n", 32);
+  g_assert_true (ends (late));
+  {
+    g_autofree char *req = g_strdup_printf ("CONNECT 127.0.0.1:%u HTTP/1.1\r\n\r\n", oport);
+    int c = connect_through (f);
+    g_autofree char *got = NULL;
+    (void) !write (c, req, strlen (req));
+    got = read_all (c);
+    g_assert_cmpstr (got, ==, "");
+    close (c);
+  }
+  g_unix_set_fd_nonblocking (l, TRUE, NULL);
+  other = accept4 (l, NULL, NULL, SOCK_CLOEXEC);
+  g_assert_cmpint (other, <, 0);
+  for (int *fd = (int[]) { t1, o1, t2, o2, t3, o3, t4, late, l, -1 }; *fd >= 0; fd++)
+    close (*fd);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -404,5 +558,6 @@ main (int argc, char **argv)
   g_test_add ("/pkg-proxy/rebinding", Fixture, NULL, fixture_setup, test_rebinding, fixture_teardown);
   g_test_add ("/pkg-proxy/refused", Fixture, NULL, fixture_setup, test_refused, fixture_teardown);
   g_test_add ("/pkg-proxy/stop", Fixture, NULL, fixture_setup, test_stop, fixture_teardown);
+  g_test_add ("/pkg-proxy/offline", Fixture, NULL, fixture_setup, test_offline, fixture_teardown);
   return g_test_run ();
 }
