@@ -984,6 +984,8 @@ gl_pkg_upper_changes (const char *upper, const char * const *lowers, guint32 uid
  * see apt_cache_prepare) */
 #define APT_CACHE_DIR "apt-cache"
 
+typedef struct _GlPkgTrash GlPkgTrash;
+
 struct _GlPkgOp {
   GlSandbox *sandbox;          /* borrowed */
   GlPkgProgress progress;
@@ -1001,6 +1003,7 @@ struct _GlPkgOp {
   GPtrArray *extra_uris;       /* gl_pkg_op_allow_uri */
   gboolean ran;
   gboolean held_said;          /* gl_pkg_op_reclaim said old generations are kept */
+  GlPkgTrash *trash;           /* what the operation replaced, to be removed (see trash_new) */
 };
 
 static void
@@ -1018,12 +1021,205 @@ say (GlPkgOp *op, const char *format, ...)
     op->progress (line, op->user_data);
 }
 
-static guint64 delete_old_generations (const char *system, guint keep);
+/* ------------------------------------------------------------ trash */
 
-static guint64 remove_unused_bases (const char *system);
+/* What an operation replaced (old generations, its own scratch) leaves the
+ * user's path at once and goes in the background:
+ *   - it is renamed into system/.trash-XXXXXX/, a directory of its own
+ *     with a lock file, both made and the lock taken before anything is
+ *     moved in; a generation is moved only while its own lock (the one
+ *     every view holds shared) is held exclusively, and that lock stays
+ *     held until the generation is gone: no view can take it meanwhile;
+ *   - a detached `rm` (its own session, its output nowhere, not waited
+ *     for) inherits every one of those locks and removes what was moved in,
+ *     then the trash directory with its lock last;
+ *   - an `rm` that was killed, that could not be started, or an operation
+ *     killed between the rename and the start of the `rm`, leaves the trash
+ *     to the next operation (remove_abandoned), which removes it under the
+ *     same locks: only a trash whose lock and whose generations' locks it
+ *     can take exclusively at once, so never one an `rm` is still at nor
+ *     a generation a view got hold of.
+ * `current` never names a trash, so no launch opens one. */
+#define TRASH_PREFIX ".trash-"
+
+struct _GlPkgTrash {
+  char *dir;            /* system/.trash-XXXXXX */
+  GPtrArray *items;     /* the names moved into it */
+  GArray *fds;          /* the locks held: the trash's, each generation's */
+};
+
+static void
+trash_close_fds (GlPkgTrash *t)
+{
+  for (guint i = 0; i < t->fds->len; i++)
+    close (g_array_index (t->fds, int, i));
+  g_array_set_size (t->fds, 0);
+}
+
+static void
+trash_free (GlPkgTrash *t)
+{
+  if (t == NULL)
+    return;
+  trash_close_fds (t);
+  g_array_unref (t->fds);
+  g_ptr_array_unref (t->items);
+  g_free (t->dir);
+  g_free (t);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlPkgTrash, trash_free)
+
+/* A new trash in @system, its lock held; NULL (and a debug message) if it
+ * cannot be made: the caller removes then at once, as before */
+static GlPkgTrash *
+trash_new (const char *system)
+{
+  g_autofree char *dir = g_build_filename (system, TRASH_PREFIX "XXXXXX", NULL);
+  g_autofree char *lock = NULL;
+  GlPkgTrash *t;
+  int fd;
+
+  if (g_mkdtemp_full (dir, 0700) == NULL)
+    {
+      g_debug ("Cannot create %s: %s", dir, g_strerror (errno));
+      return NULL;
+    }
+  lock = g_build_filename (dir, "lock", NULL);
+  fd = open (lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      g_debug ("Cannot lock %s: %s", lock, g_strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      unlink (lock);
+      rmdir (dir);
+      return NULL;
+    }
+  t = g_new0 (GlPkgTrash, 1);
+  t->dir = g_steal_pointer (&dir);
+  t->items = g_ptr_array_new_with_free_func (g_free);
+  t->fds = g_array_new (FALSE, FALSE, sizeof (int));
+  g_array_append_val (t->fds, fd);
+  return t;
+}
+
+/* @path (a directory of system/) moved into @op's trash as @name; @lock_fd
+ * (or -1), a lock held on it, is the trash's from now on, whatever the
+ * outcome.  FALSE: not moved (the caller removes it itself). */
+static gboolean
+trash_move (GlPkgOp *op, const char *path, const char *name, int lock_fd)
+{
+  g_autofree char *to = NULL;
+
+  if (op->trash == NULL)
+    op->trash = trash_new (op->system);
+  if (op->trash == NULL)
+    {
+      if (lock_fd >= 0)
+        close (lock_fd);
+      return FALSE;
+    }
+  if (lock_fd >= 0)
+    g_array_append_val (op->trash->fds, lock_fd);
+  to = g_build_filename (op->trash->dir, name, NULL);
+  if (renameat2 (AT_FDCWD, path, AT_FDCWD, to, RENAME_NOREPLACE) != 0)
+    {
+      g_debug ("Cannot move %s to %s: %s", path, to, g_strerror (errno));
+      return FALSE;
+    }
+  g_ptr_array_add (op->trash->items, g_strdup (name));
+  return TRUE;
+}
+
+/* The space removing @t gives back (NULL: none): what is linked only from
+ * in it, apt's caches aside (replaced at every operation, not worth a
+ * "Reclaimed") */
+static guint64
+trash_size (GlPkgTrash *t)
+{
+  guint64 size;
+
+  if (t == NULL)
+    return 0;
+  size = gl_reclaim_size_whole (t->dir);
+  for (guint i = 0; i < t->items->len; i++)
+    {
+      g_autofree char *caches = g_build_filename (t->dir, t->items->pdata[i], APT_CACHE_DIR, NULL);
+      size -= MIN (size, gl_reclaim_size_whole (caches));
+    }
+  return size;
+}
+
+static void
+trash_detach (gpointer data)
+{
+  setsid ();
+}
+
+/* Hands @op's trash to a detached `rm` (see above), or removes it here if
+ * none can be started */
+static void
+trash_dispose (GlPkgOp *op)
+{
+  g_autoptr(GlPkgTrash) t = g_steal_pointer (&op->trash);
+  g_autoptr(GPtrArray) argv = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree int *targets = NULL;
+  const char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+
+  if (t == NULL)
+    return;
+  if (t->items->len == 0)
+    {
+      g_autofree char *lock = g_build_filename (t->dir, "lock", NULL);
+      unlink (lock);
+      rmdir (t->dir);
+      return;
+    }
+  gl_pkg_crash_point ("trash-moved");
+  argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup ("rm"));
+  g_ptr_array_add (argv, g_strdup ("-rf"));
+  g_ptr_array_add (argv, g_strdup ("--one-file-system"));
+  g_ptr_array_add (argv, g_strdup ("--"));
+  /* what was moved in first, the trash and its lock last */
+  for (guint i = 0; i < t->items->len; i++)
+    g_ptr_array_add (argv, g_build_filename (t->dir, t->items->pdata[i], NULL));
+  g_ptr_array_add (argv, g_strdup (t->dir));
+  g_ptr_array_add (argv, NULL);
+  targets = g_new (int, t->fds->len);
+  for (guint i = 0; i < t->fds->len; i++)
+    targets[i] = 3 + (int) i;
+  if (g_spawn_async_with_pipes_and_fds (NULL, (const char * const *) argv->pdata, envp,
+                                        G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_STDOUT_TO_DEV_NULL
+                                        | G_SPAWN_STDERR_TO_DEV_NULL,
+                                        trash_detach, NULL, -1, -1, -1,
+                                        (const int *) t->fds->data, targets, t->fds->len,
+                                        NULL, NULL, NULL, NULL, &error))
+    return;
+  g_debug ("Cannot start the removal of %s: %s; removing it now", t->dir, error->message);
+  g_clear_error (&error);
+  if (!gl_rm_rf (t->dir, NULL, &error))
+    g_debug ("%s", error->message);
+}
+
+
+static guint64 delete_old_generations (GlPkgOp *op, guint keep);
+
+static guint64 remove_unused_bases (GlPkgOp *op);
+
+static void reclaim (GlPkgOp *op);
 
 void
 gl_pkg_op_reclaim (GlPkgOp *op)
+{
+  reclaim (op);
+  trash_dispose (op);
+}
+
+static void
+reclaim (GlPkgOp *op)
 {
   guint64 gens, base = 0;
   gboolean in_use = FALSE;
@@ -1041,10 +1237,11 @@ gl_pkg_op_reclaim (GlPkgOp *op)
       op->held_said = TRUE;
       return;
     }
-  gens = delete_old_generations (op->system, op->current);
+  gens = delete_old_generations (op, op->current);
   /* (with the generations that named it: the bare base of a rebase they
    * lay over, mostly links into them) */
-  gens += remove_unused_bases (op->system);
+  gens += remove_unused_bases (op);
+  gens += trash_size (op->trash);
   if (op->current > 0 && !gl_reclaim_old_base (op->sandbox, &base, &in_use, &error))
     say (op, "Cannot reclaim the old base of “%s”: %s", op->sandbox->id, error->message);
   /* (a generation replaced by the next is mostly links into it: said
@@ -1072,22 +1269,25 @@ is_generation_name (const char *name, guint *n)
   return TRUE;
 }
 
-/* Every generation but @keep that no view holds is deleted; the ones in
- * use stay for a later operation.  Returns the bytes given back. */
+/* Every generation but @keep that no view holds goes into the trash (see
+ * trash_new; removed at once if it cannot); the ones in use stay for a
+ * later operation.  Returns the bytes given back. */
 static guint64
-delete_old_generations (const char *system, guint keep)
+delete_old_generations (GlPkgOp *op, guint keep)
 {
   guint64 freed = 0;
-  g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
+  g_autoptr(GDir) d = g_dir_open (op->system, 0, NULL);
   const char *name;
   while (d && (name = g_dir_read_name (d)) != NULL)
     {
       guint n;
-      g_autofree char *dir = NULL, *lock = NULL;
+      g_autofree char *dir = NULL, *lock = NULL, *caches = NULL;
+      g_autoptr(GError) error = NULL;
+      guint64 size = 0;
       int fd;
       if (!is_generation_name (name, &n) || n == keep)
         continue;
-      dir = g_build_filename (system, name, NULL);
+      dir = g_build_filename (op->system, name, NULL);
       lock = g_build_filename (dir, "lock", NULL);
       fd = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
       if (fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) != 0)
@@ -1096,24 +1296,51 @@ delete_old_generations (const char *system, guint keep)
           close (fd);
           continue;
         }
-      {
-        g_autoptr(GError) error = NULL;
-        g_autofree char *caches = g_build_filename (dir, APT_CACHE_DIR, NULL);
-        guint64 size = 0;
-        /* (apt's caches, replaced at every operation, are not worth a
-         * "Reclaimed") */
-        if (!gl_rm_rf (caches, NULL, &error))
-          g_debug ("%s", error->message);
-        g_clear_error (&error);
-        if (!gl_rm_rf_freed (dir, &size, NULL, &error))
-          g_debug ("%s", error->message);
-        else
-          freed += size;
-      }
-      if (fd >= 0)
-        close (fd);
+      /* (its lock held until it is gone, by whoever removes it; counted
+       * with the trash) */
+      if (trash_move (op, dir, name, fd))
+        continue;
+      /* (apt's caches, replaced at every operation, are not worth a
+       * "Reclaimed") */
+      caches = g_build_filename (dir, APT_CACHE_DIR, NULL);
+      if (!gl_rm_rf (caches, NULL, &error))
+        g_debug ("%s", error->message);
+      g_clear_error (&error);
+      if (!gl_rm_rf_freed (dir, &size, NULL, &error))
+        g_debug ("%s", error->message);
+      else
+        freed += size;
     }
   return freed;
+}
+
+/* Whether every lock of the trash @path (its own, its generations') is
+ * free; @fds gets them, held exclusively */
+static gboolean
+trash_lock_all (const char *path, GArray *fds)
+{
+  g_autoptr(GDir) d = g_dir_open (path, 0, NULL);
+  const char *name;
+  g_autofree char *own = g_build_filename (path, "lock", NULL);
+  int fd = open (own, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+  /* (none: an `rm` at its last step, or stopped there; what is left is
+   * only the directory, as good as gone) */
+  if (fd >= 0)
+    g_array_append_val (fds, fd);
+  if (fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) != 0)
+    return FALSE;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *lock = g_build_filename (path, name, "lock", NULL);
+      fd = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0)
+        continue;
+      g_array_append_val (fds, fd);
+      if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* What a killed operation left: scratch directories, and generations newer
@@ -1136,6 +1363,20 @@ remove_abandoned (const char *system, guint current)
           g_debug ("removing %s, left by an interrupted operation", path);
           if (!gl_rm_rf (path, NULL, &error))
             g_debug ("%s", error->message);
+        }
+      else if (g_str_has_prefix (name, TRASH_PREFIX))
+        {
+          g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
+          if (trash_lock_all (path, fds))
+            {
+              g_debug ("removing %s, whose removal was interrupted", path);
+              if (!gl_rm_rf (path, NULL, &error))
+                g_debug ("%s", error->message);
+            }
+          else
+            g_debug ("%s is being removed, or a view holds what it has; kept", path);
+          for (guint i = 0; i < fds->len; i++)
+            close (g_array_index (fds, int, i));
         }
     }
 }
@@ -1559,6 +1800,7 @@ gl_pkg_op_free (GlPkgOp *op)
       if (!gl_rm_rf (op->dir, NULL, &error))
         g_debug ("%s", error->message);
     }
+  trash_dispose (op);
   if (op->lock_fd >= 0)
     close (op->lock_fd);
   if (op->extra_uris)
@@ -2230,8 +2472,9 @@ saved_base_dir (const char *system, guint n, guint *base_gen)
 /* The bases no generation left names any more (after the old generations
  * went: gl_pkg_op_reclaim); the bytes given back */
 static guint64
-remove_unused_bases (const char *system)
+remove_unused_bases (GlPkgOp *op)
 {
+  const char *system = op->system;
   guint64 freed = 0;
   g_autoptr(GHashTable) used = g_hash_table_new (NULL, NULL);
   gboolean legacy_used = FALSE;
@@ -2260,7 +2503,9 @@ remove_unused_bases (const char *system)
         g_autoptr(GError) error = NULL;
         guint64 size = gl_reclaim_size (path);
         g_debug ("removing %s, the base of no generation left", path);
-        if (!gl_rm_rf (path, NULL, &error))
+        if (trash_move (op, path, name, -1))
+          ;   /* (counted with the trash) */
+        else if (!gl_rm_rf (path, NULL, &error))
           g_debug ("%s", error->message);
         else
           freed += size;
@@ -2311,18 +2556,6 @@ gl_pkg_crash_point (const char *point)
 }
 
 static gboolean commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error);
-
-/* (a thread's: the scratch directory @data, taken) */
-static gpointer
-remove_scratch (gpointer data)
-{
-  g_autofree char *dir = data;
-  g_autoptr(GError) error = NULL;
-
-  if (!gl_rm_rf (dir, NULL, &error))
-    g_debug ("%s", error->message);
-  return NULL;
-}
 
 gboolean
 gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
@@ -2449,18 +2682,14 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
   /* (a rebase reclaims at its end, once the base it replaced is gone too) */
   if (op->new_base == NULL)
     {
-      /* The operation's scratch is of no more use: it is removed by a
-       * thread of its own while this one reclaims what the operation
-       * replaced (both mostly wait on the file system; ~10 ms each on a
-       * busy disk) */
-      char *scratch = g_steal_pointer (&op->dir);
-      GThread *remover = g_thread_try_new ("gl-pkg-scratch", remove_scratch, scratch, NULL);
-
-      if (remover == NULL)
-        remove_scratch (scratch);
-      gl_pkg_op_reclaim (op);
-      if (remover != NULL)
-        g_thread_join (remover);
+      /* The operation's scratch is of no more use: it goes into the
+       * trash with what the operation replaced, removed after the user's
+       * command returns (see trash_new); else by gl_pkg_op_free, now */
+      g_autofree char *name = g_path_get_basename (op->dir);
+      reclaim (op);
+      if (trash_move (op, op->dir, name, -1))
+        g_clear_pointer (&op->dir, g_free);
+      trash_dispose (op);
     }
   return TRUE;
 }
@@ -3128,7 +3357,8 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
         close (fd);
       }
   }
-  delete_old_generations (op->system, 0);
+  delete_old_generations (op, 0);
+  trash_dispose (op);
   g_clear_pointer (&sandbox->repositories, g_strfreev);
   g_clear_pointer (&sandbox->repository_uris, g_strfreev);
   return gl_sandbox_save (sandbox, error);

@@ -23,8 +23,10 @@ errno_error (GError **error, int errsv, const char *what, const char *path)
   return FALSE;
 }
 
+/* @linked (or NULL): the files of more than one link met so far, inode ->
+ * links met; see gl_reclaim_size_whole */
 static guint64
-size_at (int dfd, const char *name, dev_t dev)
+size_at (int dfd, const char *name, dev_t dev, GHashTable *linked)
 {
   struct stat st;
   guint64 total;
@@ -35,7 +37,17 @@ size_at (int dfd, const char *name, dev_t dev)
   if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != dev)
     return 0;
   if (!S_ISDIR (st.st_mode))
-    return S_ISREG (st.st_mode) && st.st_nlink > 1 ? 0 : (guint64) st.st_blocks * 512;
+    {
+      gpointer key = GSIZE_TO_POINTER ((gsize) st.st_ino), met;
+      if (!S_ISREG (st.st_mode) || st.st_nlink <= 1)
+        return (guint64) st.st_blocks * 512;
+      if (linked == NULL)
+        return 0;
+      /* (counted at its last link met: then no other path links to it) */
+      met = GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (linked, key)) + 1);
+      g_hash_table_insert (linked, key, met);
+      return GPOINTER_TO_UINT (met) == st.st_nlink ? (guint64) st.st_blocks * 512 : 0;
+    }
   total = (guint64) st.st_blocks * 512;
   fd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 || (d = fdopendir (fd)) == NULL)
@@ -46,7 +58,7 @@ size_at (int dfd, const char *name, dev_t dev)
     }
   while ((de = readdir (d)) != NULL)
     if (!g_str_equal (de->d_name, ".") && !g_str_equal (de->d_name, ".."))
-      total += size_at (dirfd (d), de->d_name, dev);
+      total += size_at (dirfd (d), de->d_name, dev, linked);
   closedir (d);
   return total;
 }
@@ -57,7 +69,17 @@ gl_reclaim_size (const char *path)
   struct stat st;
   if (lstat (path, &st) != 0)
     return 0;
-  return size_at (AT_FDCWD, path, st.st_dev);
+  return size_at (AT_FDCWD, path, st.st_dev, NULL);
+}
+
+guint64
+gl_reclaim_size_whole (const char *path)
+{
+  g_autoptr(GHashTable) linked = g_hash_table_new (g_direct_hash, g_direct_equal);
+  struct stat st;
+  if (lstat (path, &st) != 0)
+    return 0;
+  return size_at (AT_FDCWD, path, st.st_dev, linked);
 }
 
 static guint

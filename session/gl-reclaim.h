@@ -23,6 +23,9 @@ G_BEGIN_DECLS
 /* The space deleting @path frees: its directories' and other non-files'
  * blocks, and those of the files no other path links to. */
 guint64  gl_reclaim_size (const char *path);
+/* The same, counting also the files whose every link lies under @path
+ * (what removing the whole of it frees) */
+guint64  gl_reclaim_size_whole (const char *path);
 
 /* Records @generation (of @system, <sandbox>/system) as made by a rebase. */
 gboolean gl_reclaim_mark_rebased (const char *system, guint generation, GError **error);

@@ -929,6 +929,32 @@ gl_sandbox_get_size (GlSandbox *sandbox)
   return dir_size (AT_FDCWD, sandbox->path, st.st_dev);
 }
 
+/* Waits for the detached removals of what package operations replaced
+ * (system/.trash-*, gl-pkg.c): each holds its trash's lock until it ends,
+ * and must not be still at work inside a tree being removed */
+static void
+wait_for_trash (GlSandbox *sandbox)
+{
+  g_autofree char *system = g_build_filename (sandbox->path, "system", NULL);
+  g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *lock = NULL;
+      int fd;
+
+      if (!g_str_has_prefix (name, ".trash-"))
+        continue;
+      lock = g_build_filename (system, name, "lock", NULL);
+      fd = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0)
+        continue;
+      (void) flock (fd, LOCK_EX);
+      close (fd);
+    }
+}
+
 gboolean
 gl_sandbox_remove (GlSandbox *sandbox, gboolean force, GCancellable *cancellable, GError **error)
 {
@@ -955,6 +981,7 @@ gl_sandbox_remove (GlSandbox *sandbox, gboolean force, GCancellable *cancellable
       return FALSE;
     }
 
+  wait_for_trash (sandbox);
   /* Take it out of the store first, so a removal that fails half-way
    * leaves no half sandbox that looks usable; the work directory's lock
    * lets the next store operation finish a removal cut short. */

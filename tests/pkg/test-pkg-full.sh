@@ -32,6 +32,8 @@ for r in $("$GLIMPSE" repos "$id" | awk '!/\(added\)$/ { print $1 }'); do
 done
 check "add-repo" "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test
 check "a small package fits" "$GLIMPSE" install "$id" glimpse-hello
+# (what it replaced is removed in the background: gone before the space is measured)
+gl_wait 30 sh -c '! ls -A "$1" | grep -q "^\.trash-"' sh "$GLIMPSE_SANDBOX_DIR/$id/system"
 gen=$(cat "$GLIMPSE_SANDBOX_DIR/$id/system/current")
 used=$(df --output=used "$full" | tail -n1)
 out=$("$GLIMPSE" install "$id" glimpse-big 2>&1); rc=$?

@@ -255,6 +255,33 @@ apps=$(as_user "$GL_USER_A" "$GLIMPSE" apps "$id" 2>&1)
 check_sh "… it stays hidden through the next install, which is exported" \
   'grep -q "^  org.glimpse.glimpse-fresh.desktop" <<<"$apps" && grep -q "^\* org.glimpse.glimpse-fresh-two.desktop" <<<"$apps"'
 
+# --- what an operation replaced (the old generation, its scratch) leaves
+# system/ at once for a .trash-* that a detached rm removes; an interrupted
+# removal is finished by the next operation, never one a view holds
+sys_dir=$GL_STORE/$id/system
+trash_left () { ls -A "$sys_dir" | grep_quiet '^\.trash-'; }
+no_trash () { ! trash_left; }
+old=$(gl_current "$id")
+check "uninstall glimpse-fresh (makes a generation)" "$GLIMPSE" uninstall "$id" glimpse-fresh
+check_sh "the replaced generation $old is out of system/ when the command returns" \
+  '[ ! -e "$sys_dir/$old" ] && ! ls -A "$sys_dir" | grep_quiet "^\.op-"'
+check_sh "… and its trash is removed in the background (within 30 s)" 'gl_wait 30 no_trash'
+old=$(gl_current "$id")
+out=$(GLIMPSE_TEST_CRASH_AT=trash-moved "$GLIMPSE" install "$id" glimpse-fresh 2>&1); rc=$?
+trash=$(ls -d "$sys_dir"/.trash-* 2>/dev/null | head -n 1)
+check_sh "killed after the switch (rc $rc), before the removal started: the trash holds generation $old" \
+  '[ $rc -ne 0 ] && [ "$(gl_current "$id")" != "$old" ] && [ -f "$trash/$old/lock" ] && [ -d "$trash/$old/tree" ]'
+[ -n "$trash" ] || printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
+# a view that got hold of the generation in the trash (its lock, shared)
+(exec 7<"$trash/$old/lock"; flock -s 7; exec sleep 3001.$$) & holder=$!
+gl_wait 10 sh -c '! flock -x -n "$1" true' sh "$trash/$old/lock"
+check "an operation while a view holds it" "$GLIMPSE" uninstall "$id" glimpse-fresh
+check_sh "… keeps the held generation" '[ -d "$trash/$old/tree" ]'
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+check "the next operation, the view gone" "$GLIMPSE" install "$id" glimpse-fresh
+check_sh "… finishes the interrupted removal" '[ ! -e "$trash" ]'
+check_sh "… and its own trash goes too (within 30 s)" 'gl_wait 30 no_trash'
+
 # --- ppa: the positive case.  A package of the test repository makes the
 # view Ubuntu's (its postinst writes an os-release of Ubuntu noble), and
 # ppa:owner/good is served in Launchpad's shape on 127.0.0.1: the API
