@@ -29,7 +29,8 @@ gboolean gl_repo_key_is_armored (GBytes *key);
  * link; NULL when there is none. */
 char    *gl_repo_read_sandbox_file (GlSandbox *sandbox, const char *rel);
 /* The same of etc/os-release, following links inside the view
- * (GL_VIEW_FOLLOW_LINKS: bounded, never out of the sandbox's tree). */
+ * (GL_VIEW_FOLLOW_LINKS: bounded, never out of the sandbox's tree) to a
+ * file in its /usr only (GL_VIEW_LINKS_INTO_USR). */
 char    *gl_repo_read_os_release (GlSandbox *sandbox);
 /* The files of the directory @dir_rel ("etc/yum.repos.d") whose names end
  * in one of @suffixes, as the view shows them: name without the suffix →

@@ -487,8 +487,10 @@ gl_repo_read_sandbox_file (GlSandbox *sandbox, const char *rel)
 char *
 gl_repo_read_os_release (GlSandbox *sandbox)
 {
-  /* (mostly a link to ../usr/lib/os-release, or to /usr/lib/os-release) */
-  return read_sandbox_file (sandbox, "etc/os-release", GL_VIEW_FOLLOW_LINKS);
+  /* (mostly a link to ../usr/lib/os-release, or to /usr/lib/os-release;
+   * read as root, over a base that may be the host's /: a link elsewhere,
+   * to /etc/shadow or /proc, is not read) */
+  return read_sandbox_file (sandbox, "etc/os-release", GL_VIEW_FOLLOW_LINKS | GL_VIEW_LINKS_INTO_USR);
 }
 
 /* Whether the view of @sandbox (@roots) shows a regular file at @rel */

@@ -894,6 +894,33 @@ test_read_os_release (void)
   g_assert_cmpstr (text, !=, "ID=host\n");
   g_clear_pointer (&text, g_free);
 
+  /* (a link of the system layer to a file outside /usr is not read: as
+   * root, over a base that is the host's /, that is the host's secret) */
+  write_file (tmp, "rootfs/etc/shadow", "ID=ubuntu\nUBUNTU_CODENAME=s3cret\n");
+  write_file (tmp, "rootfs/root/notes", "ID=ubuntu\nUBUNTU_CODENAME=s3cret\n");
+  {
+    g_autofree char *upper_link = g_build_filename (tmp, "system/1/tree/etc/os-release", NULL);
+    g_autofree char *layer_osr = g_build_filename (tmp, "system/1/tree/usr/lib/os-release", NULL);
+    const char *targets[] = { "/etc/shadow", "shadow", "../root/notes", "../usr/../etc/shadow", NULL };
+
+    write_file (tmp, "system/1/tree/etc/placeholder", "");
+    for (guint i = 0; targets[i] != NULL; i++)
+      {
+        g_assert_cmpint (symlink (targets[i], upper_link), ==, 0);
+        text = gl_repo_read_os_release (s);
+        g_assert_null (text);
+        g_assert_cmpint (unlink (upper_link), ==, 0);
+      }
+    /* (a link through usr/lib to it neither) */
+    write_file (tmp, "system/1/tree/usr/lib/placeholder", "");
+    g_assert_cmpint (unlink (layer_osr), ==, 0);
+    g_assert_cmpint (symlink ("../../etc/shadow", layer_osr), ==, 0);
+    g_assert_cmpint (symlink ("../usr/lib/os-release", upper_link), ==, 0);
+    text = gl_repo_read_os_release (s);
+    g_assert_null (text);
+    g_assert_cmpint (unlink (upper_link), ==, 0);
+  }
+
   /* (a plain file is read as it is) */
   g_assert_cmpint (unlink (link), ==, 0);
   write_file (tmp, "rootfs/etc/os-release", "ID=plain\n");

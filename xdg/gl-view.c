@@ -378,6 +378,16 @@ view_walk (const char * const *layers, gsize n_layers, const char *rel, GlViewFl
               g_string_append (done, c);
               continue;
             case STEP_FILE:
+              if ((flags & GL_VIEW_LINKS_INTO_USR) != 0 && links > 0 &&
+                  !g_str_equal (done->str, "/usr") && !g_str_has_prefix (done->str, "/usr/"))
+                {
+                  g_debug ("%s: a link leads to %s/%s, not into /usr", rel, done->str, c);
+                  if (fd != NULL && *fd >= 0)
+                    close (*fd);
+                  if (fd != NULL)
+                    *fd = -1;
+                  return GL_VIEW_UNKNOWN;
+                }
               if (layer != NULL)
                 *layer = top;
               if (layer_rel != NULL)

@@ -39,6 +39,12 @@ typedef enum {
    * For readers that run as the user; without it, a link is
    * GL_VIEW_UNKNOWN (root reading an untrusted tree). */
   GL_VIEW_FOLLOW_LINKS = 1 << 0,
+  /* With GL_VIEW_FOLLOW_LINKS, for root reading a file the sandbox may
+   * have made a link (etc/os-release -> ../usr/lib/os-release): a file
+   * reached through a link is taken only in the view's /usr, never in
+   * /etc, /root, /home, /proc… of a base that is the host's own tree
+   * (GL_VIEW_UNKNOWN there). */
+  GL_VIEW_LINKS_INTO_USR = 1 << 1,
 } GlViewFlags;
 
 /* Reads @rel of the view, of at most @max bytes, into @contents (and
