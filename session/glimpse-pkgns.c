@@ -1826,15 +1826,25 @@ event_count (const char *dir, const char *file, const char *key)
   return 0;
 }
 
+/* Whether a pids cgroup of the operation has refused a fork */
+static bool
+tasks_limit_reached (void)
+{
+  for (int i = 0; i < A.n_cgroups; i++)
+    if (event_count (A.cgroups[i], "pids.events", "max") > 0)
+      return true;
+  return false;
+}
+
 /* Which limit the operation has reached, or NULL; @running: the time is
  * only a limit while it runs */
 static const char *
 limit_reached (bool running)
 {
+  if (tasks_limit_reached ())
+    return "tasks";
   for (int i = 0; i < A.n_cgroups; i++)
     {
-      if (event_count (A.cgroups[i], "pids.events", "max") > 0)
-        return "tasks";
       /* a process killed for memory (v2; v1 since Linux 4.13) */
       if (event_count (A.cgroups[i], "memory.events", "oom_kill") > 0
           || event_count (A.cgroups[i], "memory.oom_control", "oom_kill") > 0)
@@ -1883,12 +1893,14 @@ fork_or_limit (void)
 {
   pid_t pid = fork ();
   int errsv = errno;
-  const char *why;
 
   if (pid >= 0)
     return pid;
-  if (errsv == EAGAIN && (why = limit_reached (false)) != NULL)
-    exit_at_limit (why);
+  /* (only the tasks limit explains a refused fork: naming a memory or
+   * disk limit reached meanwhile would hide the real cause, a pids limit
+   * above the operation's or the kernel's threads-max) */
+  if (errsv == EAGAIN && tasks_limit_reached ())
+    exit_at_limit ("tasks");
   errno = errsv;
   die_errno ("fork");
 }
