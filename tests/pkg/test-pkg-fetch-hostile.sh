@@ -11,7 +11,11 @@
 # proxy alive while dpkg runs; a later package's postinst, after the cut
 # (apt runs once; the network is cut before dpkg), finds no relay and no
 # socket of its network namespace listening or connected: glimpse's proxy
-# closed the kept-alive one.  The listeners record every connection; a connection
+# closed the kept-alive one; taking every descriptor of the operation's
+# other processes (pidfd_getfd: PID 1, apt, the holder) gives it no socket
+# that answers.  Its debconf config script (dpkg-preconfigure, the host's
+# DPkg::Pre-Install-Pkgs, before dpkg) and its preinst find the same: the
+# cut comes before any of its code.  The listeners record every connection; a connection
 # the test makes itself afterwards proves they were listening.  Installs
 # and updates from the real repository still work, and a download from an
 # address not among the sandbox's repositories is refused and said so.
@@ -161,8 +165,87 @@ v=$(dpkg-query -W -f '${Version}' glimpse-after 2>/dev/null)
   echo "after-cut $v tcp-states: $(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 ~ /^[0-9A-F][0-9A-F]$/ { print $4 }' | sort | uniq -c | tr -s ' \n' ' ')"
   echo "after-cut $v tcp-live: $(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "01" || $4 == "0A" { n++ } END { print n + 0 }')"
 } >> /var/lib/glimpse-reach/log
+# every descriptor of every other process of the operation (PID 1, apt,
+# its methods, the hook's holder), taken with pidfd_getfd as root of the
+# namespace may: each socket gets a request; any answer is a way out
+/usr/bin/python3 - "$v" >> /var/lib/glimpse-reach/log 2>&1 <<'GETFD'
+import ctypes, os, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+taken = sockets = answered = 0
+# (a request the proxy would serve: the sandbox's repository)
+repo = "http://127.0.0.1"
+for d in ("/etc/apt/sources.list.d", "/etc/apt"):
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        try:
+            for w in open(os.path.join(d, f), errors="replace").read().split():
+                if w.startswith("http://127.0.0.1:"):
+                    repo = w.rstrip("/")
+        except OSError:
+            pass
+for pid in [int(p) for p in os.listdir("/proc") if p.isdigit()]:
+    if pid == os.getpid():
+        continue
+    try:
+        pidfd = os.pidfd_open(pid)
+        fds = [int(f) for f in os.listdir("/proc/%d/fd" % pid)]
+    except OSError:
+        continue
+    for fd in fds:
+        got = libc.syscall(438, pidfd, fd, 0)   # pidfd_getfd
+        if got < 0:
+            continue
+        taken += 1
+        try:
+            s = socket.socket(fileno=got)
+        except OSError:
+            os.close(got)
+            continue
+        sockets += 1
+        try:
+            s.settimeout(2)
+            if s.type == socket.SOCK_STREAM:
+                s.send(("GET %s/Release HTTP/1.1\r\n\r\n" % repo).encode())
+            else:
+                s.send(b"c")
+            if s.recv(64):
+                answered += 1
+        except OSError:
+            pass
+        s.detach()
+        os.close(got)
+    os.close(pidfd)
+print("after-cut %s getfd: %d taken, %d sockets, %d answered" % (sys.argv[1], taken, sockets, answered))
+GETFD
 POSTINST
-gl_deb glimpse-after 1.0 "$WORK/after-postinst"
+# … and its code that runs before its postinst: the debconf config script
+# (run by dpkg-preconfigure, the host's DPkg::Pre-Install-Pkgs, before
+# dpkg: the cut must come first) and the preinst; each records the same
+mkdir -p "$WORK/after-extra/DEBIAN"
+cat > "$WORK/after-extra/DEBIAN/config" <<'CONFIG'
+#!/bin/sh
+# (stdout is debconf's protocol: everything to the log)
+mkdir -p /var/lib/glimpse-reach
+{
+  if bash -c ': <>/dev/tcp/127.0.0.1/3128' 2>/dev/null; then echo "config-cut proxy-port: connected"
+  else echo "config-cut proxy-port: refused"; fi
+  echo "config-cut tcp-live: $(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "01" || $4 == "0A" { n++ } END { print n + 0 }')"
+} >> /var/lib/glimpse-reach/log 2>&1 </dev/null
+exit 0
+CONFIG
+cat > "$WORK/after-extra/DEBIAN/preinst" <<'PREINST'
+#!/bin/sh
+mkdir -p /var/lib/glimpse-reach
+{
+  if bash -c ': <>/dev/tcp/127.0.0.1/3128' 2>/dev/null; then echo "preinst-cut proxy-port: connected"
+  else echo "preinst-cut proxy-port: refused"; fi
+  echo "preinst-cut tcp-live: $(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk '$4 == "01" || $4 == "0A" { n++ } END { print n + 0 }')"
+} >> /var/lib/glimpse-reach/log 2>&1
+exit 0
+PREINST
+printf 'Template: glimpse-after/question\nType: boolean\nDefault: true\nDescription: glimpse test question\n' \
+  > "$WORK/after-extra/DEBIAN/templates"
+chmod 755 "$WORK/after-extra/DEBIAN/config" "$WORK/after-extra/DEBIAN/preinst"
+gl_deb glimpse-after 1.0 "$WORK/after-postinst" "$WORK/after-extra"
 gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
 
 # in_sandbox NAME EXPECTED COMMAND...: the command's output in the sandbox,
@@ -191,7 +274,7 @@ check_sh "… the proxy said what it refused" \
   'grep -qF "glimpse: refused a download of 127.0.0.1:$lport not among the sandbox'"'"'s repositories" <<<"$out"'
 
 # --- then an update to a newer version: the update hook runs too
-gl_deb glimpse-after 2.0 "$WORK/after-postinst"
+gl_deb glimpse-after 2.0 "$WORK/after-postinst" "$WORK/after-extra"
 rm -f "$WORK/debs/glimpse-after_1.0_all.deb"
 gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
 out=$("$GLIMPSE" update "$id" 2>&1); rc=$?
@@ -213,6 +296,15 @@ for v in 1.0 2.0; do
   check_sh "… and no socket of its network namespace listening or connected (the kept-alive one closed)" \
     'grep -qx "after-cut $v tcp-live: 0" "$log"'
 done
+for v in 1.0 2.0; do
+  check_sh "… its postinst ($v) took the other processes' descriptors (pidfd_getfd): no socket answers" \
+    'grep -q "^after-cut $v getfd: [1-9][0-9]* taken, [0-9]* sockets, 0 answered$" "$log"'
+done
+check_sh "the later package's debconf config script ran before dpkg (dpkg-preconfigure), at the install and the update" \
+  '[ "$(grep -c "^config-cut proxy-port: " "$log")" -eq 2 ] && [ "$(grep -c "^preinst-cut proxy-port: " "$log")" -eq 2 ]'
+check_sh "… after the cut, as its preinst: nothing on 127.0.0.1:3128, no socket listening or connected" \
+  '! grep -q "^\(config\|preinst\)-cut proxy-port: connected" "$log" \
+   && ! grep -q "^\(config\|preinst\)-cut tcp-live: [1-9]" "$log"'
 check_sh "no hook reached anything: not the host's TCP service, its abstract socket, the repository directly, or the service through the proxy" \
   '! grep -q ": reached" "$log" && [ "$(grep -c ": failed" "$log")" -ge 12 ]'
 
