@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -1151,22 +1152,63 @@ trash_size (GlPkgTrash *t)
   return size;
 }
 
-static void
-trash_detach (gpointer data)
+static int
+compare_fds (gconstpointer a, gconstpointer b)
 {
-  setsid ();
+  return *(const int *) a - *(const int *) b;
 }
 
-/* Hands @op's trash to a detached `rm` (see above), or removes it here if
- * none can be started */
+/* (the detached remover's, after fork: never returns) */
+static void G_GNUC_NORETURN
+trash_remove_detached (GlPkgTrash *t)
+{
+  sigset_t none;
+  int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  int from = 3;
+
+  /* the locks only: not the operation's (the next one must not wait for
+   * this), nor anything else of the command's */
+  if (null >= 0)
+    {
+      dup2 (null, 0);
+      dup2 (null, 1);
+      dup2 (null, 2);
+    }
+  g_array_sort (t->fds, compare_fds);
+  for (guint i = 0; i < t->fds->len; i++)
+    {
+      int fd = g_array_index (t->fds, int, i);
+      if (fd > from)
+        close_range ((unsigned) from, (unsigned) fd - 1, 0);
+      from = MAX (from, fd + 1);
+    }
+  close_range ((unsigned) from, ~0U, 0);
+  signal (SIGINT, SIG_DFL);
+  signal (SIGTERM, SIG_DFL);
+  signal (SIGHUP, SIG_DFL);
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+  for (guint i = 0; i < t->items->len; i++)
+    {
+      g_autofree char *item = g_build_filename (t->dir, t->items->pdata[i], NULL);
+      (void) gl_rm_rf (item, NULL, NULL);
+    }
+  (void) gl_rm_rf (t->dir, NULL, NULL);
+  _exit (0);
+}
+
+/* Hands @op's trash to a detached process of its own (see above), or
+ * removes it here if none can be started.  The removal is gl_rm_rf's, as
+ * everywhere else: never into another mount, a bind mount of the store's
+ * own file system included (`rm --one-file-system` compares st_dev only,
+ * and walks into one) */
 static void
 trash_dispose (GlPkgOp *op)
 {
   g_autoptr(GlPkgTrash) t = g_steal_pointer (&op->trash);
-  g_autoptr(GPtrArray) argv = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree int *targets = NULL;
-  const char *envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+  pid_t pid;
+  int status;
 
   if (t == NULL)
     return;
@@ -1178,28 +1220,20 @@ trash_dispose (GlPkgOp *op)
       return;
     }
   gl_pkg_crash_point ("trash-moved");
-  argv = g_ptr_array_new_with_free_func (g_free);
-  g_ptr_array_add (argv, g_strdup ("rm"));
-  g_ptr_array_add (argv, g_strdup ("-rf"));
-  g_ptr_array_add (argv, g_strdup ("--one-file-system"));
-  g_ptr_array_add (argv, g_strdup ("--"));
-  /* what was moved in first, the trash and its lock last */
-  for (guint i = 0; i < t->items->len; i++)
-    g_ptr_array_add (argv, g_build_filename (t->dir, t->items->pdata[i], NULL));
-  g_ptr_array_add (argv, g_strdup (t->dir));
-  g_ptr_array_add (argv, NULL);
-  targets = g_new (int, t->fds->len);
-  for (guint i = 0; i < t->fds->len; i++)
-    targets[i] = 3 + (int) i;
-  if (g_spawn_async_with_pipes_and_fds (NULL, (const char * const *) argv->pdata, envp,
-                                        G_SPAWN_SEARCH_PATH_FROM_ENVP | G_SPAWN_STDOUT_TO_DEV_NULL
-                                        | G_SPAWN_STDERR_TO_DEV_NULL,
-                                        trash_detach, NULL, -1, -1, -1,
-                                        (const int *) t->fds->data, targets, t->fds->len,
-                                        NULL, NULL, NULL, NULL, &error))
+  pid = fork ();
+  if (pid == 0)
+    {
+      /* its own session, and not a child of the command's: nobody waits */
+      setsid ();
+      pid = fork ();
+      if (pid == 0)
+        trash_remove_detached (t);
+      _exit (pid < 0 ? 1 : 0);
+    }
+  if (pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
+      && WEXITSTATUS (status) == 0)
     return;
-  g_debug ("Cannot start the removal of %s: %s; removing it now", t->dir, error->message);
-  g_clear_error (&error);
+  g_debug ("Cannot start the removal of %s; removing it now", t->dir);
   if (!gl_rm_rf (t->dir, NULL, &error))
     g_debug ("%s", error->message);
 }

@@ -281,6 +281,27 @@ kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 check "the next operation, the view gone" "$GLIMPSE" install "$id" glimpse-fresh
 check_sh "… finishes the interrupted removal" '[ ! -e "$trash" ]'
 check_sh "… and its own trash goes too (within 30 s)" 'gl_wait 30 no_trash'
+# a bind mount left in the replaced generation, of a directory of the store's
+# own file system (same st_dev: `rm --one-file-system` walks into it): the
+# removal never crosses into it, the bound directory keeps its files
+old=$(gl_current "$id")
+victim=$GL_STORE/victim-$$
+mkdir -p "$victim" "$sys_dir/$old/stray"
+echo keep > "$victim/file"
+unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$3" uninstall "$4" glimpse-fresh' \
+  sh "$victim" "$sys_dir/$old/stray" "$GLIMPSE" "$id" > "$WORK/out-bind" 2>&1; rc=$?
+trashes_free () {
+  local t
+  for t in "$sys_dir"/.trash-*; do
+    [ ! -e "$t/lock" ] || flock -x -n "$t/lock" true || return 1
+  done
+}
+gl_wait 30 trashes_free
+check_sh "a bind mount in the replaced generation (rc $rc): its removal leaves the bound directory's files" \
+  '[ $rc -eq 0 ] && [ "$(cat "$victim/file" 2>/dev/null)" = keep ]'
+check "the next operation" "$GLIMPSE" install "$id" glimpse-fresh
+check_sh "… finishes that removal, the mount gone with its namespace" 'gl_wait 30 no_trash'
+rm -rf "$victim"
 
 # --- ppa: the positive case.  A package of the test repository makes the
 # view Ubuntu's (its postinst writes an os-release of Ubuntu noble), and
