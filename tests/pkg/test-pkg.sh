@@ -286,8 +286,19 @@ check_sh "… and its own trash goes too (within 30 s)" 'gl_wait 30 no_trash'
 # removal never crosses into it, the bound directory keeps its files
 old=$(gl_current "$id")
 victim=$GL_STORE/victim-$$
-mkdir -p "$victim" "$sys_dir/$old/stray"
+mkdir -p "$victim/dir" "$sys_dir/$old/stray" "$sys_dir/$old/left"
 echo keep > "$victim/file"
+# (and what a hostile package could leave in a generation: links out, a hard link
+# to a file outside, a name with a newline, an unreadable directory, a deep
+# tree: all go, nothing outside is touched; beside tree/, which the next
+# generation would link-copy)
+ln -s "$victim" "$sys_dir/$old/left/link-out"
+ln -s "$victim/dir" "$sys_dir/$old/left/link-dir"
+ln "$victim/file" "$sys_dir/$old/left/hard-link"
+mkdir -p "$sys_dir/$old/left/nl
+x/sub" "$sys_dir/$old/left/shut/in"
+chmod 000 "$sys_dir/$old/left/shut"
+(cd "$sys_dir/$old/left" && for _ in $(seq 300); do mkdir d && cd d || exit 1; done)
 unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && exec "$3" uninstall "$4" glimpse-fresh' \
   sh "$victim" "$sys_dir/$old/stray" "$GLIMPSE" "$id" > "$WORK/out-bind" 2>&1; rc=$?
 trashes_free () {
@@ -298,9 +309,11 @@ trashes_free () {
 }
 gl_wait 30 trashes_free
 check_sh "a bind mount in the replaced generation (rc $rc): its removal leaves the bound directory's files" \
-  '[ $rc -eq 0 ] && [ "$(cat "$victim/file" 2>/dev/null)" = keep ]'
+  '[ $rc -eq 0 ] && [ "$(cat "$victim/file" 2>/dev/null)" = keep ] && [ -d "$victim/dir" ]'
 check "the next operation" "$GLIMPSE" install "$id" glimpse-fresh
 check_sh "… finishes that removal, the mount gone with its namespace" 'gl_wait 30 no_trash'
+check_sh "… and the file outside keeps its content, one link less" \
+  '[ "$(cat "$victim/file")" = keep ] && [ "$(stat -c %h "$victim/file")" = 1 ] && [ -d "$victim/dir" ]'
 rm -rf "$victim"
 
 # --- ppa: the positive case.  A package of the test repository makes the
