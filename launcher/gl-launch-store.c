@@ -231,8 +231,19 @@ open_generation (GlLaunchSandbox *sb, int system_fd, bool privileged)
       what = xasprintf ("system/%lu/lock", n);
       sb->gen_lock_fd = gl_launch_store_open_trusted_at (gen, "lock", what, S_IFREG, false);
       if (flock (sb->gen_lock_fd, LOCK_SH | LOCK_NB) == 0)
-        return;
-      if (errno != EWOULDBLOCK)
+        {
+          /* Locked in time only if it is still system/N: an operation
+           * that got its lock first may have moved it out of system/
+           * (into a trash) and deleted it before we got here; then
+           * current has moved on too. */
+          struct stat was, now, lock;
+          cleanup_fd int again = openat (system_fd, text, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+          if (again >= 0 && fstat (again, &now) == 0 && fstat (gen, &was) == 0
+              && fstat (sb->gen_lock_fd, &lock) == 0 && lock.st_nlink > 0
+              && now.st_dev == was.st_dev && now.st_ino == was.st_ino)
+            return;
+        }
+      else if (errno != EWOULDBLOCK)
         die_with_error ("cannot lock %s", what);
       /* Being deleted: current has moved on meanwhile; read it again. */
       close (sb->gen_lock_fd);

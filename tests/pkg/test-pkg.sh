@@ -316,6 +316,27 @@ check_sh "… and the file outside keeps its content, one link less" \
   '[ "$(cat "$victim/file")" = keep ] && [ "$(stat -c %h "$victim/file")" = 1 ] && [ -d "$victim/dir" ]'
 rm -rf "$victim"
 
+# A launch that read `current` and opened generation N just before an
+# operation took N's lock, moved it into a trash and deleted it, and that
+# takes the lock only then (strace holds its first flock 4 s): it reads
+# `current` again and runs in the new generation, never in the deleted one
+check "uninstall glimpse-fresh" "$GLIMPSE" uninstall "$id" glimpse-fresh
+gl_wait 30 no_trash
+if strace -o /dev/null -e inject=flock:delay_enter=1 true 2>/dev/null; then
+  strace -f -o /dev/null -e trace=flock -e inject=flock:delay_enter=4000000:when=1 -u "$GL_USER_A" \
+    env -i HOME=/ PATH=/usr/bin:/bin LANG=C.UTF-8 XDG_RUNTIME_DIR=/run/user/"$(id -u "$GL_USER_A")" \
+    "$LAUNCH" "$id" -- glimpse-fresh > "$WORK/out-late" 2>&1 & late=$!
+  sleep 1.5
+  check "an operation meanwhile (install glimpse-fresh)" "$GLIMPSE" install "$id" glimpse-fresh
+  gl_wait 30 no_trash
+  wait "$late"; rc=$?
+  check_sh "… the launch that locked late ran in the new generation (rc $rc: $(head -c 300 "$WORK/out-late"))" \
+    '[ $rc -eq 0 ] && [ "$(cat "$WORK/out-late")" = "glimpse-fresh 1.0" ]'
+else
+  check "install glimpse-fresh" "$GLIMPSE" install "$id" glimpse-fresh
+  skip_case "a launch that locks its generation late" "strace cannot delay a system call here"
+fi
+
 # --- ppa: the positive case.  A package of the test repository makes the
 # view Ubuntu's (its postinst writes an os-release of Ubuntu noble), and
 # ppa:owner/good is served in Launchpad's shape on 127.0.0.1: the API
