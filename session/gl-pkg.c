@@ -1183,6 +1183,10 @@ trash_remove_detached (GlPkgTrash *t)
       from = MAX (from, fd + 1);
     }
   close_range ((unsigned) from, ~0U, 0);
+  /* (not the caller's working directory: that stays unmountable while
+   * this runs; a relative store path keeps it) */
+  if (g_path_is_absolute (t->dir) && chdir ("/") != 0)
+    _exit (1);
   signal (SIGINT, SIG_DFL);
   signal (SIGTERM, SIG_DFL);
   signal (SIGHUP, SIG_DFL);
