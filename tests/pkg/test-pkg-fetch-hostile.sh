@@ -202,6 +202,15 @@ for pid in [int(p) for p in os.listdir("/proc") if p.isdigit()]:
             continue
         sockets += 1
         try:
+            # (what it had received before the cut and not read yet -- the
+            # rest of the hold's answer -- is not a way out: read it first,
+            # up to the end the proxy's close left, or what there is)
+            s.setblocking(False)
+            try:
+                while s.recv(65536):
+                    pass
+            except (BlockingIOError, InterruptedError):
+                pass
             s.settimeout(2)
             if s.type == socket.SOCK_STREAM:
                 s.send(("GET %s/Release HTTP/1.1\r\n\r\n" % repo).encode())
