@@ -318,16 +318,27 @@ rm -rf "$victim"
 
 # A launch that read `current` and opened generation N just before an
 # operation took N's lock, moved it into a trash and deleted it, and that
-# takes the lock only then (strace holds its first flock 4 s): it reads
-# `current` again and runs in the new generation, never in the deleted one
+# takes the lock only then (strace holds its first flock): it reads
+# `current` again and runs in the new generation, never in the deleted one.
+# The hold is long enough for an operation on this machine (three times an
+# uninstall's time, plus 2 s), and the operation starts only once the
+# launch waits at its flock, so a slow machine exercises the same order.
+ms () { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
+t0=$(ms)
 check "uninstall glimpse-fresh" "$GLIMPSE" uninstall "$id" glimpse-fresh
+hold=$(( ($(ms) - t0) * 3 + 2000 ))
 gl_wait 30 no_trash
-if strace -o /dev/null -e inject=flock:delay_enter=1 true 2>/dev/null; then
-  strace -f -o /dev/null -e trace=flock -e inject=flock:delay_enter=4000000:when=1 -u "$GL_USER_A" \
+flock_nr=$(printf '#include <sys/syscall.h>\nSYS_flock\n' | cpp -P 2>/dev/null | tail -n 1)
+if [ -n "$flock_nr" ] && strace -o /dev/null -e inject=flock:delay_enter=1 true 2>/dev/null; then
+  strace -o /dev/null -e trace=flock -e inject=flock:delay_enter=$((hold * 1000)):when=1 -u "$GL_USER_A" \
     env -i HOME=/ PATH=/usr/bin:/bin LANG=C.UTF-8 XDG_RUNTIME_DIR=/run/user/"$(id -u "$GL_USER_A")" \
     "$LAUNCH" "$id" -- glimpse-fresh > "$WORK/out-late" 2>&1 & late=$!
-  sleep 1.5
-  check "an operation meanwhile (install glimpse-fresh)" "$GLIMPSE" install "$id" glimpse-fresh
+  # (the launcher, strace's child, stopped at the entry of its first flock)
+  at_flock () { local c; c=$(pgrep -P "$late" | head -n 1); [ -n "$c" ] && [ "$(cut -d' ' -f1 /proc/"$c"/syscall 2>/dev/null)" = "$flock_nr" ]; }
+  gl_wait 30 at_flock || echo "# the launch did not reach its flock in 30 s: $(head -c 300 "$WORK/out-late")"
+  t0=$(ms)
+  check "an operation meanwhile (install glimpse-fresh; the launch held ${hold} ms)" "$GLIMPSE" install "$id" glimpse-fresh
+  [ $(($(ms) - t0)) -lt "$hold" ] || echo "# the operation took $(($(ms) - t0)) ms, the hold was $hold ms: the launch may have locked first"
   gl_wait 30 no_trash
   wait "$late"; rc=$?
   check_sh "… the launch that locked late ran in the new generation (rc $rc: $(head -c 300 "$WORK/out-late"))" \
