@@ -54,6 +54,14 @@ gl_paths_pkgns (void)
 }
 
 const char *
+gl_paths_remove_trash (void)
+{
+  const char *path = override ("GLIMPSE_REMOVE_TRASH");
+
+  return path != NULL ? path : GL_LIBEXECDIR "/glimpse-remove-trash";
+}
+
+const char *
 gl_paths_updates_check (void)
 {
   const char *path = override ("GLIMPSE_UPDATES_CHECK");

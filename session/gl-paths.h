@@ -30,6 +30,10 @@ const char *gl_paths_glimpse (void);
  * <libexecdir>/glimpse-pkgns. */
 const char *gl_paths_pkgns (void);
 
+/* What removes a package operation's trash once it has returned:
+ * $GLIMPSE_REMOVE_TRASH, else <libexecdir>/glimpse-remove-trash. */
+const char *gl_paths_remove_trash (void);
+
 /* The agent's update check, run once per sandbox and check:
  * $GLIMPSE_UPDATES_CHECK, else <libexecdir>/glimpse-updates-check. */
 const char *gl_paths_updates_check (void);

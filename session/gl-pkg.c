@@ -1031,15 +1031,16 @@ say (GlPkgOp *op, const char *format, ...)
  *     moved in; a generation is moved only while its own lock (the one
  *     every view holds shared) is held exclusively, and that lock stays
  *     held until the generation is gone: no view can take it meanwhile;
- *   - a detached `rm` (its own session, its output nowhere, not waited
- *     for) inherits every one of those locks and removes what was moved in,
- *     then the trash directory with its lock last;
- *   - an `rm` that was killed, that could not be started, or an operation
- *     killed between the rename and the start of the `rm`, leaves the trash
- *     to the next operation (remove_abandoned), which removes it under the
- *     same locks: only a trash whose lock and whose generations' locks it
- *     can take exclusively at once, so never one an `rm` is still at nor
- *     a generation a view got hold of.
+ *   - a detached remover, glimpse-remove-trash (its own session, its
+ *     output nowhere, not waited for; exec'd straight after the fork, see
+ *     trash_exec_remover), inherits every one of those locks and removes
+ *     what was moved in, then the trash directory with its lock last;
+ *   - a remover that was killed, that could not be started, or an
+ *     operation killed between the rename and the start of the remover,
+ *     leaves the trash to the next operation (remove_abandoned), which
+ *     removes it under the same locks: only a trash whose lock and whose
+ *     generations' locks it can take exclusively at once, so never one a
+ *     remover is still at nor a generation a view got hold of.
  * `current` never names a trash, so no launch opens one. */
 #define TRASH_PREFIX ".trash-"
 
@@ -1158,60 +1159,76 @@ compare_fds (gconstpointer a, gconstpointer b)
   return *(const int *) a - *(const int *) b;
 }
 
-/* (the detached remover's, after fork: never returns) */
+/* The detached remover's, after fork: never returns.  glimpse has threads
+ * (GLib's, curl's), and a lock one of them held at the fork stays held in
+ * the child for good (malloc's arenas aside: GSlice's, stdio's, gettext's,
+ * GLib's log lock): until it execs, the child makes only async-signal-safe
+ * calls, on what was made ready before the fork.  @keep: the descriptors
+ * it keeps open (sorted): the trash's locks, and @report (close-on-exec),
+ * where it writes errno if it cannot exec. */
 static void G_GNUC_NORETURN
-trash_remove_detached (GlPkgTrash *t)
+trash_exec_remover (const GArray *keep, int null, int report, const char *helper,
+                    char *const *argv, gboolean to_root)
 {
+  static char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
   sigset_t none;
-  int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  int from = 3;
+  int from = 3, saved;
+  pid_t pid;
 
-  /* the locks only: not the operation's (the next one must not wait for
-   * this), nor anything else of the command's */
+  /* its own session, and not a child of the command's: nobody waits */
+  setsid ();
+  pid = _Fork ();
+  if (pid != 0)
+    _exit (pid < 0 ? 1 : 0);
   if (null >= 0)
     {
       dup2 (null, 0);
       dup2 (null, 1);
       dup2 (null, 2);
     }
-  g_array_sort (t->fds, compare_fds);
-  for (guint i = 0; i < t->fds->len; i++)
+  /* the locks only: not the operation's (the next one must not wait for
+   * this), nor anything else of the command's */
+  for (guint i = 0; i < keep->len; i++)
     {
-      int fd = g_array_index (t->fds, int, i);
+      int fd = g_array_index (keep, int, i);
       if (fd > from)
         close_range ((unsigned) from, (unsigned) fd - 1, 0);
       from = MAX (from, fd + 1);
+      if (fd != report)
+        fcntl (fd, F_SETFD, 0);
     }
   close_range ((unsigned) from, ~0U, 0);
   /* (not the caller's working directory: that stays unmountable while
    * this runs; a relative store path keeps it) */
-  if (g_path_is_absolute (t->dir) && chdir ("/") != 0)
+  if (to_root && chdir ("/") != 0)
     _exit (1);
   signal (SIGINT, SIG_DFL);
   signal (SIGTERM, SIG_DFL);
   signal (SIGHUP, SIG_DFL);
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
-  for (guint i = 0; i < t->items->len; i++)
-    {
-      g_autofree char *item = g_build_filename (t->dir, t->items->pdata[i], NULL);
-      (void) gl_rm_rf (item, NULL, NULL);
-    }
-  (void) gl_rm_rf (t->dir, NULL, NULL);
-  _exit (0);
+  execve (helper, argv, envp);
+  saved = errno;
+  (void) !write (report, &saved, sizeof saved);
+  _exit (1);
 }
 
-/* Hands @op's trash to a detached process of its own (see above), or
- * removes it here if none can be started.  The removal is gl_rm_rf's, as
- * everywhere else: never into another mount, a bind mount of the store's
- * own file system included (`rm --one-file-system` compares st_dev only,
- * and walks into one) */
+/* Hands @op's trash to a detached process of its own (see above) that
+ * execs glimpse-remove-trash, or removes it here if that cannot be
+ * started.  The removal is gl_rm_rf's, as everywhere else: never into
+ * another mount, a bind mount of the store's own file system included
+ * (`rm --one-file-system` compares st_dev only, and walks into one) */
 static void
 trash_dispose (GlPkgOp *op)
 {
   g_autoptr(GlPkgTrash) t = g_steal_pointer (&op->trash);
   g_autoptr(GError) error = NULL;
-  pid_t pid;
+  g_autoptr(GArray) keep = NULL;
+  g_autofree char *lock_fd = NULL;
+  const char *helper = gl_paths_remove_trash ();
+  char *argv[4];
+  int report[2] = { -1, -1 }, null = -1, exec_errno = 0;
+  pid_t pid = -1;
   int status;
 
   if (t == NULL)
@@ -1224,20 +1241,38 @@ trash_dispose (GlPkgOp *op)
       return;
     }
   gl_pkg_crash_point ("trash-moved");
-  pid = fork ();
-  if (pid == 0)
+  /* (everything the child needs, made now: it may allocate nothing) */
+  lock_fd = g_strdup_printf ("%d", g_array_index (t->fds, int, 0));
+  argv[0] = (char *) helper;
+  argv[1] = lock_fd;
+  argv[2] = t->dir;
+  argv[3] = NULL;
+  if (pipe2 (report, O_CLOEXEC) == 0)
     {
-      /* its own session, and not a child of the command's: nobody waits */
-      setsid ();
+      keep = g_array_copy (t->fds);
+      g_array_append_val (keep, report[1]);
+      g_array_sort (keep, compare_fds);
+      null = open ("/dev/null", O_RDWR | O_CLOEXEC);
       pid = fork ();
       if (pid == 0)
-        trash_remove_detached (t);
-      _exit (pid < 0 ? 1 : 0);
+        trash_exec_remover (keep, null, report[1], helper, argv, g_path_is_absolute (t->dir));
+      close (report[1]);
+      if (null >= 0)
+        close (null);
     }
   if (pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
       && WEXITSTATUS (status) == 0)
-    return;
-  g_debug ("Cannot start the removal of %s; removing it now", t->dir);
+    {
+      /* (the remover's end closes when it execs; errno if it cannot) */
+      ssize_t n = TEMP_FAILURE_RETRY (read (report[0], &exec_errno, sizeof exec_errno));
+      close (report[0]);
+      if (n == 0)
+        return;
+    }
+  else if (report[0] >= 0)
+    close (report[0]);
+  g_debug ("Cannot start %s for %s (%s); removing it now", helper, t->dir,
+           exec_errno ? g_strerror (exec_errno) : "fork failed");
   if (!gl_rm_rf (t->dir, NULL, &error))
     g_debug ("%s", error->message);
 }
@@ -1362,7 +1397,7 @@ trash_lock_all (const char *path, GArray *fds)
   g_autofree char *own = g_build_filename (path, "lock", NULL);
   int fd = open (own, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 
-  /* (none: an `rm` at its last step, or stopped there; what is left is
+  /* (none: a remover at its last step, or stopped there; what is left is
    * only the directory, as good as gone) */
   if (fd >= 0)
     g_array_append_val (fds, fd);

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-sandbox.h"
+#include "gl-sandbox-private.h"
 #include "gl-fsutil.h"
 #include "gl-paths.h"
 #include "gl-printable.h"
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -929,19 +931,60 @@ gl_sandbox_get_size (GlSandbox *sandbox)
   return dir_size (AT_FDCWD, sandbox->path, st.st_dev);
 }
 
+/* How long gl_sandbox_remove waits for a trash's removal (the tests
+ * shorten it: gl-sandbox-private.h) */
+static guint trash_wait_ms = 60000;
+
+void
+gl_sandbox_set_trash_wait_for_tests (guint ms)
+{
+  trash_wait_ms = ms;
+}
+
+/* The process that holds the flock on @fd's file, from /proc/locks; 0 if
+ * none is listed */
+static pid_t
+lock_holder (int fd)
+{
+  g_autofree char *locks = NULL;
+  g_auto(GStrv) lines = NULL;
+  struct stat st;
+
+  if (fstat (fd, &st) != 0 || !g_file_get_contents ("/proc/locks", &locks, NULL, NULL))
+    return 0;
+  lines = g_strsplit (locks, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      unsigned int maj, min;
+      unsigned long long ino;
+      int pid;
+
+      /* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (a waiter's has "->") */
+      if (strstr (lines[i], "->") == NULL
+          && sscanf (lines[i], "%*d: FLOCK %*s %*s %d %x:%x:%llu", &pid, &maj, &min, &ino) == 4
+          && ino == (unsigned long long) st.st_ino && makedev (maj, min) == st.st_dev)
+        return pid;
+    }
+  return 0;
+}
+
 /* Waits for the detached removals of what package operations replaced
  * (system/.trash-*, gl-pkg.c): each holds its trash's lock until it ends,
- * and must not be still at work inside a tree being removed */
-static void
-wait_for_trash (GlSandbox *sandbox)
+ * and must not be still at work inside a tree being removed.  A removal
+ * still at work after trash_wait_ms is an error that names it. */
+static gboolean
+wait_for_trash (GlSandbox *sandbox, GlSandboxSay say, gpointer user_data,
+                GCancellable *cancellable, GError **error)
 {
   g_autofree char *system = g_build_filename (sandbox->path, "system", NULL);
   g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
+  gint64 deadline = g_get_monotonic_time () + (gint64) trash_wait_ms * 1000;
   const char *name;
 
   while (d && (name = g_dir_read_name (d)) != NULL)
     {
       g_autofree char *lock = NULL;
+      pid_t pid;
       int fd;
 
       if (!g_str_has_prefix (name, ".trash-"))
@@ -950,13 +993,50 @@ wait_for_trash (GlSandbox *sandbox)
       fd = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
       if (fd < 0)
         continue;
-      (void) flock (fd, LOCK_EX);
+      if (flock (fd, LOCK_EX | LOCK_NB) == 0)
+        {
+          close (fd);
+          continue;
+        }
+      pid = lock_holder (fd);
+      g_debug ("%s is held by process %d; waiting", lock, (int) pid);
+      if (say != NULL)
+        {
+          g_autofree char *line = g_strdup_printf (
+            "Waiting for the removal of the system generations a package operation replaced "
+            "(%s, process %d) to end, for up to %u s…", name, (int) pid, (trash_wait_ms + 999) / 1000);
+          say (line, user_data);
+        }
+      while (flock (fd, LOCK_EX | LOCK_NB) != 0)
+        {
+          if (g_cancellable_set_error_if_cancelled (cancellable, error))
+            {
+              close (fd);
+              return FALSE;
+            }
+          if (g_get_monotonic_time () >= deadline)
+            {
+              g_autofree char *trash = g_build_filename (system, name, NULL);
+
+              pid = lock_holder (fd);
+              close (fd);
+              g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                           "Not removed: the removal of the system generations a package operation "
+                           "replaced (%s) still runs after %u s, as process %d; try again when it "
+                           "has ended, or end it (kill %d) and try again",
+                           trash, (trash_wait_ms + 999) / 1000, (int) pid, (int) pid);
+              return FALSE;
+            }
+          g_usleep (50 * 1000);
+        }
       close (fd);
     }
+  return TRUE;
 }
 
 gboolean
-gl_sandbox_remove (GlSandbox *sandbox, gboolean force, GCancellable *cancellable, GError **error)
+gl_sandbox_remove (GlSandbox *sandbox, gboolean force, GlSandboxSay say, gpointer user_data,
+                   GCancellable *cancellable, GError **error)
 {
   g_autofree char *parent = g_path_get_dirname (sandbox->path);
   g_autoptr(GlStore) store = gl_store_new (parent);
@@ -981,7 +1061,8 @@ gl_sandbox_remove (GlSandbox *sandbox, gboolean force, GCancellable *cancellable
       return FALSE;
     }
 
-  wait_for_trash (sandbox);
+  if (!wait_for_trash (sandbox, say, user_data, cancellable, error))
+    return FALSE;
   /* Take it out of the store first, so a removal that fails half-way
    * leaves no half sandbox that looks usable; the work directory's lock
    * lets the next store operation finish a removal cut short. */

@@ -140,12 +140,18 @@ gboolean    gl_sandbox_layers_free (GlSandbox *sandbox, gboolean running_ok, GEr
  * file system). */
 guint64     gl_sandbox_get_size (GlSandbox *sandbox);
 
+/* What gl_sandbox_remove says while it waits (a line, no newline). */
+typedef void (*GlSandboxSay) (const char *line, gpointer user_data);
+
 /* Removes the sandbox: refuses while in use (an app runs, or an ended view
- * is still held: gl_sandbox_layers_free ()) unless @force.  It leaves the
+ * is still held: gl_sandbox_layers_free ()) unless @force.  It waits a
+ * bounded time (60 s) for the removal of what package operations replaced
+ * (saying so through @say, if given), and fails naming it after that.  It leaves the
  * store first (renamed to a hidden .removing-XXXXXX, locked while it is
  * deleted), so a removal cut short leaves nothing that looks usable, and
  * the next store operation finishes it. */
 gboolean    gl_sandbox_remove (GlSandbox *sandbox, gboolean force,
+                               GlSandboxSay say, gpointer user_data,
                                GCancellable *cancellable, GError **error);
 
 G_END_DECLS

@@ -585,7 +585,7 @@ gl_cmd_remove (int argc, char **argv)
         }
       if (!gl_cli_require_root ("Removing a sandbox"))
         return GL_EXIT_PERMISSION;
-      if (!gl_sandbox_remove (s, force, NULL, &error))
+      if (!gl_sandbox_remove (s, force, print_status, NULL, NULL, &error))
         {
           status = gl_cli_fail (error);
           continue;

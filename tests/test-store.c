@@ -18,6 +18,7 @@
 
 #include "gl-fsutil-private.h"
 #include "gl-reclaim.h"
+#include "gl-sandbox-private.h"
 #include "gl-store.h"
 #include "gl-test-skip.h"
 #include "gl-test-tmpdir.h"
@@ -637,7 +638,7 @@ test_remove (void)
   g_assert_true (g_file_set_contents (lock, "", 0, NULL));
   back = gl_store_load (store, "doomed", &error);
   g_assert_no_error (error);
-  g_assert_true (gl_sandbox_remove (back, FALSE, NULL, &error));
+  g_assert_true (gl_sandbox_remove (back, FALSE, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (g_file_test (s->path, G_FILE_TEST_EXISTS));
   list = gl_store_list (store, NULL, &error);
@@ -648,6 +649,113 @@ test_remove (void)
     while ((name = g_dir_read_name (d)) != NULL)
       g_assert_false (g_str_has_prefix (name, ".removing-"));
   }
+}
+
+/* A child process that runs @prepare (FALSE: it exits at once), tells the
+ * test it is ready and lives until the test closes *@release */
+static pid_t
+start_holder (gboolean (*prepare) (gconstpointer data), gconstpointer data, int *release)
+{
+  int ready[2], rel[2];
+  pid_t pid;
+  char c;
+
+  g_assert_cmpint (pipe2 (ready, O_CLOEXEC), ==, 0);
+  g_assert_cmpint (pipe2 (rel, O_CLOEXEC), ==, 0);
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      close (ready[0]);
+      close (rel[1]);
+      if (!prepare (data))
+        _exit (1);
+      (void) !write (ready[1], "r", 1);
+      (void) !read (rel[0], &c, 1);   /* until the test closes its end */
+      _exit (0);
+    }
+  close (ready[1]);
+  close (rel[0]);
+  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
+  close (ready[0]);
+  *release = rel[1];
+  return pid;
+}
+
+static gboolean
+take_lock (gconstpointer path)
+{
+  int fd = open (path, O_RDWR | O_CLOEXEC);
+
+  return fd >= 0 && flock (fd, LOCK_EX) == 0;
+}
+
+static gboolean
+become_uid (gconstpointer data)
+{
+  uid_t uid = GPOINTER_TO_UINT (data);
+
+  return setgroups (0, NULL) == 0 && setresgid (uid, uid, uid) == 0 && setresuid (uid, uid, uid) == 0;
+}
+
+static void
+count_line (const char *line, gpointer user_data)
+{
+  GPtrArray *lines = user_data;
+
+  g_ptr_array_add (lines, g_strdup (line));
+}
+
+/* A trash (system/.trash-*) whose removal still runs, its lock held by
+ * another process: remove waits a bounded time, saying for what, then
+ * fails naming the trash and the process (it used to wait for good) */
+static void
+test_remove_trash_busy (void)
+{
+  g_autofree char *store_dir = make_store ();
+  g_autoptr(GlStore) store = gl_store_new (store_dir);
+  g_autoptr(GlSandbox) s = sample (store_dir, "trashy");
+  g_autoptr(GlSandbox) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
+  g_autofree char *trash = g_build_filename (s->path, "system", ".trash-abc123", NULL);
+  g_autofree char *trash_lock = g_build_filename (trash, "lock", NULL);
+  g_autofree char *pid_str = NULL;
+  int release;
+  pid_t pid;
+
+  g_assert_cmpint (g_mkdir_with_parents (trash, 0700), ==, 0);
+  g_assert_true (gl_sandbox_save (s, NULL));
+  g_assert_true (g_file_set_contents (lock, "", 0, NULL));
+  g_assert_true (g_file_set_contents (trash_lock, "", 0, NULL));
+  back = gl_store_load (store, "trashy", &error);
+  g_assert_no_error (error);
+
+  pid = start_holder (take_lock, trash_lock, &release);
+
+  gl_sandbox_set_trash_wait_for_tests (300);
+  g_assert_false (gl_sandbox_remove (back, FALSE, count_line, lines, NULL, &error));
+  g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE);
+  pid_str = g_strdup_printf ("process %d", (int) pid);
+  g_assert_nonnull (strstr (error->message, ".trash-abc123"));
+  g_assert_nonnull (strstr (error->message, pid_str));
+  g_assert_nonnull (strstr (error->message, "kill"));
+  g_assert_cmpuint (lines->len, ==, 1);
+  g_assert_nonnull (strstr (lines->pdata[0], "Waiting for the removal"));
+  g_assert_nonnull (strstr (lines->pdata[0], pid_str));
+  g_assert_true (g_file_test (trash_lock, G_FILE_TEST_IS_REGULAR));
+  g_clear_error (&error);
+
+  /* the removal ended: remove goes ahead, without a word */
+  close (release);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  g_ptr_array_set_size (lines, 0);
+  g_assert_true (gl_sandbox_remove (back, FALSE, count_line, lines, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lines->len, ==, 0);
+  g_assert_false (g_file_test (s->path, G_FILE_TEST_EXISTS));
+  gl_sandbox_set_trash_wait_for_tests (60000);
 }
 
 /* A uid the password database does not know */
@@ -694,11 +802,10 @@ test_remove_unknown_user (void)
   g_autoptr(GlSandbox) held = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *pid_str = NULL;
-  int ready[2], release[2];
+  int release;
   pid_t pid;
-  char c;
 
-  g_assert_true (gl_sandbox_remove (gone, FALSE, NULL, &error));
+  g_assert_true (gl_sandbox_remove (gone, FALSE, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (g_file_test (gone->path, G_FILE_TEST_EXISTS));
 
@@ -708,35 +815,18 @@ test_remove_unknown_user (void)
       return;
     }
   held = sample_viewed (store, store_dir, "held", uid);
-  g_assert_cmpint (pipe2 (ready, O_CLOEXEC), ==, 0);
-  g_assert_cmpint (pipe2 (release, O_CLOEXEC), ==, 0);
-  pid = fork ();
-  g_assert_cmpint (pid, >=, 0);
-  if (pid == 0)
-    {
-      close (ready[0]);
-      close (release[1]);
-      if (setgroups (0, NULL) != 0 || setresgid (uid, uid, uid) != 0 || setresuid (uid, uid, uid) != 0)
-        _exit (1);
-      (void) !write (ready[1], "r", 1);
-      (void) !read (release[0], &c, 1);   /* until the test closes its end */
-      _exit (0);
-    }
-  close (ready[1]);
-  close (release[0]);
-  g_assert_cmpint (read (ready[0], &c, 1), ==, 1);
-  close (ready[0]);
+  pid = start_holder (become_uid, GUINT_TO_POINTER (uid), &release);
 
   pid_str = g_strdup_printf ("process %d (", (int) pid);
-  g_assert_false (gl_sandbox_remove (held, FALSE, NULL, &error));
+  g_assert_false (gl_sandbox_remove (held, FALSE, NULL, NULL, NULL, &error));
   g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE);
   g_assert_nonnull (strstr (error->message, pid_str));
   g_assert_true (g_file_test (held->path, G_FILE_TEST_IS_DIR));
   g_clear_error (&error);
 
-  close (release[1]);
+  close (release);
   g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
-  g_assert_true (gl_sandbox_remove (held, FALSE, NULL, &error));
+  g_assert_true (gl_sandbox_remove (held, FALSE, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
 }
 
@@ -818,6 +908,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/watch-dirs", test_watch_dirs);
   g_test_add_func ("/store/abandoned", test_abandoned);
   g_test_add_func ("/store/remove", test_remove);
+  g_test_add_func ("/store/remove-trash-busy", test_remove_trash_busy);
   g_test_add_func ("/store/remove-unknown-user", test_remove_unknown_user);
   return g_test_run ();
 }

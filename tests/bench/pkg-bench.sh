@@ -39,7 +39,7 @@ cleanup () {
   rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
-export GNUPGHOME=$work/gnupg GLIMPSE_SANDBOX_DIR=$work/store GLIMPSE_PKGNS=$build/session/glimpse-pkgns
+export GNUPGHOME=$work/gnupg GLIMPSE_SANDBOX_DIR=$work/store GLIMPSE_PKGNS=$build/session/glimpse-pkgns GLIMPSE_REMOVE_TRASH=$build/session/glimpse-remove-trash
 export GLIMPSE_PROFILES_PATH=$top/profiles
 mkdir -p "$GNUPGHOME" "$work/served/repo" "$work/pkg/DEBIAN" "$work/pkg/usr/bin" "$work/store"
 chmod 700 "$GNUPGHOME"

@@ -5,6 +5,7 @@
 
 : "${GLIMPSE:?set GLIMPSE to the built glimpse}"
 : "${GLIMPSE_PKGNS:?set GLIMPSE_PKGNS to the built glimpse-pkgns}"
+: "${GLIMPSE_REMOVE_TRASH:?set GLIMPSE_REMOVE_TRASH to the built glimpse-remove-trash}"
 # shellcheck source=../launcher/libtest.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../launcher/libtest.sh"
 

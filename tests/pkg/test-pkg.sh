@@ -256,7 +256,7 @@ check_sh "… it stays hidden through the next install, which is exported" \
   'grep -q "^  org.glimpse.glimpse-fresh.desktop" <<<"$apps" && grep -q "^\* org.glimpse.glimpse-fresh-two.desktop" <<<"$apps"'
 
 # --- what an operation replaced (the old generation, its scratch) leaves
-# system/ at once for a .trash-* that a detached rm removes; an interrupted
+# system/ at once for a .trash-* that a detached remover removes; an interrupted
 # removal is finished by the next operation, never one a view holds
 sys_dir=$GL_STORE/$id/system
 trash_left () { ls -A "$sys_dir" | grep_quiet '^\.trash-'; }
@@ -266,6 +266,25 @@ check "uninstall glimpse-fresh (makes a generation)" "$GLIMPSE" uninstall "$id" 
 check_sh "the replaced generation $old is out of system/ when the command returns" \
   '[ ! -e "$sys_dir/$old" ] && ! ls -A "$sys_dir" | grep_quiet "^\.op-"'
 check_sh "… and its trash is removed in the background (within 30 s)" 'gl_wait 30 no_trash'
+# the remover is glimpse-remove-trash, exec'd by the forked child before it
+# does anything else: glimpse has threads, and a child of it that runs
+# glimpse's own code (GLib, stdio) before an exec can hang for good on a
+# lock another thread held at the fork, the trash's lock with it.  (strace
+# returns when every process it follows has ended, the remover too.)
+if strace -o /dev/null -f --seccomp-bpf -e trace=execve true 2>/dev/null; then
+  strace -f --seccomp-bpf -qq -e trace=execve,unlinkat,rmdir -e signal=none -o "$WORK/strace-trash" \
+    "$GLIMPSE" install "$id" glimpse-fresh > "$WORK/out-strace" 2>&1; rc=$?
+  remover=$(grep -E '^[0-9]+ +(unlinkat\(AT_FDCWD, |rmdir\()"[^"]*/\.trash-[^"/]*"(, AT_REMOVEDIR)?\) = 0' "$WORK/strace-trash" \
+            | awk '{ print $1; exit }')
+  first=$(awk -v p="$remover" '$1 == p { print; exit }' "$WORK/strace-trash")
+  check_sh "an operation's trash is removed by $(basename "$GLIMPSE_REMOVE_TRASH"), exec'd by the detached child before anything else (rc $rc, remover ${remover:-none})" \
+    '[ $rc -eq 0 ] && [ -n "$remover" ] && [[ $first == "$remover execve(\"$GLIMPSE_REMOVE_TRASH\", "* ]]'
+  [ -n "$first" ] && echo "# the remover's first traced call: ${first:0:200}"
+  check "uninstall glimpse-fresh again" "$GLIMPSE" uninstall "$id" glimpse-fresh
+  gl_wait 30 no_trash
+else
+  skip_case "the trash's remover is exec'd at once" "strace cannot follow forks with --seccomp-bpf here"
+fi
 old=$(gl_current "$id")
 out=$(GLIMPSE_TEST_CRASH_AT=trash-moved "$GLIMPSE" install "$id" glimpse-fresh 2>&1); rc=$?
 trash=$(ls -d "$sys_dir"/.trash-* 2>/dev/null | head -n 1)
