@@ -18,12 +18,21 @@
 # docker-clean).  One difference stays, glimpse's own: its apt is told the
 # tree's architectures, where the chroot's asks dpkg (a short dpkg run
 # per apt program started).
-# Prints medians and ratios.  Run as root:  sudo tests/bench/pkg-bench.sh [BUILDDIR]
+# Each run is a pair, one of each side, taken one after the other (which
+# goes first alternates from run to run), so both sides see the same load.
+# Prints, for each operation, the median of each side and their ratio, and
+# the median of the runs' own ratios (glimpse's time over the chroot's in
+# the same run) with their quartiles and range: the verdict, as each
+# glimpse run is set against the chroot run beside it, under the same
+# load; its quartiles say how far to trust it on a busy machine.  RUNS
+# (default 21: about 2.5 minutes on an idle machine) sets the number of
+# runs.
+# Run as root:  sudo tests/bench/pkg-bench.sh [BUILDDIR]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$top/build}
 glimpse=$build/session/glimpse
-runs=${RUNS:-5}
+runs=${RUNS:-21}
 [ "$(id -u)" -eq 0 ] || { echo "pkg-bench: run as root (sudo $0)" >&2; exit 4; }
 [ -x "$glimpse" ] || { echo "pkg-bench: build first: $glimpse is missing" >&2; exit 1; }
 for tool in dpkg-deb apt-ftparchive gpg; do
@@ -96,20 +105,34 @@ in_chroot() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FR
 in_chroot apt-get update >/dev/null 2>&1
 
 ins_g=(); ins_c=(); upd_g=(); upd_c=()
+g_install() { ins_g+=("$(time_it "$glimpse" install bench glimpse-bench)"); "$glimpse" uninstall bench glimpse-bench >/dev/null 2>&1; }
+c_install() { ins_c+=("$(time_it in_chroot apt-get install -y glimpse-bench)"); in_chroot apt-get remove -y glimpse-bench >/dev/null 2>&1; }
+g_update() { upd_g+=("$(time_it "$glimpse" update bench)"); }
+c_update() { upd_c+=("$(time_it in_chroot sh -c 'apt-get update && apt-get -y dist-upgrade')"); }
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq "$runs"); do
-  ins_g+=("$(time_it "$glimpse" install bench glimpse-bench)")
-  "$glimpse" uninstall bench glimpse-bench >/dev/null 2>&1
-  ins_c+=("$(time_it in_chroot apt-get install -y glimpse-bench)")
-  in_chroot apt-get remove -y glimpse-bench >/dev/null 2>&1
-  upd_g+=("$(time_it "$glimpse" update bench)")
-  upd_c+=("$(time_it in_chroot sh -c 'apt-get update && apt-get -y dist-upgrade')")
+  if (( i % 2 )); then
+    g_install; c_install; g_update; c_update
+  else
+    c_install; g_install; c_update; g_update
+  fi
 done
 
+# stdin: numbers; prints the median, the quartiles, the minimum and maximum
+stats() { sort -g | awk '{a[NR]=$1}
+  function q(p,  h, l) { h = 1 + (NR - 1) * p; l = int(h); return a[l] + (h - l) * (a[l + 1] - a[l]) }
+  END { a[NR + 1] = a[NR]; print q(0.5), q(0.25), q(0.75), a[1], a[NR] }'; }
 report () { # label, glimpse times, chroot times
-  local g c
-  g=$(printf '%s\n' $2 | median); c=$(printf '%s\n' $3 | median)
-  printf '%-34s glimpse %6.3f s   chroot %6.3f s   ratio %5.2fx\n' "$1" "$g" "$c" "$(echo "$g / $c" | bc -l)"
+  local -a g c r
+  local i
+  g=($2); c=($3)
+  r=($(for i in "${!g[@]}"; do echo "${g[i]} / ${c[i]}" | bc -l; done | stats))
+  g=($(printf '%s\n' "${g[@]}" | stats)); c=($(printf '%s\n' "${c[@]}" | stats))
+  printf '%-26s glimpse %6.3f s   chroot %6.3f s   ratio of medians %5.2fx\n' "$1" "${g[0]}" "${c[0]}" \
+    "$(echo "${g[0]} / ${c[0]}" | bc -l)"
+  printf '%-26s ratio per run: median %5.2fx   quartiles %4.2f-%4.2fx   range %4.2f-%4.2fx\n' \
+    "" "${r[@]}"
 }
-echo "pkg-bench: $runs runs, medians ($(nproc) cores)"
+echo "pkg-bench: $runs runs, medians ($(nproc) cores, load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 report "install a small package" "${ins_g[*]}" "${ins_c[*]}"
 report "update with nothing to do" "${upd_g[*]}" "${upd_c[*]}"
