@@ -1136,21 +1136,11 @@ trash_move (GlPkgOp *op, const char *path, const char *name, int lock_fd)
 
 /* The space removing @t gives back (NULL: none): what is linked only from
  * in it, apt's caches aside (replaced at every operation, not worth a
- * "Reclaimed") */
+ * "Reclaimed"; not walked) */
 static guint64
 trash_size (GlPkgTrash *t)
 {
-  guint64 size;
-
-  if (t == NULL)
-    return 0;
-  size = gl_reclaim_size_whole (t->dir);
-  for (guint i = 0; i < t->items->len; i++)
-    {
-      g_autofree char *caches = g_build_filename (t->dir, t->items->pdata[i], APT_CACHE_DIR, NULL);
-      size -= MIN (size, gl_reclaim_size_whole (caches));
-    }
-  return size;
+  return t != NULL ? gl_reclaim_size_whole_but (t->dir, APT_CACHE_DIR) : 0;
 }
 
 static int

@@ -24,9 +24,10 @@ errno_error (GError **error, int errsv, const char *what, const char *path)
 }
 
 /* @linked (or NULL): the files of more than one link met so far, inode ->
- * links met; see gl_reclaim_size_whole */
+ * links met; see gl_reclaim_size_whole.  @skip (or NULL): the name of the
+ * directories left out at @depth 2 (see gl_reclaim_size_whole_but) */
 static guint64
-size_at (int dfd, const char *name, dev_t dev, GHashTable *linked)
+size_at (int dfd, const char *name, dev_t dev, GHashTable *linked, const char *skip, guint depth)
 {
   struct stat st;
   guint64 total;
@@ -57,8 +58,9 @@ size_at (int dfd, const char *name, dev_t dev, GHashTable *linked)
       return total;
     }
   while ((de = readdir (d)) != NULL)
-    if (!g_str_equal (de->d_name, ".") && !g_str_equal (de->d_name, ".."))
-      total += size_at (dirfd (d), de->d_name, dev, linked);
+    if (!g_str_equal (de->d_name, ".") && !g_str_equal (de->d_name, "..")
+        && !(depth == 1 && skip != NULL && g_str_equal (de->d_name, skip)))
+      total += size_at (dirfd (d), de->d_name, dev, linked, skip, depth + 1);
   closedir (d);
   return total;
 }
@@ -69,17 +71,23 @@ gl_reclaim_size (const char *path)
   struct stat st;
   if (lstat (path, &st) != 0)
     return 0;
-  return size_at (AT_FDCWD, path, st.st_dev, NULL);
+  return size_at (AT_FDCWD, path, st.st_dev, NULL, NULL, 0);
 }
 
 guint64
 gl_reclaim_size_whole (const char *path)
 {
+  return gl_reclaim_size_whole_but (path, NULL);
+}
+
+guint64
+gl_reclaim_size_whole_but (const char *path, const char *skip)
+{
   g_autoptr(GHashTable) linked = g_hash_table_new (g_direct_hash, g_direct_equal);
   struct stat st;
   if (lstat (path, &st) != 0)
     return 0;
-  return size_at (AT_FDCWD, path, st.st_dev, linked);
+  return size_at (AT_FDCWD, path, st.st_dev, linked, skip, 0);
 }
 
 static guint

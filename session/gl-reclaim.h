@@ -26,6 +26,9 @@ guint64  gl_reclaim_size (const char *path);
 /* The same, counting also the files whose every link lies under @path
  * (what removing the whole of it frees) */
 guint64  gl_reclaim_size_whole (const char *path);
+/* The same, leaving out the directories named @skip in the directories of
+ * @path (NULL: none), and what is linked only from in them */
+guint64  gl_reclaim_size_whole_but (const char *path, const char *skip);
 
 /* Records @generation (of @system, <sandbox>/system) as made by a rebase. */
 gboolean gl_reclaim_mark_rebased (const char *system, guint generation, GError **error);
