@@ -525,10 +525,23 @@ sync_set_close (SyncSet *ss)
 static void
 sync_set_clear (SyncSet *ss)
 {
+  if (ss->fds == NULL)
+    return;
   sync_set_close (ss);
   g_array_unref (ss->fds);
   g_ptr_array_unref (ss->names);
   g_mutex_clear (&ss->lock);
+  ss->fds = NULL;
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SyncSet, sync_set_clear)
+
+/* @fd, to be synced with the others of @ss (which closes it) */
+static void
+sync_set_add (SyncSet *ss, int fd, const char *shown)
+{
+  g_array_append_val (ss->fds, fd);
+  g_ptr_array_add (ss->names, g_strdup (shown));
 }
 
 static gpointer
@@ -665,8 +678,7 @@ defang_one (int dfd, const char *name, const struct stat *st, const char *shown,
           int fd = openat (dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
           if (fd < 0)
             return errno_error (error, errno, "Cannot write", shown);
-          g_array_append_val (ss->fds, fd);
-          g_ptr_array_add (ss->names, g_strdup (shown));
+          sync_set_add (ss, fd, shown);
           if (ss->fds->len >= SYNC_BATCH && !sync_set_flush (ss, error))
             return FALSE;
         }
@@ -769,9 +781,43 @@ merge_at (int upper, int dst, const char *base, const char *rel, const char *sho
   return ok;
 }
 
-gboolean
-gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
-                         guint *n_files, GCancellable *cancellable, GError **error)
+static gboolean
+writeback_one (int dfd, const char *name, const struct stat *st, const char *shown, gpointer data,
+               GError **error)
+{
+  guint *n = data;
+  int fd;
+
+  if (!S_ISREG (st->st_mode) || st->st_size == 0 || ++*n > FSYNC_BUDGET)
+    return TRUE;
+  fd = openat (dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      (void) sync_file_range (fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+      close (fd);
+    }
+  return TRUE;
+}
+
+/* Has the disk start writing the data of the regular files of @upper (as
+ * many as are fsync()ed one by one), waiting for none: it writes while
+ * the new tree is linked, and their fsyncs wait for less.  Only a hint:
+ * the fsyncs are what makes the data durable. */
+static void
+writeback_start (const char *upper)
+{
+  guint n = 0;
+  g_autoptr(GError) error = NULL;
+
+  if (!walk_tree (AT_FDCWD, upper, upper, writeback_one, &n, &error))
+    g_debug ("%s", error->message);
+}
+
+/* gl_pkg_tree_merge_upper, the files moved in left in @ss, to be synced
+ * by the caller (with what else it has to sync) */
+static gboolean
+merge_upper_into (const char *upper, const char *dst, const char *base, SyncSet *ss,
+                  GCancellable *cancellable, GError **error)
 {
   int u = open_dir_at (AT_FDCWD, upper), t;
   gboolean ok;
@@ -783,15 +829,22 @@ gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
       close (u);
       return errno_error (error, errno, "Cannot open", dst);
     }
-  {
-    SyncSet ss;
-    sync_set_init (&ss);
-    ok = merge_at (u, t, base, "", upper, &ss, cancellable, error) && sync_set_flush (&ss, error);
-    *n_files = ss.n;
-    sync_set_clear (&ss);
-  }
+  ok = merge_at (u, t, base, "", upper, ss, cancellable, error);
   close (u);
   close (t);
+  return ok;
+}
+
+gboolean
+gl_pkg_tree_merge_upper (const char *upper, const char *dst, const char *base,
+                         guint *n_files, GCancellable *cancellable, GError **error)
+{
+  g_auto(SyncSet) ss = { 0 };
+  gboolean ok;
+
+  sync_set_init (&ss);
+  ok = merge_upper_into (upper, dst, base, &ss, cancellable, error) && sync_set_flush (&ss, error);
+  *n_files = ss.n;
   return ok;
 }
 
@@ -1444,26 +1497,74 @@ remove_abandoned (const char *system, guint current)
     }
 }
 
+/* fsync() of the directory @dir, or syncfs() of its file system (@whole);
+ * @shown: what it makes durable, for a message */
+static gboolean
+sync_dir (const char *dir, gboolean whole, const char *shown, GError **error)
+{
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (whole ? syncfs (fd) : fsync (fd)) != 0)
+    {
+      int errsv = errno;
+      if (fd >= 0)
+        close (fd);
+      return errno_error (error, errsv, "Cannot write", shown);
+    }
+  close (fd);
+  return TRUE;
+}
+
+/* system/current.tmp naming generation @n, not synced yet: a descriptor
+ * of it, or -1 */
+static int
+write_current_tmp (const char *system, guint n, GError **error)
+{
+  g_autofree char *tmp = g_build_filename (system, "current.tmp", NULL);
+  g_autofree char *text = g_strdup_printf ("%u\n", n);
+  int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0)
+    return errno_error (error, errno, "Cannot write", tmp), -1;
+  if (write (fd, text, strlen (text)) != (ssize_t) strlen (text) || fchmod (fd, 0644) != 0)
+    {
+      int errsv = errno;
+      close (fd);
+      return errno_error (error, errsv, "Cannot write", tmp), -1;
+    }
+  return fd;
+}
+
+/* The switch: current.tmp, synced, renamed over `current`, and the rename
+ * made durable before anything of the generation it replaced is removed
+ * (the removal could otherwise reach the disk first, on a file system
+ * that does not keep the order of metadata changes, and leave `current`
+ * naming a removed generation) and before the command says it is done. */
+static gboolean
+publish_current (const char *system, GError **error)
+{
+  g_autofree char *tmp = g_build_filename (system, "current.tmp", NULL);
+  g_autofree char *path = g_build_filename (system, "current", NULL);
+
+  if (rename (tmp, path) != 0)
+    return errno_error (error, errno, "Cannot replace", path);
+  return sync_dir (system, FALSE, path, error);
+}
+
 static gboolean
 write_current (const char *system, guint n, GError **error)
 {
   g_autofree char *tmp = g_build_filename (system, "current.tmp", NULL);
-  g_autofree char *path = g_build_filename (system, "current", NULL);
-  g_autofree char *text = g_strdup_printf ("%u\n", n);
-  int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  int fd = write_current_tmp (system, n, error);
+
   if (fd < 0)
-    return errno_error (error, errno, "Cannot write", tmp);
-  if (write (fd, text, strlen (text)) != (ssize_t) strlen (text) || fchmod (fd, 0644) != 0
-      || fsync (fd) != 0)
+    return FALSE;
+  if (fsync (fd) != 0)
     {
       int errsv = errno;
       close (fd);
       return errno_error (error, errsv, "Cannot write", tmp);
     }
   close (fd);
-  if (rename (tmp, path) != 0)
-    return errno_error (error, errno, "Cannot replace", path);
-  return TRUE;
+  return publish_current (system, error);
 }
 
 static gboolean
@@ -2671,9 +2772,12 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
    * current generation's */
   guint base_gen = op->new_base != NULL ? next : generation_base (op->system, op->current);
   guint n_files = 0;
+  g_auto(SyncSet) ss = { 0 };
   int fd;
 
   g_return_val_if_fail (op->ran, FALSE);
+  sync_set_init (&ss);
+  writeback_start (upper);
   if (!gl_rm_rf (gen, cancellable, error) || !gl_mkdir (gen, 0755, error))
     return FALSE;
   if (op->new_base != NULL)
@@ -2693,12 +2797,9 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
       if (!gl_pkg_tree_link_copy (old, tree, cancellable, error))
         return FALSE;
     }
-  {
-    guint merged = 0;
-    if (!gl_pkg_tree_merge_upper (upper, tree, rootfs ? rootfs : "/", &merged, cancellable, error))
-      return FALSE;
-    n_files = MAX (n_files, merged);
-  }
+  if (!merge_upper_into (upper, tree, rootfs ? rootfs : "/", &ss, cancellable, error))
+    return FALSE;
+  n_files = MAX (n_files, ss.n);
   if (chmod (tree, 0755) != 0)
     return errno_error (error, errno, "Cannot set the mode of", tree);
   if (!make_lock_file (lock, error))
@@ -2710,19 +2811,28 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
       return FALSE;
   }
   apt_cache_keep (op, gen);
-  /* The new files' data went to disk one by one (or, for a large
-   * operation, the file system is synced here); the directories and links
-   * of the tree are metadata, which the journal commits in order before
-   * the rename of `current` (fsync of the tree forces that commit). */
-  fd = open (n_files > FSYNC_BUDGET ? op->system : tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || (n_files > FSYNC_BUDGET ? syncfs (fd) : fsync (fd)) != 0)
+  /* The new files' data goes to disk file by file (or, for a large
+   * operation, the file system is synced); the directories and links of
+   * the tree are metadata, which the journal commits in order before the
+   * rename of `current` (fsync of the tree forces that commit).  The
+   * files, the tree and current.tmp (renamed over `current` below) are
+   * synced together: their fsyncs, on threads of their own, share the
+   * journal's commits. */
+  fd = write_current_tmp (op->system, next, error);
+  if (fd < 0)
+    return FALSE;
+  sync_set_add (&ss, fd, "current.tmp");
+  if (n_files > FSYNC_BUDGET)
     {
-      int errsv = errno;
-      if (fd >= 0)
-        close (fd);
-      return errno_error (error, errsv, "Cannot write", tree);
+      if (!sync_dir (op->system, TRUE, tree, error))
+        return FALSE;
     }
-  close (fd);
+  else if ((fd = open (tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+    return errno_error (error, errno, "Cannot write", tree);
+  else
+    sync_set_add (&ss, fd, tree);
+  if (!sync_set_flush (&ss, error))
+    return FALSE;
   gl_pkg_crash_point ("commit-tree");
   /* Everything of the new generation, its base included, is in place
    * before the one atomic step that switches to it: the rename of
@@ -2738,7 +2848,7 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
   if (base_gen > 0 && !write_generation_base (gen, base_gen, error))
     return FALSE;
   gl_pkg_crash_point ("commit-record");
-  if (!write_current (op->system, next, error))
+  if (!publish_current (op->system, error))
     return FALSE;
   gl_pkg_crash_point ("commit-current");
   op->current = next;
@@ -3386,19 +3496,10 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
         g_autofree char *gen = g_build_filename (op->system, num, NULL);
         g_autofree char *tree = g_build_filename (gen, "tree", NULL);
         g_autofree char *lock = g_build_filename (gen, "lock", NULL);
-        int fd;
         if (!gl_rm_rf (gen, NULL, error) || !gl_mkdir (gen, 0755, error) || !gl_mkdir (tree, 0755, error)
-            || !gl_pkg_tree_link_copy (saved, tree, NULL, error) || !make_lock_file (lock, error))
+            || !gl_pkg_tree_link_copy (saved, tree, NULL, error) || !make_lock_file (lock, error)
+            || !sync_dir (op->system, TRUE, tree, error))
           return FALSE;
-        fd = open (op->system, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0 || syncfs (fd) != 0)
-          {
-            int errsv = errno;
-            if (fd >= 0)
-              close (fd);
-            return errno_error (error, errsv, "Cannot write", tree);
-          }
-        close (fd);
         if (base_gen > 0 && !write_generation_base (gen, base_gen, error))
           return FALSE;
         if (!write_current (op->system, next, error))
