@@ -276,9 +276,10 @@ if strace -o /dev/null -f --seccomp-bpf -e trace=execve true 2>/dev/null; then
     "$GLIMPSE" install "$id" glimpse-fresh > "$WORK/out-strace" 2>&1; rc=$?
   remover=$(grep -E '^[0-9]+ +(unlinkat\(AT_FDCWD, |rmdir\()"[^"]*/\.trash-[^"/]*"(, AT_REMOVEDIR)?\) = 0' "$WORK/strace-trash" \
             | awk '{ print $1; exit }')
-  first=$(awk -v p="$remover" '$1 == p { print; exit }' "$WORK/strace-trash")
+  # (strace pads the pid: the call without it)
+  first=$(awk -v p="$remover" '$1 == p { sub(/^[0-9]+ +/, ""); print; exit }' "$WORK/strace-trash")
   check_sh "an operation's trash is removed by $(basename "$GLIMPSE_REMOVE_TRASH"), exec'd by the detached child before anything else (rc $rc, remover ${remover:-none})" \
-    '[ $rc -eq 0 ] && [ -n "$remover" ] && [[ $first == "$remover execve(\"$GLIMPSE_REMOVE_TRASH\", "* ]]'
+    '[ $rc -eq 0 ] && [ -n "$remover" ] && [[ $first == "execve(\"$GLIMPSE_REMOVE_TRASH\", "* ]]'
   [ -n "$first" ] && echo "# the remover's first traced call: ${first:0:200}"
   check "uninstall glimpse-fresh again" "$GLIMPSE" uninstall "$id" glimpse-fresh
   gl_wait 30 no_trash
