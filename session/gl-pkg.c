@@ -47,10 +47,11 @@ const char gl_pkg_apt_conf[] =
    * commit, which makes the new generation durable itself (its files'
    * data, then `current`); a crash before that discards it all anyway. */
   "Dpkg::Options { \"--force-confdef\"; \"--force-confold\"; \"--force-unsafe-io\"; };\n"
-  /* Read after the sandbox's apt.conf.d (in place of its /etc/apt/apt.conf):
-   * where apt's binary caches are, and the proxy of an operation that
-   * downloads (written by gl_pkg_op_run) */
-  "Dir::Etc::main \"/run/glimpse-input/apt-proxy.conf\";\n";
+  /* The sandbox's /etc/apt/apt.conf stays unread, as when glimpse's own
+   * file took its place; that file (GL_PKG_APT_LAST_CONF) is given on
+   * apt's command line now, read after the sandbox's apt.conf.d, which
+   * could name another main file (gl_pkg_apt_command) */
+  "Dir::Etc::main \"/dev/null\";\n";
 
 static gboolean
 errno_error (GError **error, int errsv, const char *what, const char *path)
@@ -58,6 +59,66 @@ errno_error (GError **error, int errsv, const char *what, const char *path)
   g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv), "%s %s: %s", what, path,
                g_strerror (errsv));
   return FALSE;
+}
+
+gboolean
+gl_pkg_write_apt_conf (const char *input_dir, GError **error)
+{
+  g_autofree char *conf = g_build_filename (input_dir, "apt.conf", NULL);
+  g_autofree char *last = g_build_filename (input_dir, "apt-proxy.conf", NULL);
+
+  /* (the second until gl_pkg_op_run writes what the operation needs) */
+  return g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_NONE, 0644, error)
+         && g_file_set_contents_full (last, "// glimpse: nothing for this operation\n", -1,
+                                      G_FILE_SET_CONTENTS_NONE, 0644, error);
+}
+
+/* Whether @word is a shell assignment (NAME=…) */
+static gboolean
+is_assignment (const char *word)
+{
+  const char *eq = strchr (word, '=');
+
+  if (eq == NULL || eq == word || g_ascii_isdigit (word[0]))
+    return FALSE;
+  for (const char *c = word; c < eq; c++)
+    if (!g_ascii_isalnum (*c) && *c != '_')
+      return FALSE;
+  return TRUE;
+}
+
+char *
+gl_pkg_apt_command (const char *cmd, GError **error)
+{
+  const char *p = cmd;
+
+  for (;;)
+    {
+      const char *start, *end, *base;
+      g_autofree char *word = NULL;
+
+      while (*p == ' ' || *p == '\t')
+        p++;
+      start = p;
+      while (*p != '\0' && *p != ' ' && *p != '\t')
+        p++;
+      end = p;
+      if (start == end)
+        break;
+      word = g_strndup (start, end - start);
+      if (is_assignment (word))
+        continue;
+      base = strrchr (word, '/') ? strrchr (word, '/') + 1 : word;
+      if (!g_str_equal (base, "apt-get") && !g_str_equal (base, "apt"))
+        break;
+      return g_strdup_printf ("%.*s -c " GL_PKG_APT_LAST_CONF "%s", (int) (end - cmd), cmd, end);
+    }
+  g_set_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID,
+               "The profile's command “%s” does not run apt-get or apt: glimpse gives apt the "
+               "settings of an operation (the network cut before dpkg runs among them) on "
+               "apt's command line; make it start with apt-get or apt (after VAR=value "
+               "assignments, if any)", cmd);
+  return NULL;
 }
 
 /* ------------------------------------------------------------ the range */
@@ -2312,7 +2373,8 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
 
   g_return_val_if_fail (!op->ran, FALSE);
   op->ran = TRUE;
-  /* apt's configuration read last (gl_pkg_apt_conf): its binary caches
+  /* apt's configuration read last (-c on its command line:
+   * gl_pkg_apt_command): its binary caches
    * (see "apt's binary caches"), the proxy of an operation that downloads.
    * (Scratch, as the next: root's directory of the operation, read by the
    * namespace; nothing of it is kept, so nothing synced.) */
@@ -2351,7 +2413,9 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
           "Acquire::http::Proxy \"http://127.0.0.1:%d\";\n"
           "Acquire::https::Proxy \"http://127.0.0.1:%d\";\n", GL_PKG_PROXY_PORT, GL_PKG_PROXY_PORT);
       /* The cut (glimpse-pkgns --net-until-cut): the last DPkg::Pre-Invoke
-       * entry, after the sandbox's own (this file is read last).  apt runs
+       * entry, after the sandbox's own (this file is read last, after
+       * every configuration file: a Dir::Etc::main or Dir::Etc::parts of
+       * the sandbox's cannot keep it from being read).  apt runs
        * DPkg::Pre-Invoke first thing when it is about to run dpkg
        * (pkgDPkgPM::Go), before DPkg::Pre-Install-Pkgs (debconf's
        * dpkg-preconfigure, which runs the new packages' config scripts)
@@ -3039,11 +3103,7 @@ static gboolean
 prepare_input (GlPkgOp *op, const Family *fam, GError **error)
 {
   if (g_str_equal (fam->family, "apt"))
-    {
-      g_autofree char *conf = g_build_filename (gl_pkg_op_get_input_dir (op), "apt.conf", NULL);
-      if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_NONE, 0644, error))
-        return FALSE;
-    }
+    return gl_pkg_write_apt_conf (gl_pkg_op_get_input_dir (op), error);
   return TRUE;
 }
 
@@ -3344,6 +3404,19 @@ gl_pkg_apt_architectures (const char *tree, const char *base)
   return g_string_free (g_steal_pointer (&list), FALSE);
 }
 
+/* *@cmd as @fam runs it: an apt family's with glimpse's settings on
+ * apt's command line (gl_pkg_apt_command; *@owned keeps it), the others'
+ * as they are */
+static gboolean
+family_command (const Family *fam, const char **cmd, char **owned, GError **error)
+{
+  if (!g_str_equal (fam->family, "apt"))
+    return TRUE;
+  *owned = gl_pkg_apt_command (*cmd, error);
+  *cmd = *owned;
+  return *owned != NULL;
+}
+
 static GlPkgOp *
 begin_simple (GlSandbox *sandbox, const Family *fam, GlPkgProgress progress, gpointer user_data,
               GError **error)
@@ -3411,6 +3484,7 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
   const Family *fam = find_family (sandbox, error);
   g_autoptr(GlPkgOp) op = NULL;
   g_autofree char *list = NULL, *what = NULL, *script = NULL;
+  g_autofree char *owned_install = NULL, *owned_refresh = NULL;
   const char *install, *refresh = NULL;
 
   if (fam == NULL || !validate_names (packages, error))
@@ -3421,6 +3495,8 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
   list = g_strjoinv (" ", (char **) packages);
   what = g_strdup_printf ("installing %s into “%s”", list, sandbox->id);
   install = profile && profile->cmd_install ? profile->cmd_install : fam->install;
+  if (!family_command (fam, &install, &owned_install, error))
+    return FALSE;
   /* apt: the indexes refreshed first only when a source has none (read
    * here, under the operation's lock: no run of apt for it) */
   if (g_str_equal (fam->family, "apt"))
@@ -3432,6 +3508,8 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
 
       if (gl_pkg_apt_index_missing (tree, base, rootfs == NULL))
         refresh = profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh;
+      if (refresh != NULL && !family_command (fam, &refresh, &owned_refresh, error))
+        return FALSE;
     }
   script = gl_pkg_staged_script (fam->family, refresh, install, TRUE);
   return run_begun (op, fam, what, script, packages, gl_pkg_staged_network (fam->family), FALSE,
@@ -3443,13 +3521,17 @@ gl_pkg_uninstall (GlSandbox *sandbox, const char * const *packages, GlPkgProgres
                   gpointer user_data, GCancellable *cancellable, GError **error)
 {
   const Family *fam = find_family (sandbox, error);
-  g_autofree char *list = NULL, *what = NULL, *script = NULL;
+  g_autofree char *list = NULL, *what = NULL, *script = NULL, *owned = NULL;
+  const char *remove;
 
   if (fam == NULL || !validate_names (packages, error))
     return FALSE;
+  remove = fam->remove;
+  if (!family_command (fam, &remove, &owned, error))
+    return FALSE;
   list = g_strjoinv (" ", (char **) packages);
   what = g_strdup_printf ("removing %s from “%s”", list, sandbox->id);
-  script = g_strdup_printf ("%s \"$@\"", fam->remove);
+  script = g_strdup_printf ("%s \"$@\"", remove);
   return run_simple (sandbox, what, script, packages, GL_PKG_NETWORK_NONE, FALSE, progress, user_data,
                      cancellable, error);
 }
@@ -3460,16 +3542,18 @@ gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
 {
   g_autoptr(GlProfile) profile = load_profile (sandbox);
   const Family *fam = find_family (sandbox, error);
-  g_autofree char *what = NULL, *script = NULL;
-  const char *upgrade;
+  g_autofree char *what = NULL, *script = NULL, *owned_upgrade = NULL, *owned_refresh = NULL;
+  const char *upgrade, *refresh;
 
   if (fam == NULL)
     return FALSE;
   what = g_strdup_printf ("updating “%s”", sandbox->id);
   upgrade = profile && profile->cmd_upgrade ? profile->cmd_upgrade : fam->upgrade;
-  script = gl_pkg_staged_script (fam->family,
-                                 profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh,
-                                 upgrade, FALSE);
+  refresh = profile && profile->cmd_refresh ? profile->cmd_refresh : fam->refresh;
+  if (!family_command (fam, &upgrade, &owned_upgrade, error)
+      || !family_command (fam, &refresh, &owned_refresh, error))
+    return FALSE;
+  script = gl_pkg_staged_script (fam->family, refresh, upgrade, FALSE);
   return run_simple (sandbox, what, script, NULL, gl_pkg_staged_network (fam->family), TRUE, progress,
                      user_data, cancellable, error);
 }

@@ -151,7 +151,7 @@ char       *gl_pkg_base_tree (GlSandbox *sandbox);
  * maintainer scripts);
  * UNTIL_CUT (apt): the command runs once with the proxy, and the network
  * is cut before dpkg first runs: glimpse's apt configuration
- * (apt-proxy.conf) adds a DPkg::Pre-Invoke hook that asks glimpse-pkgns
+ * (GL_PKG_APT_LAST_CONF, read last) adds a DPkg::Pre-Invoke hook that asks glimpse-pkgns
  * for the cut and waits for it (--net-until-cut). */
 typedef enum {
   GL_PKG_NETWORK_NONE,
@@ -243,7 +243,22 @@ const char *gl_pkg_staged_cleanup (const char *family);
 /* Package names as the package managers take them: no options, no shell. */
 gboolean gl_pkg_name_validate (const char *name, GError **error);
 
-/* The family's apt.conf for operations (apt family only) */
+/* The family's apt.conf for operations (apt family only): $APT_CONFIG,
+ * read before the sandbox's own configuration */
 extern const char gl_pkg_apt_conf[];
+/* What glimpse sets for one operation (its proxy, the cut's
+ * DPkg::Pre-Invoke hook, apt's caches): given to every run of apt with -c,
+ * which apt reads after every configuration file, so nothing in the
+ * sandbox's (Dir::Etc::main "/dev/null", Dir::Etc::parts, #clear) keeps
+ * it from being read or undoes it */
+#define GL_PKG_APT_LAST_CONF "/run/glimpse-input/apt-proxy.conf"
+/* Writes glimpse's apt.conf and GL_PKG_APT_LAST_CONF (empty until
+ * gl_pkg_op_run fills it) into the operation's input directory */
+gboolean gl_pkg_write_apt_conf (const char *input_dir, GError **error);
+/* @cmd, a command of an apt profile or family ("apt-get install -y"),
+ * with "-c GL_PKG_APT_LAST_CONF" after its apt-get or apt (which may
+ * follow VAR=value assignments); an error naming the command if it does
+ * not start so */
+char    *gl_pkg_apt_command (const char *cmd, GError **error);
 
 G_END_DECLS

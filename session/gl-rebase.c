@@ -426,7 +426,7 @@ static const char rebase_script[] =
   "    esac\n"
   "  done\n"
   "  [ $# -gt 0 ] || exit 0\n"
-  "  apt-get update || echo 'glimpse-rebase: some package indexes could not be fetched'\n"
+  "  apt-get -c " GL_PKG_APT_LAST_CONF " update || echo 'glimpse-rebase: some package indexes could not be fetched'\n"
   "  $install --download-only \"$@\" || for p in \"$@\"; do $install --download-only \"$p\" || :; done\n"
   "  exit 0\n"
   "fi\n"
@@ -444,7 +444,7 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
   g_autoptr(GlProfile) profile = NULL;
   g_autoptr(GlPkgOp) op = NULL;
   g_auto(GStrv) kept = NULL;
-  g_autofree char *base = NULL, *repos = NULL, *conf = NULL, *release = NULL, *follows = NULL;
+  g_autofree char *base = NULL, *repos = NULL, *release = NULL, *follows = NULL, *install = NULL;
   g_autofree char *list = NULL;
   g_autofree char *what = NULL;
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
@@ -522,8 +522,7 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
       return FALSE;
     }
 
-  conf = g_build_filename (gl_pkg_op_get_input_dir (op), "apt.conf", NULL);
-  if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error))
+  if (!gl_pkg_write_apt_conf (gl_pkg_op_get_input_dir (op), error))
     return FALSE;
   /* the new base's release, recorded with it: the rename of `current`
    * switches base and record at once (sandbox.conf follows after) */
@@ -531,7 +530,16 @@ gl_rebase_sandbox (GlSandbox *sandbox, const GlCreateOptions *options, GlPkgProg
     release = g_strdup (profile->release);
   follows = gl_profile_follows (profile, release);
   gl_pkg_op_set_new_base (op, base, release, follows);
-  g_ptr_array_add (args, profile->cmd_install ? profile->cmd_install : "apt-get install -y");
+  install = g_strdup (profile->cmd_install ? profile->cmd_install : "apt-get install -y");
+  if (g_strcmp0 (sandbox->family, "apt") == 0)
+    {
+      g_autofree char *plain = g_steal_pointer (&install);
+
+      install = gl_pkg_apt_command (plain, error);
+      if (install == NULL)
+        return FALSE;
+    }
+  g_ptr_array_add (args, install);
   for (guint i = 0; kept[i]; i++)
     g_ptr_array_add (args, kept[i]);
   g_ptr_array_add (args, NULL);

@@ -765,8 +765,7 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
   keyfile = g_build_filename (input, "key", NULL);
   srcfile = g_build_filename (input, "glimpse.sources", NULL);
   {
-    g_autofree char *conf = g_build_filename (input, "apt.conf", NULL);
-    if (!g_file_set_contents_full (conf, gl_pkg_apt_conf, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, error)
+    if (!gl_pkg_write_apt_conf (input, error)
         || !g_file_set_contents_full (keyfile, g_bytes_get_data (key, NULL),
                                       (gssize) g_bytes_get_size (key), G_FILE_SET_CONTENTS_CONSISTENT,
                                       0644, error)
@@ -787,7 +786,7 @@ gl_repo_add (GlSandbox *sandbox, const char *spec, const char *key_arg, const ch
     "cp /run/glimpse-input/glimpse.sources \"/etc/apt/sources.list.d/glimpse-$name.sources\"\n"
     "chmod 0644 \"/etc/apt/sources.list.d/glimpse-$name.sources\"\n"
     "cp /run/glimpse-input/glimpse.sources /tmp/glimpse-only/glimpse.sources\n"
-    "apt-get update -o Dir::Etc::SourceList=/tmp/glimpse-only/none.list "
+    "apt-get -c " GL_PKG_APT_LAST_CONF " update -o Dir::Etc::SourceList=/tmp/glimpse-only/none.list "
     "-o Dir::Etc::SourceParts=/tmp/glimpse-only -o APT::Get::List-Cleanup=0\n");
   what = g_strdup_printf ("adding the repository %s (%s) to “%s”", name, source->uris[0], sandbox->id);
   {

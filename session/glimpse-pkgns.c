@@ -175,7 +175,9 @@
  *     killed;
  *   - --net-until-cut (apt): one run, and the network is cut by trusted
  *     code just before apt first runs dpkg.  glimpse's apt configuration,
- *     read after the sandbox's own, appends a DPkg::Pre-Invoke entry that
+ *     given with -c on apt's command line (read after every configuration
+ *     file of the sandbox's, none of which can keep it from being read:
+ *     gl_pkg_apt_command), appends a DPkg::Pre-Invoke entry that
  *     asks this program's PID 1 for the cut and waits for its answer; apt
  *     runs DPkg::Pre-Invoke first in pkgDPkgPM::Go, before
  *     DPkg::Pre-Install-Pkgs (debconf's dpkg-preconfigure, which runs the

@@ -1447,6 +1447,100 @@ test_apt_architectures_big (void)
   assert_archs (NULL, base, NULL);
 }
 
+/* apt's commands get glimpse's settings of the operation on their command
+ * line (-c, read after every configuration file); a command that does not
+ * run apt is refused, naming it */
+static void
+test_apt_command (void)
+{
+  struct { const char *in, *out; } good[] = {
+    { "apt-get install -y", "apt-get -c " GL_PKG_APT_LAST_CONF " install -y" },
+    { "apt-get update", "apt-get -c " GL_PKG_APT_LAST_CONF " update" },
+    { "apt", "apt -c " GL_PKG_APT_LAST_CONF },
+    { "  /usr/bin/apt-get  -y dist-upgrade", "  /usr/bin/apt-get -c " GL_PKG_APT_LAST_CONF "  -y dist-upgrade" },
+    { "DEBIAN_FRONTEND=noninteractive A_1=x apt-get install",
+      "DEBIAN_FRONTEND=noninteractive A_1=x apt-get -c " GL_PKG_APT_LAST_CONF " install" },
+  };
+  const char *bad[] = { "", "   ", "aptitude install", "env apt-get install", "sh -c 'apt-get install'",
+                        "1A=x apt-get install", "\"apt-get\" install", "apt-get;rm install", NULL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *got = gl_pkg_apt_command (good[i].in, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (got, ==, good[i].out);
+    }
+  for (guint i = 0; bad[i]; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *got = gl_pkg_apt_command (bad[i], &error);
+
+      g_assert_null (got);
+      g_assert_error (error, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, bad[i]));
+    }
+}
+
+/* What apt itself reads last (the apt of the machine the tests run on):
+ * glimpse's $APT_CONFIG first, then the sandbox's apt.conf.d, then the
+ * file given with -c (gl_pkg_apt_command).  A sandbox's
+ * `Dir::Etc::main "/dev/null";`, `Dir::Etc::parts` or
+ * `#clear DPkg::Pre-Invoke;` keeps glimpse's hook from being read or
+ * from running last. */
+static void
+test_apt_command_read_last (void)
+{
+  g_autoptr(GlTestTmpdir) dir = gl_test_tmpdir_new ("gl-apt-XXXXXX");
+  g_autofree char *parts = g_build_filename (dir, "etc", "apt", "apt.conf.d", NULL);
+  g_autofree char *first = g_build_filename (dir, "apt.conf", NULL);
+  g_autofree char *last = g_build_filename (dir, "apt-proxy.conf", NULL);
+  g_autofree char *sandbox = g_build_filename (parts, "99sandbox", NULL);
+  g_autofree char *apt_config = g_find_program_in_path ("apt-config");
+  g_autofree char *text = NULL, *out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) env = NULL;
+  int status;
+
+  if (apt_config == NULL)
+    {
+      gl_test_skip ("apt-config is not installed");
+      return;
+    }
+  g_assert_cmpint (g_mkdir_with_parents (parts, 0755), ==, 0);
+  text = g_strdup_printf ("Dir \"%s/\";\n%s", dir, gl_pkg_apt_conf);
+  g_assert_true (g_file_set_contents (first, text, -1, NULL));
+  g_assert_true (g_file_set_contents (last, "DPkg::Pre-Invoke { \"glimpse-cut\"; };\n", -1, NULL));
+  g_assert_true (g_file_set_contents (sandbox, "Dir::Etc::main \"/dev/null\";\nDir::Etc::parts \"/nonexistent\";\n"
+                                      "#clear DPkg::Pre-Invoke;\nDPkg::Pre-Invoke { \"sandbox-hook\"; };\n", -1, NULL));
+  env = g_environ_setenv (g_get_environ (), "APT_CONFIG", first, TRUE);
+  {
+    const char *argv[] = { apt_config, "-c", last, "dump", "DPkg::Pre-Invoke", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                                 &out, NULL, &status, &error));
+  }
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_nonnull (strstr (out, "DPkg::Pre-Invoke:: \"sandbox-hook\";\n"
+                                 "DPkg::Pre-Invoke:: \"glimpse-cut\";\n"));
+  g_clear_pointer (&out, g_free);
+  /* (glimpse's file named as the main file, as before: never read) */
+  g_clear_pointer (&text, g_free);
+  text = g_strdup_printf ("Dir \"%s/\";\nDir::Etc::main \"%s\";\n", dir, last);
+  g_assert_true (g_file_set_contents (first, text, -1, NULL));
+  {
+    const char *argv[] = { apt_config, "dump", "DPkg::Pre-Invoke", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+                                 &out, NULL, &status, &error));
+  }
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (out, "sandbox-hook"));
+  g_assert_null (strstr (out, "glimpse-cut"));
+}
+
 static void
 test_staged (void)
 {
@@ -1645,6 +1739,8 @@ main (int argc, char **argv)
   /* (pacman and apk are not packaged for the Debian the tests run on:
    * their two stages are checked here only) */
   g_test_add_func ("/pkg/staged", test_staged);
+  g_test_add_func ("/pkg/apt-command", test_apt_command);
+  g_test_add_func ("/pkg/apt-command-read-last", test_apt_command_read_last);
   g_test_add_func ("/pkg/apt-index-missing", test_apt_index_missing);
   g_test_add_func ("/pkg/apt-sources-hostile", test_apt_sources_hostile);
   g_test_add_func ("/pkg/apt-architectures", test_apt_architectures);

@@ -18,7 +18,9 @@
 # cut comes before any of its code.  The listeners record every connection; a connection
 # the test makes itself afterwards proves they were listening.  Installs
 # and updates from the real repository still work, and a download from an
-# address not among the sandbox's repositories is refused and said so.
+# address not among the sandbox's repositories is refused and said so.  A
+# sandbox whose apt.conf.d names no main file still gets the cut (glimpse's
+# settings are on apt's command line, read after every file of its own).
 # Needs root.
 source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
@@ -316,6 +318,40 @@ check_sh "… after the cut, as its preinst: nothing on 127.0.0.1:3128, no socke
    && ! grep -q "^\(config\|preinst\)-cut tcp-live: [1-9]" "$log"'
 check_sh "no hook reached anything: not the host's TCP service, its abstract socket, the repository directly, or the service through the proxy" \
   '! grep -q ": reached" "$log" && [ "$(grep -c ": failed" "$log")" -ge 12 ]'
+
+# --- a sandbox whose own apt configuration names no main file (and sets
+# the proxy itself, so apt still downloads without glimpse's settings):
+# glimpse's settings, given on apt's command line, are read all the same,
+# and the cut still comes before the new package's code (glimpse's file
+# named as Dir::Etc::main was never read then: no cut at all)
+cat > "$WORK/nomain-postinst" <<'POSTINST'
+#!/bin/sh
+[ "$1" = configure ] || exit 0
+printf 'Dir::Etc::main "/dev/null";\nAcquire::http::Proxy "http://127.0.0.1:3128";\n' \
+  > /etc/apt/apt.conf.d/99glimpse-no-main
+POSTINST
+gl_deb glimpse-no-main 1.0 "$WORK/nomain-postinst"
+gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+check "update (the index with glimpse-no-main)" "$GLIMPSE" update "$id"
+out=$("$GLIMPSE" install "$id" glimpse-no-main 2>&1); rc=$?
+check_sh "install glimpse-no-main (its apt.conf.d sets Dir::Etc::main \"/dev/null\"; rc $rc)" '[ $rc -eq 0 ]'
+[ $rc -eq 0 ] || echo "$out" | sed 's/^/# install (no main file): /' | tail -15
+gl_deb glimpse-after 3.0 "$WORK/after-postinst" "$WORK/after-extra"
+rm -f "$WORK/debs/glimpse-after_2.0_all.deb"
+gl_publish "$REPO/repo" good "$WORK"/debs/*.deb
+out=$("$GLIMPSE" update "$id" 2>&1); rc=$?
+echo "$out" | sed 's/^/# update (no main file): /' | tail -15
+tree=$(gl_tree "$id")
+check_sh "… an update from the real repository still works (rc $rc)" \
+  '[ $rc -eq 0 ] && [ -f "$tree/etc/apt/apt.conf.d/99glimpse-no-main" ]'
+in_sandbox "… the new version runs" "glimpse-after 3.0" glimpse-after
+log=$tree/var/lib/glimpse-reach/log
+grep '3\.0\|-cut' "$log" | tail -n 8 | sed 's/^/# reach: /'
+check_sh "… the new package's postinst still runs after the cut: nothing on 127.0.0.1:3128, no socket live" \
+  'grep -qx "after-cut 3.0 proxy-port: refused" "$log" && grep -qx "after-cut 3.0 tcp-live: 0" "$log"'
+check_sh "… and its config script and preinst too" \
+  '[ "$(grep -c "^preinst-cut proxy-port: refused" "$log")" -eq 3 ] && [ "$(grep -c "^config-cut proxy-port: refused" "$log")" -eq 3 ] \
+   && ! grep -q "^\(config\|preinst\)-cut tcp-live: [1-9]" "$log"'
 
 # the listeners were listening: our own connections arrive (after any earlier one)
 python3 -c '
