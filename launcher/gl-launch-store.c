@@ -172,44 +172,75 @@ glimpse_subuid_base (void)
   return (uid_t) -1;
 }
 
+/* The generation system/current names, or 0 without one (no system
+ * layer); dies if it names none */
+static unsigned long
+read_current (int system_fd)
+{
+  cleanup_fd int cur = gl_launch_store_open_trusted_at (system_fd, "current", "system/current",
+                                                        S_IFREG, true);
+  cleanup_free char *text = NULL;
+  char *end;
+  unsigned long n;
+
+  if (cur < 0)
+    return 0;
+  text = read_small_file (cur, "system/current");
+  errno = 0;
+  n = strtoul (text, &end, 10);
+  if (text[0] < '1' || text[0] > '9' || errno != 0 || n > 1000000000UL
+      || strcmp (end, "\n") != 0)
+    die ("sandbox not usable: system/current does not name a generation (one line "
+         "\"N\"); ask your administrator to repair the sandbox");
+  return n;
+}
+
 /* The system layer: system/current names generation N; system/N/tree is
  * the layer (root's, or the package-operation range's first uid), and
  * system/N/lock is held shared for as long as a view built from it lives.
- * No current: no system layer, the base only. */
+ * No current: no system layer, the base only.
+ * An operation switches `current` to a new generation first, then moves
+ * each old one that it can lock exclusively into a trash, where it is
+ * deleted: a part of N found missing, or N's lock taken only after N left
+ * system/, means `current` has moved on; it is read again (a few times at
+ * most).  A part missing while `current` still names N is a broken
+ * sandbox. */
 static void
 open_generation (GlLaunchSandbox *sb, int system_fd, bool privileged)
 {
   for (int attempt = 0;; attempt++)
     {
-      cleanup_fd int cur = gl_launch_store_open_trusted_at (system_fd, "current", "system/current",
-                                                            S_IFREG, true);
       cleanup_fd int gen = -1;
       cleanup_free char *text = NULL;
       cleanup_free char *what = NULL;
-      char *end;
       unsigned long n;
       struct stat st;
       uid_t owner;
 
-      if (cur < 0)
-        return;
-      text = read_small_file (cur, "system/current");
-      errno = 0;
-      n = strtoul (text, &end, 10);
-      if (text[0] < '1' || text[0] > '9' || errno != 0 || n > 1000000000UL
-          || strcmp (end, "\n") != 0)
-        die ("sandbox not usable: system/current does not name a generation (one line "
-             "\"N\"); ask your administrator to repair the sandbox");
+      n = read_current (system_fd);
       sb->generation = n;
+      if (n == 0)
+        return;
+      text = xasprintf ("%lu", n);
       what = xasprintf ("system/%lu/", n);
-      *end = '\0';
-      gen = gl_launch_store_open_trusted_at (system_fd, text, what, S_IFDIR, false);
+      gen = gl_launch_store_open_trusted_at (system_fd, text, what, S_IFDIR, true);
+      if (gen < 0 && read_current (system_fd) != n)
+        goto retry;
+      if (gen < 0)
+        die ("sandbox not usable: %s is missing; ask your administrator to recreate the "
+             "sandbox", what);
       free (what);
       what = xasprintf ("system/%lu/tree/", n);
       sb->sysupper_fd = openat (gen, "tree", O_PATH | O_NOFOLLOW | O_CLOEXEC);
       if (sb->sysupper_fd < 0)
-        die_with_error ("sandbox not usable: cannot open %s (ask your administrator to "
-                        "repair the sandbox)", what);
+        {
+          int err = errno;
+          if (err == ENOENT && read_current (system_fd) != n)
+            goto retry;
+          errno = err;
+          die_with_error ("sandbox not usable: cannot open %s (ask your administrator to "
+                          "repair the sandbox)", what);
+        }
       if (fstat (sb->sysupper_fd, &st) != 0 || !S_ISDIR (st.st_mode)
           || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
         die ("sandbox not usable: %s is not a directory, or is group- or world-writable; "
@@ -229,7 +260,12 @@ open_generation (GlLaunchSandbox *sb, int system_fd, bool privileged)
         return;         /* root's 0600 lock: the user lock stands for it */
       free (what);
       what = xasprintf ("system/%lu/lock", n);
-      sb->gen_lock_fd = gl_launch_store_open_trusted_at (gen, "lock", what, S_IFREG, false);
+      sb->gen_lock_fd = gl_launch_store_open_trusted_at (gen, "lock", what, S_IFREG, true);
+      if (sb->gen_lock_fd < 0 && read_current (system_fd) != n)
+        goto retry;
+      if (sb->gen_lock_fd < 0)
+        die ("sandbox not usable: %s is missing; ask your administrator to recreate the "
+             "sandbox", what);
       if (flock (sb->gen_lock_fd, LOCK_SH | LOCK_NB) == 0)
         {
           /* Locked in time only if it is still system/N: an operation
@@ -246,9 +282,12 @@ open_generation (GlLaunchSandbox *sb, int system_fd, bool privileged)
       else if (errno != EWOULDBLOCK)
         die_with_error ("cannot lock %s", what);
       /* Being deleted: current has moved on meanwhile; read it again. */
-      close (sb->gen_lock_fd);
+    retry:
+      if (sb->gen_lock_fd >= 0)
+        close (sb->gen_lock_fd);
       sb->gen_lock_fd = -1;
-      close (sb->sysupper_fd);
+      if (sb->sysupper_fd >= 0)
+        close (sb->sysupper_fd);
       sb->sysupper_fd = -1;
       if (attempt == 2)
         die ("sandbox \"%s\" is being changed (its system layer is being replaced); try "

@@ -1,0 +1,108 @@
+#!/bin/bash
+# Integration: a launch racing a package operation that replaces the
+# generation it is opening.  The launcher reads system/current (N), opens
+# system/N, then N/tree, then N/lock, and locks it; an operation that got
+# N's lock first moves N into a trash and a detached process deletes it.
+# Wherever the launch is when N goes (after reading `current`, after
+# opening system/N, after opening N/tree), it reads `current` again and
+# runs in the new generation: never "missing, ask your administrator to
+# recreate the sandbox" for a sandbox that is fine.  The launch is stopped
+# at the point by strace (a SIGSTOP injected after a system call on that
+# path), the operation runs to its end, the launch is continued.
+# Needs root and strace.
+source "$(dirname "$0")/libpkgtest.sh"
+source "$(dirname "$0")/librepo.sh"
+gl_pkg_env --launcher --sandbox genrace
+
+command -v strace >/dev/null || skip "no strace"
+gl_deb glimpse-race 1.0
+gl_deb glimpse-race-other 1.0
+gl_serve_host_sandbox "$id"
+check "install glimpse-race" "$GLIMPSE" install "$id" glimpse-race
+sys_dir=$GL_STORE/$id/system
+no_trash () { ! ls -A "$sys_dir" | grep_quiet '^\.trash-'; }
+gl_wait 30 no_trash
+strace -o /dev/null -e trace=getpid -e inject=getpid:signal=SIGCONT true 2>/dev/null \
+  || skip "strace cannot inject a signal here"
+
+# launch_stopped PATH SYSCALL: user A's launch in the background ($late),
+# the launcher ($c) stopped right after its first SYSCALL on PATH; its app
+# says whether the generation it runs in has glimpse-race-other.  False if
+# it did not stop within 30 s.
+launch_stopped () {
+  strace -o /dev/null -P "$1" -e trace="$2" -e inject="$2":signal=SIGSTOP:when=1 \
+    -u "$GL_USER_A" env -i HOME=/ PATH=/usr/bin:/bin LANG=C.UTF-8 \
+    XDG_RUNTIME_DIR=/run/user/"$(id -u "$GL_USER_A")" \
+    "$LAUNCH" "$id" -- sh -c 'command -v glimpse-race-other >/dev/null && echo with || echo without' \
+    > "$WORK/out-race" 2>&1 & late=$!
+  if ! gl_wait 30 launcher_stopped; then
+    echo "# the launch did not stop in 30 s: $(head -c 300 "$WORK/out-race")"
+    kill "$late" 2>/dev/null; wait "$late" 2>/dev/null
+    return 1
+  fi
+}
+launcher_stopped () {
+  c=$(pgrep -P "$late" | head -n 1)
+  [ -n "$c" ] && [ "$(awk '{ print $3 }' /proc/"$c"/stat 2>/dev/null)" = t ]
+}
+# next_op: each operation installs or uninstalls glimpse-race-other in
+# turn (a new generation each time): $op, and $want, what a launch in the
+# generation it makes says
+n_op=0
+next_op () {
+  n_op=$((n_op + 1))
+  if [ $((n_op % 2)) = 1 ]; then op=install want=with; else op=uninstall want=without; fi
+}
+# launch_ran WHAT: the stopped launch, continued, ran in the new generation
+launch_ran () {
+  local rc
+  kill -CONT "$c"
+  wait "$late"; rc=$?
+  check_sh "$1 (rc $rc: $(head -c 300 "$WORK/out-race"))" \
+    '[ $rc -eq 0 ] && [ "$(cat "$WORK/out-race")" = "$want" ]'
+}
+
+# race WHAT PATH SYSCALL: the launch stopped right after its first SYSCALL
+# on PATH (a file or directory of generation N) while an operation replaces
+# and removes N; it must run the new generation's program
+race () {
+  local gen
+  gen=$(gl_current "$id")
+  launch_stopped "$2" "$3" || { fail "$1: the launch stopped"; return; }
+  next_op
+  check "$1: an operation meanwhile ($op)" "$GLIMPSE" "$op" "$id" glimpse-race-other
+  gl_wait 30 no_trash
+  check_sh "… generation $gen is gone" '[ ! -e "$sys_dir/$gen" ]'
+  launch_ran "… the launch ran in the new generation"
+}
+
+gen=$(gl_current "$id")
+race "stopped after reading current" "$sys_dir/current" read
+gen=$(gl_current "$id")
+race "stopped after opening system/$gen" "$sys_dir/$gen" fstatfs
+gen=$(gl_current "$id")
+race "stopped after opening system/$gen/tree" "$sys_dir/$gen/tree" fstatfs
+
+# … but a part of the generation `current` still names that is missing is a
+# broken sandbox, said as such (not "being changed"), nothing run
+launch () { as_user "$GL_USER_A" "$LAUNCH" "$id" -- true 2>&1; }
+gen=$(gl_current "$id")
+mv "$sys_dir/$gen/lock" "$WORK/lock"
+out=$(launch); rc=$?
+check_sh "system/$gen/lock missing, current naming $gen: refused (rc $rc: $out)" \
+  '[ $rc -eq 125 ] && grep -q "system/$gen/lock is missing" <<<"$out"'
+mv "$WORK/lock" "$sys_dir/$gen/lock"
+mv "$sys_dir/$gen/tree" "$sys_dir/$gen/tree.away"
+out=$(launch); rc=$?
+check_sh "system/$gen/tree missing: refused (rc $rc: $out)" \
+  '[ $rc -eq 125 ] && grep -q "cannot open system/$gen/tree/" <<<"$out"'
+mv "$sys_dir/$gen/tree.away" "$sys_dir/$gen/tree"
+mv "$sys_dir/$gen" "$sys_dir/away"
+out=$(launch); rc=$?
+check_sh "system/$gen missing: refused (rc $rc: $out)" \
+  '[ $rc -eq 125 ] && grep -q "system/$gen/ is missing" <<<"$out"'
+mv "$sys_dir/away" "$sys_dir/$gen"
+out=$(launch); rc=$?
+check_sh "all back: it runs (rc $rc: $out)" '[ $rc -eq 0 ]'
+check "remove" "$GLIMPSE" remove "$id"
+finish
