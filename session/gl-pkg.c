@@ -1220,24 +1220,26 @@ trash_new (const char *system)
   return t;
 }
 
-/* @path (a directory of system/) moved into @op's trash as @name; @lock_fd
- * (or -1), a lock held on it, is the trash's from now on, whatever the
- * outcome.  FALSE: not moved (the caller removes it itself). */
+/* @path (a directory of system/) moved into @op's trash as @name.  Once
+ * a trash exists, *@lock_fd (NULL or -1: none), a lock held on @path, is
+ * the trash's, whatever the outcome (*@lock_fd becomes -1); without a
+ * trash it stays the caller's, held while the caller removes @path: no
+ * view may take it meanwhile.  FALSE: not moved (the caller removes it
+ * itself). */
 static gboolean
-trash_move (GlPkgOp *op, const char *path, const char *name, int lock_fd)
+trash_move (GlPkgOp *op, const char *path, const char *name, int *lock_fd)
 {
   g_autofree char *to = NULL;
 
   if (op->trash == NULL)
     op->trash = trash_new (op->system);
   if (op->trash == NULL)
+    return FALSE;
+  if (lock_fd != NULL && *lock_fd >= 0)
     {
-      if (lock_fd >= 0)
-        close (lock_fd);
-      return FALSE;
+      g_array_append_val (op->trash->fds, *lock_fd);
+      *lock_fd = -1;
     }
-  if (lock_fd >= 0)
-    g_array_append_val (op->trash->fds, lock_fd);
   to = g_build_filename (op->trash->dir, name, NULL);
   if (renameat2 (AT_FDCWD, path, AT_FDCWD, to, RENAME_NOREPLACE) != 0)
     {
@@ -1475,7 +1477,7 @@ delete_old_generations (GlPkgOp *op, guint keep)
         }
       /* (its lock held until it is gone, by whoever removes it; counted
        * with the trash) */
-      if (trash_move (op, dir, name, fd))
+      if (trash_move (op, dir, name, &fd))
         continue;
       /* (apt's caches, replaced at every operation, are not worth a
        * "Reclaimed") */
@@ -1487,6 +1489,8 @@ delete_old_generations (GlPkgOp *op, guint keep)
         g_debug ("%s", error->message);
       else
         freed += size;
+      if (fd >= 0)
+        close (fd);
     }
   return freed;
 }
@@ -2731,7 +2735,7 @@ remove_unused_bases (GlPkgOp *op)
         g_autoptr(GError) error = NULL;
         guint64 size = gl_reclaim_size (path);
         g_debug ("removing %s, the base of no generation left", path);
-        if (trash_move (op, path, name, -1))
+        if (trash_move (op, path, name, NULL))
           ;   /* (counted with the trash) */
         else if (!gl_rm_rf (path, NULL, &error))
           g_debug ("%s", error->message);
@@ -2924,7 +2928,7 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
        * command returns (see trash_new); else by gl_pkg_op_free, now */
       g_autofree char *name = g_path_get_basename (op->dir);
       reclaim (op);
-      if (trash_move (op, op->dir, name, -1))
+      if (trash_move (op, op->dir, name, NULL))
         g_clear_pointer (&op->dir, g_free);
       trash_dispose (op);
     }

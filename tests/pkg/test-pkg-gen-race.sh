@@ -9,6 +9,8 @@
 # recreate the sandbox" for a sandbox that is fine.  The launch is stopped
 # at the point by strace (a SIGSTOP injected after a system call on that
 # path), the operation runs to its end, the launch is continued.
+# And where no trash can be made, the operation removes a generation at
+# once with its lock held: no launch locks it meanwhile.
 # Needs root and strace.
 source "$(dirname "$0")/libpkgtest.sh"
 source "$(dirname "$0")/librepo.sh"
@@ -82,6 +84,28 @@ gen=$(gl_current "$id")
 race "stopped after opening system/$gen" "$sys_dir/$gen" fstatfs
 gen=$(gl_current "$id")
 race "stopped after opening system/$gen/tree" "$sys_dir/$gen/tree" fstatfs
+
+# Where no trash can be made (a full file system: glimpse with the
+# trash-fail shim), the operation removes the replaced generation at once,
+# and holds its lock until it is gone: a launch that opened it before the
+# switch and locks it meanwhile reads `current` again, never builds a view
+# on a generation being deleted.  glimpse stops itself before its first
+# removal in it; the launch is continued then.
+gen=$(gl_current "$id")
+launch_stopped "$sys_dir/$gen/tree" fstatfs || fail "the launch stopped"
+next_op
+LD_PRELOAD=$GL_TRASH_FAIL GL_STOP_UNDER=$sys_dir/$gen "$GLIMPSE" "$op" "$id" glimpse-race-other \
+  > "$WORK/out-op" 2>&1 & op_pid=$!
+op_stopped () { [ "$(awk '{ print $3 }' /proc/"$op_pid"/stat 2>/dev/null)" = T ]; }
+gl_wait 60 op_stopped || echo "# the operation did not stop in its removal: $(tail -c 300 "$WORK/out-op")"
+check_sh "no trash: the operation ($op) removes generation $gen itself" \
+  '! ls -A "$sys_dir" | grep_quiet "^\.trash-" && [ "$(gl_current "$id")" != "$gen" ]'
+launch_ran "… the launch locking it meanwhile ran in the new generation"
+kill -CONT "$op_pid"
+wait "$op_pid"; op_rc=$?
+check_sh "… and the operation ends (rc $op_rc), generation $gen gone" \
+  '[ $op_rc -eq 0 ] && [ ! -e "$sys_dir/$gen" ]'
+[ $op_rc -eq 0 ] || tail -n 5 "$WORK/out-op" | sed 's/^/# /'
 
 # … but a part of the generation `current` still names that is missing is a
 # broken sandbox, said as such (not "being changed"), nothing run
