@@ -1108,6 +1108,8 @@ struct _GlPkgOp {
   int lock_fd;
   guint32 uid, gid;
   guint current;
+  guint next;                  /* the number of the generation it makes: above every one
+                                * in system/ (a reset keeps the ones views hold) */
   char *system;                /* <sandbox>/system */
   char *dir;                   /* system/.op-XXXXXX */
   char *input;                 /* dir/input */
@@ -1524,9 +1526,59 @@ trash_lock_all (const char *path, GArray *fds)
   return TRUE;
 }
 
+/* Generation @n of @system's lock, held exclusively (-1: it has none);
+ * FALSE if a view holds it */
+static gboolean
+generation_lock (const char *system, guint n, int *fd)
+{
+  g_autofree char *num = g_strdup_printf ("%u", n);
+  g_autofree char *lock = g_build_filename (system, num, "lock", NULL);
+
+  *fd = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (*fd >= 0 && flock (*fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      close (*fd);
+      *fd = -1;
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The highest generation of @system (0: none); *@names_base (if not
+ * NULL): whether one of them lies over base-@g */
+static guint
+generations_scan (const char *system, guint g, gboolean *names_base)
+{
+  g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
+  const char *name;
+  guint n, top = 0;
+
+  if (names_base != NULL)
+    *names_base = FALSE;
+  while (d && (name = g_dir_read_name (d)) != NULL)
+    if (is_generation_name (name, &n))
+      {
+        top = MAX (top, n);
+        if (names_base != NULL && gl_sandbox_generation_base (system, n) == g)
+          *names_base = TRUE;
+      }
+  return top;
+}
+
+static gboolean
+base_named (const char *system, guint g)
+{
+  gboolean named;
+
+  generations_scan (system, g, &named);
+  return named;
+}
+
 /* What a killed operation left: scratch directories, and generations newer
  * than `current` that were never switched to, with the bases a rebase made
- * for them (base-N). */
+ * for them (base-N).  (After a reset, which leaves no `current`, the
+ * generations views held are newer than none: those still held stay, and
+ * the bases they lie over.) */
 static void
 remove_abandoned (const char *system, guint current)
 {
@@ -1537,13 +1589,22 @@ remove_abandoned (const char *system, guint current)
       guint n;
       g_autofree char *path = g_build_filename (system, name, NULL);
       g_autoptr(GError) error = NULL;
-      if (g_str_has_prefix (name, ".op-") || g_str_equal (name, "current.tmp")
-          || (is_generation_name (name, &n) && n > current)
-          || (g_str_has_prefix (name, "base-") && is_generation_name (name + 5, &n) && n > current))
+      int lock = -1;
+      /* (a generation's lock held while it goes) */
+      if (is_generation_name (name, &n) && n > current && !generation_lock (system, n, &lock))
+        g_debug ("%s is held by a view; kept", path);
+      else if (g_str_has_prefix (name, "base-") && is_generation_name (name + 5, &n)
+               && n > current && base_named (system, n))
+        g_debug ("%s is the base of a generation left; kept", path);
+      else if (g_str_has_prefix (name, ".op-") || g_str_equal (name, "current.tmp")
+               || (is_generation_name (name, &n) && n > current)
+               || (g_str_has_prefix (name, "base-") && is_generation_name (name + 5, &n) && n > current))
         {
           g_debug ("removing %s, left by an interrupted operation", path);
           if (!gl_rm_rf (path, NULL, &error))
             g_debug ("%s", error->message);
+          if (lock >= 0)
+            close (lock);
         }
       else if (g_str_has_prefix (name, TRASH_PREFIX))
         {
@@ -1956,6 +2017,7 @@ gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
     }
   op->current = gl_pkg_current_generation (sandbox->path);
   remove_abandoned (op->system, op->current);
+  op->next = MAX (op->current, generations_scan (op->system, 0, NULL)) + 1;
   if (!convert_old_layout (op, error))
     return NULL;
   /* what views that have ended since the last operation held */
@@ -2792,7 +2854,7 @@ static gboolean commit_next (GlPkgOp *op, GCancellable *cancellable, GError **er
 gboolean
 gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
 {
-  guint next = op->current + 1;
+  guint next = op->next;
   g_autofree char *num = NULL, *gen = NULL;
   g_autoptr(GError) cleanup_error = NULL;
 
@@ -2829,7 +2891,7 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
 static gboolean
 commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
 {
-  guint next = op->current + 1;
+  guint next = op->next;
   g_autofree char *num = g_strdup_printf ("%u", next);
   g_autofree char *gen = g_build_filename (op->system, num, NULL);
   g_autofree char *tree = g_build_filename (gen, "tree", NULL);
@@ -3579,7 +3641,7 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
     if (saved_dir != NULL)
       {
         g_autofree char *saved = g_build_filename (saved_dir, "tree", NULL);
-        guint next = op->current + 1;
+        guint next = op->next;
         g_autofree char *num = g_strdup_printf ("%u", next);
         g_autofree char *gen = g_build_filename (op->system, num, NULL);
         g_autofree char *tree = g_build_filename (gen, "tree", NULL);

@@ -128,5 +128,38 @@ check_sh "system/$gen missing: refused (rc $rc: $out)" \
 mv "$sys_dir/away" "$sys_dir/$gen"
 out=$(launch); rc=$?
 check_sh "all back: it runs (rc $rc: $out)" '[ $rc -eq 0 ]'
+
+# A reset while user A's view holds generation K keeps K (no `current`
+# then); the operations after it number their generations from 1 again.
+# Neither may remove or replace K while the view lives: not as a generation
+# "never switched to" (above `current`), nor as the number the next one
+# takes.  Here K is 2: the second operation after the reset makes 2.
+check "reset --yes (nothing running)" "$GLIMPSE" reset "$id" --yes
+gl_wait 30 no_trash
+readd () { "$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/good.asc" --name test; }
+check "add-repo" readd
+check "install glimpse-race-other" "$GLIMPSE" install "$id" glimpse-race-other
+held=$(gl_current "$id")
+gl_wait 30 no_trash
+as_user "$GL_USER_A" "$LAUNCH" "$id" -- sleep 3005.$$ > "$WORK/out-view" 2>&1 & view=$!
+view_holds () { ! flock -x -n "$sys_dir/$held/lock" true; }
+check "a view of user A holds generation $held" gl_wait 30 view_holds
+view_holds || echo "# the view: $(head -c 300 "$WORK/out-view")"
+ino=$(stat -c %i "$sys_dir/$held/tree")
+kept () { [ "$(stat -c %i "$sys_dir/$held/tree" 2>/dev/null)" = "$ino" ] && [ -x "$sys_dir/$held/tree/usr/bin/glimpse-race-other" ]; }
+check "reset --yes while it runs" "$GLIMPSE" reset "$id" --yes
+check_sh "… keeps generation $held" kept
+check "add-repo after the reset" readd
+check_sh "… generation $held untouched (current $(gl_current "$id"))" kept
+check "install glimpse-race after the reset" "$GLIMPSE" install "$id" glimpse-race
+check_sh "… generation $held untouched (current $(gl_current "$id"))" \
+  'kept && [ "$(gl_current "$id")" != "$held" ]'
+out=$(as_user "$GL_USER_A" "$LAUNCH" "$id" -- sh -c 'command -v glimpse-race-other || command -v glimpse-race' 2>&1)
+kill "$(pgrep -f -x "sleep 3005.$$")" 2>/dev/null; wait "$view" 2>/dev/null
+check_sh "… the held view had been joined, in generation $held (got: $out)" \
+  '[ "$out" = /usr/bin/glimpse-race-other ]'
+check "the next operation, the view gone" "$GLIMPSE" uninstall "$id" glimpse-race
+gl_wait 30 no_trash
+check_sh "… removes generation $held" '[ ! -e "$sys_dir/$held" ]'
 check "remove" "$GLIMPSE" remove "$id"
 finish
