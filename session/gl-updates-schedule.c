@@ -15,6 +15,8 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #define DEFAULT_INTERVAL_HOURS 6.0
 #define DEFAULT_FIRST_DELAY_S  120
@@ -312,15 +314,29 @@ on_helper_done (GObject *source, GAsyncResult *res, gpointer data)
   g_task_return_boolean (task, TRUE);
 }
 
+/* In the check, before it runs: it dies with the agent.  GLib sends
+ * g_subprocess_force_exit's signal from its worker thread, later: an agent
+ * that quits right after asking may be gone before it is sent, and the
+ * check, blocked on a slow repository, would go on without it. */
+static void
+check_dies_with_agent (gpointer data)
+{
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid () != (pid_t) GPOINTER_TO_INT (data))
+    _exit (127);
+}
+
 static void
 check_spawn (GlUpdatesSchedule *self, GTask *task)
 {
   CheckJob *j = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   const char *argv[] = { gl_paths_updates_check (), gl_agent_get_store_dir (self->agent), self->cache_dir,
                          j->id, NULL };
 
-  j->proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_subprocess_launcher_set_child_setup (launcher, check_dies_with_agent, GINT_TO_POINTER (getpid ()), NULL);
+  j->proc = g_subprocess_launcher_spawnv (launcher, argv, &error);
   if (j->proc == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));

@@ -29,6 +29,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -229,7 +230,7 @@ try:
                 found.append(int(pid))
         return found
 
-    print("1..22")
+    print("1..23")
     # shortly after start: one round, drip (stopped after CheckTimeout)
     # then sid; one notification
     ok(wait_for(lambda: len(notifies()) >= 1, timeout=CHECK_TIMEOUT + 20),
@@ -373,6 +374,26 @@ try:
        "%s %s\n%s" % (under_way, rc, open(os.path.join(tmp, "agent.log")).read()[-2000:]))
     ok(wait_for(lambda: drip.counts()[0] == 0 and check_procs("drip") == [], timeout=5),
        "... and the check it was running is gone", "%s %s" % (drip.counts(), check_procs("drip")))
+
+    # an agent killed (kill -9) in the middle of a check: the check dies
+    # with it (the one its first round starts, drip first)
+    agent = subprocess.Popen([SESSION, "--verbose"], env=env, stdout=subprocess.DEVNULL,
+                             stderr=open(os.path.join(tmp, "agent-2.log"), "w"))
+    procs.append(agent)
+    under_way = wait_for(lambda: drip.counts()[0] == 1 and len(check_procs("drip")) == 1,
+                         timeout=CHECK_TIMEOUT + 20)
+    left = check_procs("drip")
+    agent.kill()
+    agent.wait()
+    ok(under_way and wait_for(lambda: drip.counts()[0] == 0 and check_procs("drip") == [], timeout=5),
+       "kill -9 of the agent during a check: the check is gone with it",
+       "%s %s %s\n%s" % (under_way, drip.counts(), check_procs("drip"),
+                         open(os.path.join(tmp, "agent-2.log")).read()[-1500:]))
+    for pid in left:    # (on failure: not left to the next test)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 finally:
     cleanup()
 sys.exit(1 if failed else 0)
