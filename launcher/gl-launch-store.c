@@ -439,6 +439,19 @@ gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *id,
   sb->userdir_fd = fd;
 }
 
+void
+gl_launch_store_recheck_generation (GlLaunchSandbox *sb)
+{
+  cleanup_fd int system_fd = gl_launch_store_open_trusted_at (sb->sandbox_fd, "system", "system/",
+                                                              S_IFDIR, false);
+  if (read_current (system_fd) == sb->generation)
+    return;
+  if (sb->sysupper_fd >= 0)
+    close (sb->sysupper_fd);
+  sb->sysupper_fd = -1;
+  open_generation (sb, system_fd, false);
+}
+
 /* Your lock, users/<uid>/lock, made and opened with your ids: shared while
  * an app runs; glimpse purge (as you) and the administrator's operations
  * take it exclusively. */

@@ -19,7 +19,9 @@ typedef struct {
   int rootfs_fd;        /* rootfs/, or -1 for Base=host */
   int sysupper_fd;      /* system/<N>/tree, or -1: no system layer */
   unsigned long generation; /* N, or 0 */
-  int gen_lock_fd;      /* system/<N>/lock, shared (privileged only) */
+  int gen_lock_fd;      /* system/<N>/lock, shared (privileged only: without
+                         * privilege users/<uid>/lock stands for it, and
+                         * gl_launch_store_recheck_generation) */
   int userdir_fd;       /* users/<uid>/, the caller's */
   int lock_fd;          /* lock, shared (privileged only) */
   int user_lock_fd;     /* users/<uid>/lock, shared */
@@ -54,3 +56,10 @@ void gl_launch_store_open (GlLaunchSandbox *sb, const char *store, const char *i
 /* Takes the caller's lock users/<uid>/lock, shared; run with the caller's
  * filesystem ids (it is made as theirs). */
 void gl_launch_store_lock_user (GlLaunchSandbox *sb, uid_t uid);
+/* Without privilege, once the caller's lock is held: the generation's lock
+ * (root's) cannot be held, and the caller's lock stands for it (package
+ * operations keep every old generation while a view without privilege may
+ * hold it); a generation an operation switched away from before the lock
+ * was held may be going, so if system/current names another one now, that
+ * one is opened instead. */
+void gl_launch_store_recheck_generation (GlLaunchSandbox *sb);

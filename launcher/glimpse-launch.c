@@ -608,6 +608,10 @@ make_copies (void)
 
   /* Still with your filesystem ids, as they need. */
   gl_launch_store_lock_user (&L.sb, L.uid);
+  /* Without privilege your lock stands for the generation's (root's):
+   * what an operation switched away from before it was held may go */
+  if (!L.privileged && !L.sb.query)
+    gl_launch_store_recheck_generation (&L.sb);
   check_socket_dirs ();
 
   if (L.privileged)

@@ -1408,7 +1408,9 @@ reclaim (GlPkgOp *op)
 
   /* A view that has ended but that a process outside still keeps (its
    * mount namespace held) keeps its overlays, over the generation and base
-   * it was built from (which one is not recorded): nothing old goes then. */
+   * it was built from (which one is not recorded): nothing old goes then.
+   * Nor while a view built without the launcher's setuid bit may run: it
+   * cannot hold its generation's lock (gl_sandbox_layers_free). */
   if (!gl_sandbox_layers_free (op->sandbox, TRUE, &error))
     {
       /* (once: an operation reclaims at its start and at its end) */

@@ -846,12 +846,67 @@ gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error)
   return FALSE;
 }
 
+/* Whether no view built by the launcher without its setuid bit may run:
+ * such a view cannot open its generation's lock (root's, 0600) nor write
+ * a record in users/.views/; all that says it may be up is its user's
+ * lock (users/<uid>/lock) held while that user has launched without the
+ * bit at some time (users/<uid>/view.lock, made by such launches only).
+ * The launcher, without the bit, checks `current` again once it holds
+ * the user's lock, so a view is never built on a generation an operation
+ * switched away from before it looked here. */
+static gboolean
+no_unprivileged_view (GlSandbox *sandbox, GError **error)
+{
+  g_autofree char *users = g_build_filename (sandbox->path, "users", NULL);
+  g_autoptr(GDir) d = g_dir_open (users, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *dir = NULL;
+      guint64 uid;
+      struct stat st;
+      int dfd, lock;
+      gboolean held;
+
+      if (!g_ascii_string_to_unsigned (name, 10, 0, G_MAXUINT32 - 1, &uid, NULL))
+        continue;
+      dir = g_build_filename (users, name, NULL);
+      dfd = open (dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (dfd < 0)
+        continue;
+      if (fstatat (dfd, "view.lock", &st, AT_SYMLINK_NOFOLLOW) != 0)
+        {
+          close (dfd);
+          continue;
+        }
+      lock = openat (dfd, "lock", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+      close (dfd);
+      if (lock < 0)
+        continue;
+      held = flock (lock, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+      close (lock);
+      if (held)
+        {
+          g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                       "uid %u may run a view of it built by glimpse-launch without its setuid "
+                       "bit (its users/%u/lock is held), which cannot hold the generation it "
+                       "was built from", (unsigned) uid, (unsigned) uid);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 gboolean
 gl_sandbox_layers_free (GlSandbox *sandbox, gboolean running_ok, GError **error)
 {
   g_autofree char *views = g_build_filename (sandbox->path, "users", ".views", NULL);
   g_autoptr(GDir) d = g_dir_open (views, 0, NULL);
   const char *name;
+
+  if (running_ok && !no_unprivileged_view (sandbox, error))
+    return FALSE;
 
   while (d != NULL && (name = g_dir_read_name (d)) != NULL)
     {

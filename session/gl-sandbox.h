@@ -133,7 +133,9 @@ gboolean    gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error
  * (remove), or @running_ok (package operations, which old system
  * generations no view uses any more): a user whose view runs now is not
  * asked (it holds its generation's lock), the others with their lock
- * held, as purge holds it. */
+ * held, as purge holds it; and with @running_ok, FALSE (GL_STORE_ERROR_IN_USE)
+ * while a user who has launched it without the launcher's setuid bit holds
+ * their lock: such a view holds no generation's lock, so none may go. */
 gboolean    gl_sandbox_layers_free (GlSandbox *sandbox, gboolean running_ok, GError **error);
 
 /* Disk usage of the sandbox's directory in bytes (not following links, one
