@@ -351,6 +351,29 @@ gl_sandbox_get_rootfs (GlSandbox *sandbox)
 }
 
 char *
+gl_sandbox_get_base_tree (GlSandbox *sandbox)
+{
+  g_autofree char *system = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *tree = NULL;
+  struct stat st;
+  guint n = 0, g;
+
+  if (g_strcmp0 (sandbox->base, GL_BASE_HOST) == 0)
+    return NULL;
+  system = g_build_filename (sandbox->path, "system", NULL);
+  if (gl_sandbox_get_system_generation (sandbox, &n, NULL) && n > 0)
+    {
+      g = gl_sandbox_generation_base (system, n);
+      name = g > 0 ? g_strdup_printf ("base-%u", g) : g_strdup ("base");
+      tree = g_build_filename (system, name, "tree", NULL);
+      if (lstat (tree, &st) == 0 && S_ISDIR (st.st_mode))
+        return g_steal_pointer (&tree);
+    }
+  return gl_sandbox_get_rootfs (sandbox);
+}
+
+char *
 gl_sandbox_get_system_upper (GlSandbox *sandbox)
 {
   return g_build_filename (sandbox->path, "system", "upper", NULL);
@@ -940,8 +963,28 @@ gl_sandbox_layers_free (GlSandbox *sandbox, gboolean running_ok, GError **error)
   return TRUE;
 }
 
+/* A file with several links counts once, as du counts it: a rebased
+ * sandbox's generation shares most of its files with its base by links. */
+static gboolean
+first_link (GHashTable *seen, const struct stat *st)
+{
+  guint64 *key;
+
+  if (st->st_nlink < 2)
+    return TRUE;
+  key = g_new (guint64, 1);
+  *key = (guint64) st->st_ino;
+  if (g_hash_table_contains (seen, key))
+    {
+      g_free (key);
+      return FALSE;
+    }
+  g_hash_table_add (seen, key);
+  return TRUE;
+}
+
 static guint64
-dir_size (int dfd, const char *name, dev_t dev)
+dir_size (int dfd, const char *name, dev_t dev, GHashTable *seen)
 {
   struct stat st;
   guint64 total = 0;
@@ -952,7 +995,7 @@ dir_size (int dfd, const char *name, dev_t dev)
   if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     return 0;
   if (!S_ISDIR (st.st_mode))
-    return (guint64) st.st_blocks * 512;
+    return st.st_dev != dev || first_link (seen, &st) ? (guint64) st.st_blocks * 512 : 0;
   total = (guint64) st.st_blocks * 512;
   if (st.st_dev != dev)
     return total;
@@ -970,7 +1013,7 @@ dir_size (int dfd, const char *name, dev_t dev)
     {
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
-      total += dir_size (dirfd (d), de->d_name, dev);
+      total += dir_size (dirfd (d), de->d_name, dev, seen);
     }
   closedir (d);
   return total;
@@ -979,11 +1022,12 @@ dir_size (int dfd, const char *name, dev_t dev)
 guint64
 gl_sandbox_get_size (GlSandbox *sandbox)
 {
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   struct stat st;
 
   if (stat (sandbox->path, &st) != 0)
     return 0;
-  return dir_size (AT_FDCWD, sandbox->path, st.st_dev);
+  return dir_size (AT_FDCWD, sandbox->path, st.st_dev, seen);
 }
 
 /* How long gl_sandbox_remove waits for a trash's removal (the tests

@@ -58,6 +58,10 @@ gboolean    gl_sandbox_save (GlSandbox *sandbox, GError **error);
 
 /* Directory holding the sandbox's own tree: <path>/rootfs, or NULL when the base is the host. */
 char       *gl_sandbox_get_rootfs (GlSandbox *sandbox);
+/* The tree the current generation lies over: after a rebase the base it
+ * was moved to (<path>/system/base-G/tree, or the older system/base/tree),
+ * else rootfs/; NULL for a sandbox of the host. */
+char       *gl_sandbox_get_base_tree (GlSandbox *sandbox);
 
 /* The system layer, per the generations contract:
  * <path>/system/current holds "N\n" (decimal, N >= 1) and the layer is

@@ -470,7 +470,7 @@ gl_cmd_info (int argc, char **argv)
   if (s == NULL)
     return gl_cli_fail (error);
 
-  rootfs = gl_sandbox_get_rootfs (s);
+  rootfs = gl_sandbox_get_base_tree (s);
   size = gl_format_size (gl_sandbox_get_size (s));
   created = format_time (s->created);
   updated = format_time (s->updated);

@@ -566,6 +566,68 @@ test_system_generation (void)
     }
 }
 
+/* A rebased sandbox's generation shares its files with its base by hard
+ * links: its size counts each file once, as du does (it counted them
+ * twice, "Size: 251.3 MiB" for 130 MiB on disk) */
+static void
+test_size_links (void)
+{
+  g_autofree char *store = make_store ();
+  g_autoptr(GlSandbox) s = sample (store, "size");
+  g_autofree char *base = g_build_filename (s->path, "system", "base-2", "tree", NULL);
+  g_autofree char *gen = g_build_filename (s->path, "system", "2", "tree", NULL);
+  g_autofree char *file = g_build_filename (base, "big", NULL);
+  g_autofree char *second = g_build_filename (gen, "big", NULL);
+  g_autofree char *data = g_malloc0 (1 << 20);
+  guint64 once, twice;
+
+  g_assert_cmpint (g_mkdir_with_parents (base, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (gen, 0755), ==, 0);
+  for (gsize i = 0; i < (1 << 20); i++)
+    data[i] = (char) (i * 7 + 1);
+  g_assert_true (g_file_set_contents (file, data, 1 << 20, NULL));
+  once = gl_sandbox_get_size (s);
+  g_assert_cmpuint (once, >=, 1 << 20);
+  g_assert_cmpint (link (file, second), ==, 0);
+  twice = gl_sandbox_get_size (s);
+  /* (the second name adds no more than its directory entry) */
+  g_assert_cmpuint (twice, <, once + 64 * 1024);
+}
+
+/* After a rebase the base is the one the current generation names, not
+ * the rootfs/ the sandbox was created with ("glimpse info" showed that) */
+static void
+test_base_tree (void)
+{
+  g_autofree char *store = make_store ();
+  g_autoptr(GlSandbox) s = sample (store, "based");
+  g_autofree char *system = g_build_filename (s->path, "system", NULL);
+  g_autofree char *rootfs = g_build_filename (s->path, "rootfs", NULL);
+  g_autofree char *rebased = g_build_filename (system, "base-3", "tree", NULL);
+  g_autofree char *gen = g_build_filename (system, "3", NULL);
+  g_autofree char *gen_base = g_build_filename (gen, "base", NULL);
+  g_autofree char *current = g_build_filename (system, "current", NULL);
+  g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+  g_autoptr(GlSandbox) host = sample (store, "host-based");
+
+  g_assert_cmpint (g_mkdir_with_parents (rootfs, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (rebased, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (gen, 0755), ==, 0);
+  a = gl_sandbox_get_base_tree (s);
+  g_assert_cmpstr (a, ==, rootfs);
+  g_assert_true (g_file_set_contents (current, "3\n", -1, NULL));
+  b = gl_sandbox_get_base_tree (s);
+  g_assert_cmpstr (b, ==, rootfs);
+  g_assert_true (g_file_set_contents (gen_base, "3\n", -1, NULL));
+  c = gl_sandbox_get_base_tree (s);
+  g_assert_cmpstr (c, ==, rebased);
+
+  g_free (host->base);
+  host->base = g_strdup (GL_BASE_HOST);
+  d = gl_sandbox_get_base_tree (host);
+  g_assert_null (d);
+}
+
 static void
 test_watch_dirs (void)
 {
@@ -905,6 +967,8 @@ main (int argc, char **argv)
   g_test_add_func ("/store/rm-rf-deep", test_rm_rf_deep);
   g_test_add_func ("/store/rm-rf-bind", test_rm_rf_bind);
   g_test_add_func ("/store/system-generation", test_system_generation);
+  g_test_add_func ("/store/size-links", test_size_links);
+  g_test_add_func ("/store/base-tree", test_base_tree);
   g_test_add_func ("/store/watch-dirs", test_watch_dirs);
   g_test_add_func ("/store/abandoned", test_abandoned);
   g_test_add_func ("/store/remove", test_remove);
