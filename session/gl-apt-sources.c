@@ -112,12 +112,13 @@ parse_line (const char *file, guint n, char *line, GError **error)
   g_auto(GStrv) opts = NULL;
   char *rest;
 
-  if (g_str_has_prefix (line, "deb-src") && g_ascii_isspace (line[7]))
+  /* (a bare "deb" lacks its URI and suite, not its type) */
+  if (g_str_has_prefix (line, "deb-src") && (line[7] == '\0' || g_ascii_isspace (line[7])))
     {
       s->deb_src = TRUE;
       rest = line + 7;
     }
-  else if (g_str_has_prefix (line, "deb") && g_ascii_isspace (line[3]))
+  else if (g_str_has_prefix (line, "deb") && (line[3] == '\0' || g_ascii_isspace (line[3])))
     rest = line + 3;
   else
     {

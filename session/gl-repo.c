@@ -120,14 +120,18 @@ gl_repo_source_parse (const char *text, GError **error)
 
   while (g_ascii_isspace (*p))
     p++;
-  if (g_str_has_prefix (p, "deb") && (g_ascii_isspace (p[3]) || g_str_has_prefix (p, "deb-src")))
+  if (g_str_has_prefix (p, "deb") && (p[3] == '\0' || g_ascii_isspace (p[3]) || g_str_has_prefix (p, "deb-src")))
     entries = gl_apt_sources_parse_one_line ("the repository", text, &local);
   else if (*p != '\0')
     entries = gl_apt_sources_parse_deb822 ("the repository", text, &local);
   else
     return gl_repo_invalid (error, "the repository is empty"), NULL;
+  /* (a syntax error alone does not say what was expected: a mistyped
+   * "deb" line reads as deb822 that "lacks Types") */
   if (entries == NULL)
-    return gl_repo_invalid (error, "%s", local->message), NULL;
+    return gl_repo_invalid (error, "%s; give a “deb URI SUITE [COMPONENT…]” line, quoted as one "
+                            "argument, deb822 text (Types:, URIs:, Suites:, Components:) or a file "
+                            "holding either", local->message), NULL;
   for (guint i = 0; i < entries->len; i++)
     {
       GlAptSource *e = entries->pdata[i];

@@ -367,6 +367,25 @@ test_parse_sources (void)
         g_assert_error (e, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
       }
   }
+
+  /* a syntax error says what was wrong and what a spec looks like */
+  {
+    const char *malformed[][2] = {
+      { "deb", "needs a URI and a suite" },
+      { "  deb\n", "needs a URI and a suite" },
+      { "debb http://127.0.0.1:8122/repo ./", "lacks Types" },
+      { "Types: deb\nURIs: http://127.0.0.1/r\nSuites ./", "not a field" },
+    };
+    for (gsize i = 0; i < G_N_ELEMENTS (malformed); i++)
+      {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(GlRepoSource) r = gl_repo_source_parse (malformed[i][0], &e);
+        g_assert_null (r);
+        g_assert_error (e, GL_PKG_ERROR, GL_PKG_ERROR_INVALID);
+        g_assert_nonnull (strstr (e->message, malformed[i][1]));
+        g_assert_nonnull (strstr (e->message, "give a “deb URI SUITE [COMPONENT…]” line"));
+      }
+  }
 }
 
 static void
