@@ -2283,6 +2283,7 @@ typedef struct {
   gpointer user_data;
   GPtrArray *tail;   /* the error lines, for the message */
   char *signer;      /* the key of a signature apt had no key for */
+  gboolean unmet;    /* within apt's list of unmet dependencies */
 } RunState;
 
 /* The key id after @marker in @line ("NO_PUBKEY 0123…" from gpgv, "Missing
@@ -2313,6 +2314,22 @@ on_line (const char *raw, gpointer data)
   if (rs->signer == NULL
       && ((signer = key_after (line, "NO_PUBKEY ")) != NULL || (signer = key_after (line, "Missing key ")) != NULL))
     rs->signer = g_steal_pointer (&signer);
+  /* apt's "E: Unable to correct problems, you have held broken packages"
+   * names neither the package nor the dependency: its list above does
+   * (" foo : Depends: bar (>= 2) but it is not installable", a further
+   * dependency of foo on a line of its own, indented) */
+  if (rs->unmet && line[0] == ' ' && rs->tail->len < 8)
+    {
+      g_autoptr(GString) one = g_string_new (NULL);
+      g_auto(GStrv) words = g_strsplit_set (line, " ", -1);
+
+      for (gsize i = 0; words[i] != NULL; i++)
+        if (words[i][0] != '\0')
+          g_string_append_printf (one, "%s%s", one->len ? " " : "", words[i]);
+      g_ptr_array_add (rs->tail, g_string_free (g_steal_pointer (&one), FALSE));
+      return;
+    }
+  rs->unmet = g_str_equal (line, "The following packages have unmet dependencies:");
   if ((g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")
        || g_str_has_prefix (line, "dpkg: error")) && rs->tail->len < 8)
     {
@@ -2343,7 +2360,7 @@ spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const
   g_auto(GlSpawnResult) result = { 0 };
   g_autoptr(GPtrArray) tail = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *signer = NULL;
-  RunState rs = { progress, user_data, tail, NULL };
+  RunState rs = { progress, user_data, tail, NULL, FALSE };
   gboolean ran;
   g_autoptr(GlPkgLimits) limits = NULL;
   g_autofree char *warning = NULL;
