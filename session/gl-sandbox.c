@@ -1040,19 +1040,52 @@ gl_sandbox_set_trash_wait_for_tests (guint ms)
   trash_wait_ms = ms;
 }
 
-/* The process that holds the flock on @fd's file, from /proc/locks; 0 if
- * none is listed */
+/* Whether process @pid has a descriptor of the file @st that holds a lock
+ * on it (the descriptor's fdinfo lists the lock) */
+static gboolean
+holds_lock (const char *pid, const struct stat *st)
+{
+  g_autofree char *fd_dir = g_build_filename ("/proc", pid, "fd", NULL);
+  g_autoptr(GDir) d = g_dir_open (fd_dir, 0, NULL);
+  const char *n;
+
+  while (d != NULL && (n = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *link = g_build_filename (fd_dir, n, NULL);
+      g_autofree char *info_path = g_build_filename ("/proc", pid, "fdinfo", n, NULL);
+      g_autofree char *info = NULL;
+      struct stat fst;
+
+      if (stat (link, &fst) != 0 || fst.st_ino != st->st_ino || fst.st_dev != st->st_dev)
+        continue;
+      if (g_file_get_contents (info_path, &info, NULL, NULL)
+          && (g_str_has_prefix (info, "lock:") || strstr (info, "\nlock:") != NULL))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The process that holds the flock on @fd's file; 0 if none is found.
+ * /proc/locks names the process that took the lock, which may have
+ * handed it on and ended (glimpse to its detached glimpse-remove-trash):
+ * then it names a process that is gone (0 in a PID namespace, elsewhere
+ * a number the system may have given to another process since), so the
+ * holder is the process whose descriptor of the file holds the lock. */
 static pid_t
 lock_holder (int fd)
 {
   g_autofree char *locks = NULL;
   g_auto(GStrv) lines = NULL;
+  g_autoptr(GDir) proc = NULL;
+  const char *name;
   struct stat st;
+  pid_t self = getpid ();
 
-  if (fstat (fd, &st) != 0 || !g_file_get_contents ("/proc/locks", &locks, NULL, NULL))
+  if (fstat (fd, &st) != 0)
     return 0;
-  lines = g_strsplit (locks, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
+  if (g_file_get_contents ("/proc/locks", &locks, NULL, NULL))
+    lines = g_strsplit (locks, "\n", -1);
+  for (guint i = 0; lines != NULL && lines[i] != NULL; i++)
     {
       unsigned int maj, min;
       unsigned long long ino;
@@ -1062,7 +1095,22 @@ lock_holder (int fd)
       if (strstr (lines[i], "->") == NULL
           && sscanf (lines[i], "%*d: FLOCK %*s %*s %d %x:%x:%llu", &pid, &maj, &min, &ino) == 4
           && ino == (unsigned long long) st.st_ino && makedev (maj, min) == st.st_dev)
-        return pid;
+        {
+          g_autofree char *pid_str = g_strdup_printf ("%d", pid);
+
+          if (pid > 0 && pid != self && holds_lock (pid_str, &st))
+            return pid;
+          break;
+        }
+    }
+  proc = g_dir_open ("/proc", 0, NULL);
+  while (proc != NULL && (name = g_dir_read_name (proc)) != NULL)
+    {
+      guint64 pid = 0;
+
+      if (g_ascii_string_to_unsigned (name, 10, 1, G_MAXINT32, &pid, NULL)
+          && (pid_t) pid != self && holds_lock (name, &st))
+        return (pid_t) pid;
     }
   return 0;
 }
@@ -1101,9 +1149,10 @@ wait_for_trash (GlSandbox *sandbox, GlSandboxSay say, gpointer user_data,
       g_debug ("%s is held by process %d; waiting", lock, (int) pid);
       if (say != NULL)
         {
+          g_autofree char *holder = pid > 0 ? g_strdup_printf (", process %d", (int) pid) : g_strdup ("");
           g_autofree char *line = g_strdup_printf (
             "Waiting for the removal of the system generations a package operation replaced "
-            "(%s, process %d) to end, for up to %u s…", name, (int) pid, (trash_wait_ms + 999) / 1000);
+            "(%s%s) to end, for up to %u s…", name, holder, (trash_wait_ms + 999) / 1000);
           say (line, user_data);
         }
       while (flock (fd, LOCK_EX | LOCK_NB) != 0)
@@ -1119,11 +1168,17 @@ wait_for_trash (GlSandbox *sandbox, GlSandboxSay say, gpointer user_data,
 
               pid = lock_holder (fd);
               close (fd);
-              g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
-                           "Not removed: the removal of the system generations a package operation "
-                           "replaced (%s) still runs after %u s, as process %d; try again when it "
-                           "has ended, or end it (kill %d) and try again",
-                           trash, (trash_wait_ms + 999) / 1000, (int) pid, (int) pid);
+              if (pid > 0)
+                g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                             "Not removed: the removal of the system generations a package operation "
+                             "replaced (%s) still runs after %u s, as process %d; try again when it "
+                             "has ended, or end it (kill %d) and try again",
+                             trash, (trash_wait_ms + 999) / 1000, (int) pid, (int) pid);
+              else
+                g_set_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE,
+                             "Not removed: the removal of the system generations a package operation "
+                             "replaced (%s) still runs after %u s; try again when it has ended",
+                             trash, (trash_wait_ms + 999) / 1000);
               return FALSE;
             }
           g_usleep (50 * 1000);

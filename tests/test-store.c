@@ -820,6 +820,87 @@ test_remove_trash_busy (void)
   gl_sandbox_set_trash_wait_for_tests (60000);
 }
 
+/* The trash's lock taken by one process and handed on to another, as
+ * glimpse hands its locks to the detached glimpse-remove-trash and ends:
+ * the messages name the process that holds it now.  /proc/locks names
+ * the one that took it, which is gone (in a PID namespace as 0: "process
+ * 0 … end it (kill 0)"). */
+static void
+test_remove_trash_handed_on (void)
+{
+  g_autofree char *store_dir = make_store ();
+  g_autoptr(GlStore) store = gl_store_new (store_dir);
+  g_autoptr(GlSandbox) s = sample (store_dir, "handed");
+  g_autoptr(GlSandbox) back = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
+  g_autofree char *trash = g_build_filename (s->path, "system", ".trash-def456", NULL);
+  g_autofree char *trash_lock = g_build_filename (trash, "lock", NULL);
+  g_autofree char *pid_str = NULL;
+  int ready[2], rel[2];
+  pid_t taker, holder = 0;
+
+  g_assert_cmpint (g_mkdir_with_parents (trash, 0700), ==, 0);
+  g_assert_true (gl_sandbox_save (s, NULL));
+  g_assert_true (g_file_set_contents (lock, "", 0, NULL));
+  g_assert_true (g_file_set_contents (trash_lock, "", 0, NULL));
+  back = gl_store_load (store, "handed", &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpint (pipe2 (ready, O_CLOEXEC), ==, 0);
+  g_assert_cmpint (pipe2 (rel, O_CLOEXEC), ==, 0);
+  taker = fork ();
+  g_assert_cmpint (taker, >=, 0);
+  if (taker == 0)
+    {
+      int fd = open (trash_lock, O_RDWR | O_CLOEXEC);
+      pid_t pid;
+      char c;
+
+      close (ready[0]);
+      close (rel[1]);
+      if (fd < 0 || flock (fd, LOCK_EX) != 0)
+        _exit (1);
+      pid = fork ();
+      if (pid == 0)
+        {
+          pid_t me = getpid ();
+
+          (void) !write (ready[1], &me, sizeof me);
+          (void) !read (rel[0], &c, 1);   /* until the test closes its end */
+          _exit (0);
+        }
+      _exit (pid > 0 ? 0 : 1);
+    }
+  close (ready[1]);
+  close (rel[0]);
+  g_assert_cmpint (read (ready[0], &holder, sizeof holder), ==, sizeof holder);
+  close (ready[0]);
+  g_assert_cmpint (waitpid (taker, NULL, 0), ==, taker);
+
+  gl_sandbox_set_trash_wait_for_tests (300);
+  g_assert_false (gl_sandbox_remove (back, FALSE, count_line, lines, NULL, &error));
+  g_assert_error (error, GL_STORE_ERROR, GL_STORE_ERROR_IN_USE);
+  pid_str = g_strdup_printf ("process %d;", (int) holder);
+  g_assert_nonnull (strstr (error->message, pid_str));
+  g_assert_null (strstr (error->message, "kill 0"));
+  g_assert_cmpuint (lines->len, ==, 1);
+  g_clear_pointer (&pid_str, g_free);
+  pid_str = g_strdup_printf ("process %d)", (int) holder);
+  g_assert_nonnull (strstr (lines->pdata[0], pid_str));
+  g_clear_error (&error);
+
+  /* the removal ended: remove goes ahead (the holder is not the test's
+   * child: it ends when its end of the pipe closes) */
+  close (rel[1]);
+  gl_sandbox_set_trash_wait_for_tests (10000);
+  g_assert_true (gl_sandbox_remove (back, FALSE, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (s->path, G_FILE_TEST_EXISTS));
+  gl_sandbox_set_trash_wait_for_tests (60000);
+}
+
 /* A uid the password database does not know */
 static uid_t
 unknown_uid (void)
@@ -973,6 +1054,7 @@ main (int argc, char **argv)
   g_test_add_func ("/store/abandoned", test_abandoned);
   g_test_add_func ("/store/remove", test_remove);
   g_test_add_func ("/store/remove-trash-busy", test_remove_trash_busy);
+  g_test_add_func ("/store/remove-trash-handed-on", test_remove_trash_handed_on);
   g_test_add_func ("/store/remove-unknown-user", test_remove_unknown_user);
   return g_test_run ();
 }
