@@ -2284,6 +2284,7 @@ typedef struct {
   GPtrArray *tail;   /* the error lines, for the message */
   char *signer;      /* the key of a signature apt had no key for */
   gboolean unmet;    /* within apt's list of unmet dependencies */
+  const char *id;    /* the sandbox's, when installing into it; else NULL */
 } RunState;
 
 /* The key id after @marker in @line ("NO_PUBKEY 0123…" from gpgv, "Missing
@@ -2340,6 +2341,12 @@ on_line (const char *raw, gpointer data)
                                                     "with (for add-repo: the one given with --key)",
                                                     (int) (strlen (line) - strlen ("' is not signed.")), line,
                                                     rs->signer));
+      /* an install reads only the indexes the sandbox has (glimpse(1)):
+       * a package published since is missing until an update */
+      else if (rs->id != NULL && g_str_has_prefix (line, "E: Unable to locate package "))
+        g_ptr_array_add (rs->tail, g_strdup_printf ("%s (not in the package indexes the sandbox has: check "
+                                                    "the name; one published since they were fetched needs "
+                                                    "“sudo glimpse update %s” first)", line, rs->id));
       else
         g_ptr_array_add (rs->tail, g_strdup (line));
     }
@@ -2360,7 +2367,8 @@ spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const
   g_auto(GlSpawnResult) result = { 0 };
   g_autoptr(GPtrArray) tail = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *signer = NULL;
-  RunState rs = { progress, user_data, tail, NULL, FALSE };
+  RunState rs = { progress, user_data, tail, NULL, FALSE,
+                  g_str_has_prefix (what, "installing ") ? unchanged : NULL };
   gboolean ran;
   g_autoptr(GlPkgLimits) limits = NULL;
   g_autofree char *warning = NULL;

@@ -151,8 +151,8 @@ check_sh "root's remove-launcher hides the sandbox's only app for every user" \
   '[ $rc -eq 0 ] && grep -q "^  org.glimpse.glimpse-hello.desktop" <<<"$apps"'
 check "root's add-launcher shows it again" "$GLIMPSE" add-launcher "$id" org.glimpse.glimpse-hello.desktop
 out=$("$GLIMPSE" install "$id" no-such-package 2>&1); rc=$?
-check_sh "installing an unknown package fails, names it, and changes nothing" \
-  '[ $rc -eq 1 ] && grep -q "no-such-package" <<<"$out" && [ "$(gl_tree "$id")" = "$tree" ]'
+check_sh "installing an unknown package fails, names it, says what to do, and changes nothing" \
+  '[ $rc -eq 1 ] && grep -q "^glimpse: .*Unable to locate package no-such-package (.*check the name.*“sudo glimpse update $id” first)" <<<"$out" && [ "$(gl_tree "$id")" = "$tree" ]'
 out=$("$GLIMPSE" install "$id" glimpse-needy 2>&1); rc=$?
 check_sh "a package whose dependency cannot be met fails, names the dependency in its message, and changes nothing" \
   '[ $rc -ne 0 ] && grep -q "^glimpse: .*glimpse-needy : Depends: glimpse-missing-dep (>= 2) but it is not installable" <<<"$out" && [ "$(gl_tree "$id")" = "$tree" ] && [ ! -e "$tree/usr/bin/glimpse-needy" ]'
