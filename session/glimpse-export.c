@@ -185,9 +185,10 @@ gl_cmd_apps (int argc, char **argv)
   for (guint i = 0; i < apps->len; i++)
     {
       GlApp *app = apps->pdata[i];
+      /* (why one is left out before what it has in common with the host) */
       const char *note = !app->runnable ? " (cannot be exported)"
-                       : app->on_host ? " (the host has it too)"
-                       : !app->visible ? " (hidden)" : "";
+                       : !app->visible ? " (hidden)"
+                       : app->on_host ? " (the host has it too)" : "";
       /* (from the sandbox's desktop entries, which its packages write) */
       g_autofree char *id = gl_printable (app->desktop_id);
       g_autofree char *name = gl_printable (app->name != NULL ? app->name : "");

@@ -1357,6 +1357,37 @@ test_cli (Fixture *f, gconstpointer data)
     g_assert_cmpint (status, ==, 0);
     g_assert_true (g_file_test (editor, G_FILE_TEST_EXISTS));
   }
+  {
+    /* a sandbox of the host: of two apps the host has too, the one its
+     * packages hid (NoDisplay) is "(hidden)", which is why it is not in
+     * the menu; it read "(the host has it too)" like the one exported */
+    g_autofree char *hosty = g_build_filename (store, "hosty", NULL);
+    g_autofree char *host_root = g_build_filename (f->root, "host-root", NULL);
+    const char *argv[] = { glimpse, "apps", "hosty", NULL };
+#define ENTRY "[Desktop Entry]\nType=Application\nName=%s\nExec=%s\n%s"
+
+    tu_write (hosty, "sandbox.conf", "[Sandbox]\nProfile=host\nName=Host\nBase=host\nFamily=apt\n"
+                                     "Created=2026-01-01T00:00:00Z\nUpdated=2026-01-01T00:00:00Z\n");
+    tu_write (hosty, "system/current", "1\n");
+    {
+      g_autofree char *both = g_strdup_printf (ENTRY, "Both", "both", "");
+      g_autofree char *quiet = g_strdup_printf (ENTRY, "Quiet", "quiet", "NoDisplay=true\n");
+#undef ENTRY
+
+      tu_write (hosty, "system/1/tree/usr/share/applications/both.desktop", both);
+      tu_write (hosty, "system/1/tree/usr/share/applications/quiet.desktop", quiet);
+      tu_write (host_root, "usr/share/applications/both.desktop", both);
+      tu_write (host_root, "usr/share/applications/quiet.desktop", quiet);
+    }
+    g_setenv ("GLIMPSE_HOST_ROOT", host_root, TRUE);
+    g_clear_pointer (&out, g_free);
+    tu_run (argv, &out, &status);
+    g_unsetenv ("GLIMPSE_HOST_ROOT");
+    g_assert_cmpint (status, ==, 0);
+    g_test_message ("%s", out);
+    g_assert_nonnull (strstr (out, "* both.desktop\tBoth (the host has it too)\n"));
+    g_assert_nonnull (strstr (out, "  quiet.desktop\tQuiet (hidden)\n"));
+  }
 }
 
 /* The default of a type as GIO (gio mime) and xdg-utils (xdg-mime) see it. */
