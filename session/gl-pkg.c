@@ -2285,6 +2285,8 @@ typedef struct {
   char *signer;      /* the key of a signature apt had no key for */
   gboolean unmet;    /* within apt's list of unmet dependencies */
   const char *id;    /* the sandbox's, when installing into it; else NULL */
+  gboolean err;      /* the last line was apt's "Err:N URL …" */
+  char *answer;      /* the answer of the last fetch that failed ("404  Not Found") */
 } RunState;
 
 /* The key id after @marker in @line ("NO_PUBKEY 0123…" from gpgv, "Missing
@@ -2331,6 +2333,16 @@ on_line (const char *raw, gpointer data)
       return;
     }
   rs->unmet = g_str_equal (line, "The following packages have unmet dependencies:");
+  /* "Err:2 URL SUITE Release" then "  404  Not Found [IP: …]": the reason
+   * the E: line below it leaves out */
+  if (rs->err && line[0] == ' ')
+    {
+      const char *ip = strstr (line, " [IP: ");
+
+      g_free (rs->answer);
+      rs->answer = g_strstrip (ip != NULL ? g_strndup (line, ip - line) : g_strdup (line));
+    }
+  rs->err = g_str_has_prefix (line, "Err:");
   if ((g_str_has_prefix (line, "E: ") || g_str_has_prefix (line, "glimpse-pkgns: ")
        || g_str_has_prefix (line, "dpkg: error")) && rs->tail->len < 8)
     {
@@ -2347,6 +2359,14 @@ on_line (const char *raw, gpointer data)
         g_ptr_array_add (rs->tail, g_strdup_printf ("%s (not in the package indexes the sandbox has: check "
                                                     "the name; one published since they were fetched needs "
                                                     "“sudo glimpse update %s” first)", line, rs->id));
+      /* "does not have a Release file": what the server said, and where
+       * the mistake usually is */
+      else if (g_str_has_prefix (line, "E: The repository '") && g_str_has_suffix (line, "' does not have a Release file."))
+        g_ptr_array_add (rs->tail, g_strdup_printf ("%s%s%s%s check the repository's address and suite (a flat "
+                                                    "repository's suite is “./”)", line,
+                                                    rs->answer != NULL ? " (the server answered “" : "",
+                                                    rs->answer != NULL ? rs->answer : "",
+                                                    rs->answer != NULL ? "”);" : ""));
       else
         g_ptr_array_add (rs->tail, g_strdup (line));
     }
@@ -2368,7 +2388,7 @@ spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const
   g_autoptr(GPtrArray) tail = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *signer = NULL;
   RunState rs = { progress, user_data, tail, NULL, FALSE,
-                  g_str_has_prefix (what, "installing ") ? unchanged : NULL };
+                  g_str_has_prefix (what, "installing ") ? unchanged : NULL, FALSE, NULL };
   gboolean ran;
   g_autoptr(GlPkgLimits) limits = NULL;
   g_autofree char *warning = NULL;
@@ -2408,6 +2428,7 @@ spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const
   options->line_data = &rs;
   ran = gl_spawn_run ((const char * const *) argv->pdata, options, &result, cancellable, &local);
   signer = rs.signer;   /* freed with this frame */
+  g_clear_pointer (&rs.answer, g_free);
   if (ran)
     return TRUE;
   status = result.wait_status;

@@ -80,8 +80,8 @@ check_sh "add-repo of an address that does not answer is refused" '[ $rc -ne 0 ]
 check_sh "… its error saying why, not the fetch proxy's bare \"502 Bad Gateway\"" \
   'grep -q "^glimpse: adding the repository .*502  could not connect to 127.0.0.1:1: Connection refused" <<<"$out"'
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/no-such-repo ./" --key "$WORK/good.asc" --name bad 2>&1); rc=$?
-check_sh "add-repo of a repository the server does not have (404) is refused, naming it" \
-  '[ $rc -ne 0 ] && grep -q "$URL/no-such-repo" <<<"$out"'
+check_sh "add-repo of a repository the server does not have (404) is refused, naming it, the answer and what to check" \
+  '[ $rc -ne 0 ] && grep -q "^glimpse: .*$URL/no-such-repo.*does not have a Release file. (the server answered “404 .*”); check the repository.s address and suite" <<<"$out"'
 out=$("$GLIMPSE" add-repo "$id" "deb ftp://x/ y z" --key "$WORK/good.asc" 2>&1); rc=$?
 check_sh "a malformed spec is refused with exit 6" '[ $rc -eq 6 ] && grep -q "http" <<<"$out"'
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/repo ./" 2>&1); rc=$?
