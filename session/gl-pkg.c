@@ -1580,9 +1580,10 @@ base_named (const char *system, guint g)
  * than `current` that were never switched to, with the bases a rebase made
  * for them (base-N).  (After a reset, which leaves no `current`, the
  * generations views held are newer than none: those still held stay, and
- * the bases they lie over.) */
+ * the bases they lie over; all of them while a view without the launcher's
+ * setuid bit may run, which holds no generation's lock.) */
 static void
-remove_abandoned (const char *system, guint current)
+remove_abandoned (const char *system, guint current, gboolean unprivileged_view)
 {
   g_autoptr(GDir) d = g_dir_open (system, 0, NULL);
   const char *name;
@@ -1595,6 +1596,13 @@ remove_abandoned (const char *system, guint current)
       /* (a generation's lock held while it goes) */
       if (is_generation_name (name, &n) && n > current && !generation_lock (system, n, &lock))
         g_debug ("%s is held by a view; kept", path);
+      else if (is_generation_name (name, &n) && n > current && unprivileged_view)
+        {
+          /* (which one such a view holds is not known) */
+          g_debug ("%s may be held by a view without the launcher's setuid bit; kept", path);
+          if (lock >= 0)
+            close (lock);
+        }
       else if (g_str_has_prefix (name, "base-") && is_generation_name (name + 5, &n)
                && n > current && base_named (system, n))
         g_debug ("%s is the base of a generation left; kept", path);
@@ -2018,7 +2026,7 @@ gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
         return errno_error (error, errno, "Cannot lock", lock), NULL;
     }
   op->current = gl_pkg_current_generation (sandbox->path);
-  remove_abandoned (op->system, op->current);
+  remove_abandoned (op->system, op->current, !gl_sandbox_no_unprivileged_view (op->sandbox, NULL));
   op->next = MAX (op->current, generations_scan (op->system, 0, NULL)) + 1;
   if (!convert_old_layout (op, error))
     return NULL;
@@ -3719,7 +3727,18 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
         close (fd);
       }
   }
-  delete_old_generations (op, 0);
+  {
+    /* (kept as a package operation's reclaim keeps them: a view that has
+     * ended but is still held, or one without the launcher's setuid bit,
+     * holds a generation without its lock) */
+    g_autoptr(GError) held = NULL;
+
+    if (gl_sandbox_layers_free (op->sandbox, TRUE, &held))
+      delete_old_generations (op, 0);
+    else
+      say (op, "The old system generations of “%s” are kept: %s; the first package "
+           "operation after that reclaims them", op->sandbox->id, held->message);
+  }
   trash_dispose (op);
   g_clear_pointer (&sandbox->repositories, g_strfreev);
   g_clear_pointer (&sandbox->repository_uris, g_strfreev);

@@ -869,16 +869,8 @@ gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error)
   return FALSE;
 }
 
-/* Whether no view built by the launcher without its setuid bit may run:
- * such a view cannot open its generation's lock (root's, 0600) nor write
- * a record in users/.views/; all that says it may be up is its user's
- * lock (users/<uid>/lock) held while that user has launched without the
- * bit at some time (users/<uid>/view.lock, made by such launches only).
- * The launcher, without the bit, checks `current` again once it holds
- * the user's lock, so a view is never built on a generation an operation
- * switched away from before it looked here. */
-static gboolean
-no_unprivileged_view (GlSandbox *sandbox, GError **error)
+gboolean
+gl_sandbox_no_unprivileged_view (GlSandbox *sandbox, GError **error)
 {
   g_autofree char *users = g_build_filename (sandbox->path, "users", NULL);
   g_autoptr(GDir) d = g_dir_open (users, 0, NULL);
@@ -928,7 +920,7 @@ gl_sandbox_layers_free (GlSandbox *sandbox, gboolean running_ok, GError **error)
   g_autoptr(GDir) d = g_dir_open (views, 0, NULL);
   const char *name;
 
-  if (running_ok && !no_unprivileged_view (sandbox, error))
+  if (running_ok && !gl_sandbox_no_unprivileged_view (sandbox, error))
     return FALSE;
 
   while (d != NULL && (name = g_dir_read_name (d)) != NULL)

@@ -141,6 +141,16 @@ gboolean    gl_sandbox_layer_free (GlSandbox *sandbox, uid_t uid, GError **error
  * while a user who has launched it without the launcher's setuid bit holds
  * their lock: such a view holds no generation's lock, so none may go. */
 gboolean    gl_sandbox_layers_free (GlSandbox *sandbox, gboolean running_ok, GError **error);
+/* Whether no view built by the launcher without its setuid bit may run
+ * (else FALSE, GL_STORE_ERROR_IN_USE naming the uid): such a view cannot
+ * open its generation's lock (root's, 0600) nor write a record in
+ * users/.views/; all that says it may be up is its user's lock
+ * (users/<uid>/lock) held while that user has launched without the bit
+ * at some time (users/<uid>/view.lock, made only by such launches, before
+ * they take the user's lock).  The launcher, without the bit, reads
+ * `current` again once it holds that lock, so its view is never built on
+ * a generation an operation switched away from before it looked here. */
+gboolean    gl_sandbox_no_unprivileged_view (GlSandbox *sandbox, GError **error);
 
 /* Disk usage of the sandbox's directory in bytes (not following links, one
  * file system). */

@@ -31,8 +31,20 @@ sys=$GL_STORE/$id/system
 gen=$(gl_current "$id")
 # (users/<uid>/ is made by the setuid launcher's first run)
 check "user A's layer made by a setuid launch" as_user "$GL_USER_A" "$LAUNCH" "$id" -- true
-no_trash () { ! ls -A "$sys" | grep_quiet '^\.trash-'; }
+# (no trash of sandbox ID is left: its remover has ended)
+no_trash_of () { ! ls -A "$GL_STORE/$1/system" | grep_quiet '^\.trash-'; }
+no_trash () { no_trash_of "$id"; }
 gl_wait 30 no_trash
+# view_ended_reclaims ID GEN: the view (pid $app) of sandbox ID is ended;
+# the next operation (reset) reclaims its generation GEN
+view_ended_reclaims () {
+  local sid=$1 g=$2
+  kill "$app"
+  check "the view has ended" gl_wait 60 flock -xn "$GL_STORE/$sid/users/$(id -u "$GL_USER_A")/lock" true
+  check "the next operation (reset) after it" "$GLIMPSE" reset "$sid" --yes
+  gl_wait 30 no_trash_of "$sid"
+  check_sh "… reclaims generation $g" '[ ! -e "$GL_STORE/$sid/system/$g" ]'
+}
 
 as_user "$GL_USER_A" "$NOSUID" "$id" -- sleep 3599.461 > "$WORK/out-view" 2>&1 &
 app=$(gl_wait_pid "$GL_USER_A" '^sleep 3599\.461$' 60)
@@ -52,12 +64,7 @@ check_sh "… keeps generation $gen, which the view is built from" \
 check_sh "… and the view still reads it" \
   '[ "$(cat /proc/"$app"/root/etc/glimpse-base 2>&1)" = v2 ] && [ -f /proc/"$app"/root/usr/share/glimpse-only-v2 ]'
 
-kill "$app"
-ended () { flock -xn "$GL_STORE/$id/users/$(id -u "$GL_USER_A")/lock" true; }
-check "the view has ended" gl_wait 60 ended
-check "the next operation (reset) after it" "$GLIMPSE" reset "$id" --yes
-gl_wait 30 no_trash
-check_sh "… reclaims generation $gen" '[ ! -e "$sys/$gen" ]'
+view_ended_reclaims "$id" "$gen"
 
 # A launch without the bit that opened generation N before an operation
 # switched away from it, and takes its lock only after the operation
@@ -89,6 +96,38 @@ if strace -o /dev/null -e trace=getpid -e inject=getpid:signal=SIGCONT true 2>/d
 else
   skip_case "a launch without the bit racing an operation" "strace cannot inject a signal here"
 fi
+
+# A reset of a sandbox never rebased (it unlinks `current`) while such a
+# view runs generation K, and an operation after it (which takes what is
+# newer than no `current` for what an interrupted operation left): K stays
+# while the view runs.  K is made by hand, as operations lay it out.
+id2=nosuid2-$$
+GL_SANDBOXES+=("$id2")
+check "create $id2" "$GLIMPSE" create nosuid-test --name "$id2"
+sys2=$GL_STORE/$id2/system
+install -d -o root -g root -m 0755 "$sys2/1" "$sys2/1/tree" "$sys2/1/tree/etc"
+echo k1 > "$sys2/1/tree/etc/glimpse-base"
+: > "$sys2/1/lock"; chmod 0600 "$sys2/1/lock"
+echo 1 > "$sys2/current"; chmod 0644 "$sys2/current"
+ino=$(stat -c %i "$sys2/1/tree")
+check "user A's layer of $id2 made by a setuid launch" as_user "$GL_USER_A" "$LAUNCH" "$id2" -- true
+as_user "$GL_USER_A" "$NOSUID" "$id2" -- sleep 3599.462 > "$WORK/out-view" 2>&1 &
+app=$(gl_wait_pid "$GL_USER_A" '^sleep 3599\.462$' 60)
+check_sh "a view of $id2 without the bit runs generation 1 ($(head -c 300 "$WORK/out-view"))" \
+  '[ -n "$app" ] && [ "$(cat /proc/"$app"/root/etc/glimpse-base)" = k1 ]'
+out=$("$GLIMPSE" reset "$id2" --yes 2>&1); rc=$?
+printf '%s\n' "$out" | tail -n 2 | sed 's/^/# /'
+check_sh "reset --yes while it runs (rc $rc) keeps generation 1, saying why" \
+  '[ $rc -eq 0 ] && [ "$(stat -c %i "$sys2/1/tree" 2>/dev/null)" = "$ino" ] && [ ! -e "$sys2/current" ] \
+   && grep -q "are kept: uid $(id -u "$GL_USER_A") may run a view of it built by glimpse-launch without" <<<"$out"'
+gl_tarball_base v8 1
+check "rebase of $id2 after the reset" "$GLIMPSE" rebase "$id2"
+gl_wait 30 no_trash_of "$id2"
+check_sh "… generation 1 stays, and the view still reads it" \
+  '[ "$(stat -c %i "$sys2/1/tree" 2>/dev/null)" = "$ino" ] && [ "$(cat "$sys2/1/tree/etc/glimpse-base")" = k1 ] \
+   && [ "$(cat /proc/"$app"/root/etc/glimpse-base 2>&1)" = k1 ]'
+view_ended_reclaims "$id2" 1
+check "remove $id2" "$GLIMPSE" remove "$id2" --force
 
 check "remove $id" "$GLIMPSE" remove "$id" --force
 finish
