@@ -2358,9 +2358,12 @@ on_line (const char *raw, gpointer data)
        * given: say by which */
       if (rs->signer != NULL && g_str_has_prefix (line, "E: ") && g_str_has_suffix (line, "' is not signed."))
         g_ptr_array_add (rs->tail, g_strdup_printf ("%.*s' is signed by key %s, not by the key it is trusted "
-                                                    "with (for add-repo: the one given with --key)",
+                                                    "with (for add-repo: the one given with --key); get "
+                                                    "the repository's signing key from its publisher, check "
+                                                    "that its fingerprint ends in %s, and give it to "
+                                                    "“glimpse add-repo” with --key",
                                                     (int) (strlen (line) - strlen ("' is not signed.")), line,
-                                                    rs->signer));
+                                                    rs->signer, rs->signer));
       /* an install reads only the indexes the sandbox has (glimpse(1)):
        * a package published since is missing until an update */
       else if (rs->id != NULL && g_str_has_prefix (line, "E: Unable to locate package "))

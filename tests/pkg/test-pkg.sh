@@ -62,8 +62,8 @@ sandbox_state () {
 state=$(sandbox_state)
 out=$("$GLIMPSE" add-repo "$id" "deb $URL/repo ./" --key "$WORK/wrong.asc" --name bad 2>&1); rc=$?
 check_sh "add-repo with the wrong key is refused" '[ $rc -ne 0 ] && grep -q "NO_PUBKEY\|not signed\|signature" <<<"$out"'
-check_sh "… saying it is signed, by which key, and not by the one given (not \"not signed\")" \
-  'grep -q "^glimpse: .* is signed by key [0-9A-F]\{8,\}, not by the key it is trusted with (for add-repo: the one given with --key)" <<<"$out" \
+check_sh "… saying it is signed, by which key, not by the one given (not \"not signed\"), and what to do" \
+  'grep -q "^glimpse: .* is signed by key [0-9A-F]\{8,\}, not by the key it is trusted with (for add-repo: the one given with --key); get the repository.s signing key from its publisher, check that its fingerprint ends in [0-9A-F]\{8,\}, and give it to “glimpse add-repo” with --key" <<<"$out" \
    && ! grep -q "^glimpse: .*is not signed" <<<"$out"'
 grep "^glimpse: " <<<"$out" | sed 's/^/# /'
 check_sh "… and names the repository" 'grep -q "$URL/repo" <<<"$out"'
