@@ -1157,8 +1157,8 @@ say (GlPkgOp *op, const char *format, ...)
  *     removes it under the same locks: only a trash whose lock and whose
  *     generations' locks it can take exclusively at once, so never one a
  *     remover is still at nor a generation a view got hold of.
- * `current` never names a trash, so no launch opens one. */
-#define TRASH_PREFIX ".trash-"
+ * `current` never names a trash, so no launch opens one.  Its name starts
+ * with GL_SANDBOX_TRASH_PREFIX. */
 
 struct _GlPkgTrash {
   char *dir;            /* system/.trash-XXXXXX */
@@ -1193,7 +1193,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlPkgTrash, trash_free)
 static GlPkgTrash *
 trash_new (const char *system)
 {
-  g_autofree char *dir = g_build_filename (system, TRASH_PREFIX "XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (system, GL_SANDBOX_TRASH_PREFIX "XXXXXX", NULL);
   g_autofree char *lock = NULL;
   GlPkgTrash *t;
   int fd;
@@ -1616,7 +1616,7 @@ remove_abandoned (const char *system, guint current, gboolean unprivileged_view)
           if (lock >= 0)
             close (lock);
         }
-      else if (g_str_has_prefix (name, TRASH_PREFIX))
+      else if (g_str_has_prefix (name, GL_SANDBOX_TRASH_PREFIX))
         {
           g_autoptr(GArray) fds = g_array_new (FALSE, FALSE, sizeof (int));
           if (trash_lock_all (path, fds))

@@ -1126,7 +1126,7 @@ wait_for_trash (GlSandbox *sandbox, GlSandboxSay say, gpointer user_data,
       pid_t pid;
       int fd;
 
-      if (!g_str_has_prefix (name, ".trash-"))
+      if (!g_str_has_prefix (name, GL_SANDBOX_TRASH_PREFIX))
         continue;
       lock = g_build_filename (system, name, "lock", NULL);
       fd = open (lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);

@@ -12,6 +12,11 @@ G_BEGIN_DECLS
 #define GL_BASE_HOST   "host"
 #define GL_BASE_ROOTFS "rootfs"
 
+/* What the name of an old system generation's trash starts with
+ * (system/.trash-XXXXXX, gl-pkg.c): glimpse-remove-trash removes nothing
+ * else, glimpse remove waits for its remover */
+#define GL_SANDBOX_TRASH_PREFIX ".trash-"
+
 typedef struct {
   char *id;
   char *path;            /* <store>/<id> */

@@ -20,6 +20,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "gl-fsutil.h"
+#include "gl-sandbox.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,8 +28,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define TRASH_PREFIX ".trash-"
 
 /* Whether @fd is a lock taken on @dir's lock file */
 static gboolean
@@ -58,7 +57,7 @@ main (int argc, char **argv)
       return 2;
     }
   base = g_path_get_basename (argv[2]);
-  if (!g_str_has_prefix (base, TRASH_PREFIX) || !holds_lock ((int) fd, argv[2]))
+  if (!g_str_has_prefix (base, GL_SANDBOX_TRASH_PREFIX) || !holds_lock ((int) fd, argv[2]))
     {
       fprintf (stderr, "glimpse-remove-trash: %s is not a trash whose lock is held on descriptor %s\n",
                argv[2], argv[1]);
