@@ -3684,13 +3684,16 @@ gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
 }
 
 gboolean
-gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GError **error)
+gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, gboolean *dropped,
+              GError **error)
 {
   g_autoptr(GlPkgOp) op = gl_pkg_op_begin (sandbox, progress, user_data, error);
   g_autofree char *current = NULL;
 
   if (op == NULL)
     return FALSE;
+  if (dropped != NULL)
+    *dropped = TRUE;
   current = g_build_filename (op->system, "current", NULL);
   {
     /* After a rebase, the base is the one it moved to: a generation of it
@@ -3720,6 +3723,8 @@ gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data, GE
         return gl_sandbox_save (sandbox, error);
       }
   }
+  if (dropped != NULL)
+    *dropped = op->current != 0 || (sandbox->repositories != NULL && sandbox->repositories[0] != NULL);
   if (unlink (current) != 0 && errno != ENOENT)
     return errno_error (error, errno, "Cannot remove", current);
   {

@@ -211,9 +211,11 @@ gboolean gl_pkg_uninstall (GlSandbox *sandbox, const char * const *packages,
 gboolean gl_pkg_update (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
                         GCancellable *cancellable, GError **error);
 /* Drops every package change: back to the base (after a rebase, the
- * base it moved to, as a new generation). */
+ * base it moved to, as a new generation).  *@dropped (may be NULL): FALSE
+ * when there was nothing to drop (no system generation over the base it
+ * was created from, no added repository). */
 gboolean gl_pkg_reset (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
-                       GError **error);
+                       gboolean *dropped, GError **error);
 
 /* The script of an install (@install TRUE, the packages in "$@") or
  * upgrade of @family, run with the network gl_pkg_staged_network gives:

@@ -237,7 +237,7 @@ gl_cmd_remove_repo (int argc, char **argv)
 int
 gl_cmd_reset (int argc, char **argv)
 {
-  gboolean yes = FALSE;
+  gboolean yes = FALSE, dropped = TRUE;
   GOptionEntry entries[] = {
     { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, "Do not ask", NULL },
     { NULL }
@@ -264,9 +264,12 @@ gl_cmd_reset (int argc, char **argv)
           return GL_EXIT_CANCELLED;
         }
     }
-  if (!gl_pkg_reset (s, print_progress, NULL, &error))
+  if (!gl_pkg_reset (s, print_progress, NULL, &dropped, &error))
     return pkg_fail (error);
-  g_printerr ("“%s” is back to its base; running apps keep what they had until they exit.\n", s->id);
+  if (!dropped)
+    g_printerr ("“%s” had no package changes to drop: it is at its base.\n", s->id);
+  else
+    g_printerr ("“%s” is back to its base; running apps keep what they had until they exit.\n", s->id);
   return GL_EXIT_OK;
 }
 

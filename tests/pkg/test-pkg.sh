@@ -426,11 +426,15 @@ check "add-repo test again, for reset" "$GLIMPSE" add-repo "$id" "deb $URL/repo 
 out=$("$GLIMPSE" reset "$id" </dev/null 2>&1); rc=$?
 check_sh "reset without a terminal and without --yes asks for --yes (exit 2), naming the added repositories" \
   '[ $rc -eq 2 ] && [ "$(gl_current "$id")" != none ] && grep -q "repositories added with add-repo" <<<"$out"'
-check "reset --yes" "$GLIMPSE" reset "$id" --yes
+out=$("$GLIMPSE" reset "$id" --yes 2>&1); rc=$?
+check_sh "reset --yes says the sandbox is back to its base" '[ $rc -eq 0 ] && grep -q "is back to its base" <<<"$out"'
 check_sh "… drops the repository added with add-repo" '! "$GLIMPSE" repos "$id" | grep_quiet "^test "'
 check_sh "the sandbox is back to its base (no generation left)" \
   '[ "$(gl_current "$id")" = none ] && [ "$(ls "$GL_STORE/$id/system" | grep -c "^[0-9]*$")" -eq 0 ]'
 check_sh "its repositories are the host's again" '"$GLIMPSE" repos "$id" | grep_quiet .'
+out=$("$GLIMPSE" reset "$id" --yes 2>&1); rc=$?
+check_sh "a second reset says there was nothing to drop, and succeeds" \
+  '[ $rc -eq 0 ] && grep -q "had no package changes to drop: it is at its base" <<<"$out" && ! grep -q "is back to its base" <<<"$out"'
 
 check "remove" "$GLIMPSE" remove "$id"
 finish
