@@ -15,6 +15,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -408,6 +409,38 @@ gl_launch_mount_skel_mkdir_p (int skelfd, const char *path)
       close (dir);
       dir = next;
     }
+}
+
+bool
+gl_launch_mount_parent_searchable (int rootfd, const char *path)
+{
+  cleanup_free char *parent = xstrdup (path);
+  cleanup_fd int fd = -1;
+  char *slash = strrchr (parent, '/');
+
+  if (slash == NULL)
+    return false;
+  if (slash == parent)
+    slash[1] = '\0';
+  else
+    *slash = '\0';
+  fd = gl_launch_mount_open_in_view (rootfd, parent);
+  /* (faccessat2: the descriptor itself, with this process's own ids and
+   * capabilities, as the lookup in the overlay is made) */
+  return fd >= 0 && syscall (SYS_faccessat2, fd, "", X_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
+}
+
+void
+gl_launch_mount_skel_opaque (int skelfd, const char *path)
+{
+  const char *rel = path + strspn (path, "/");
+  cleanup_fd int fd = (int) gl_launch_mount_openat2 (skelfd, *rel ? rel : ".",
+                                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                                                     RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
+                                                     | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV);
+  /* (userxattr: the overlay reads user.overlay.*) */
+  if (fd < 0 || fsetxattr (fd, "user.overlay.opaque", "y", 1, 0) != 0)
+    die_with_error ("cannot mark mount point %s in your layer as covering the sandbox's", path);
 }
 
 int

@@ -75,6 +75,12 @@ int gl_launch_mount_open_in_view (int rootfd, const char *path);
 void gl_launch_mount_die_target (const char *path) __attribute__((noreturn));
 /* Makes the directory PATH (absolute) below SKELFD, component by component. */
 void gl_launch_mount_skel_mkdir_p (int skelfd, const char *path);
+/* Whether the parent directory of PATH (absolute in the view under ROOTFD)
+ * is found there, and this process may search it. */
+bool gl_launch_mount_parent_searchable (int rootfd, const char *path);
+/* Marks directory PATH (absolute) below SKELFD opaque to the overlay: a
+ * lookup of PATH in the view stops in SKELFD, below it is not looked at. */
+void gl_launch_mount_skel_opaque (int skelfd, const char *path);
 /* Makes (0700) and opens directory NAME below PARENT; it must be UID's. */
 int gl_launch_mount_open_user_dir (int parent, const char *name, const char *what, uid_t uid);
 

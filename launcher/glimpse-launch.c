@@ -1220,7 +1220,7 @@ view_root (View *v)
   for (size_t i = 0; i < v->ops.n; i++)
     {
       bool nested = false;
-      int fd;
+      int fd, err;
       for (size_t k = 0; k < i; k++)
         if (gl_launch_path_has_prefix (v->ops.ops[i].path, v->ops.ops[k].path))
           nested = true;
@@ -1232,14 +1232,31 @@ view_root (View *v)
           close (fd);
           continue;
         }
+      err = errno;
       /* (A merged directory the sandbox lacks still shows the host's.) */
-      if (errno == ENOENT)
+      if (err == ENOENT)
         {
           gl_launch_mount_skel_mkdir_p (skel_fd, v->ops.ops[i].path);
           skel_changed = true;
         }
-      else if (errno != ENOENT)
-        gl_launch_mount_die_target (v->ops.ops[i].path);
+      /* A mount point in a layer below the first that you may not read
+       * (root's /root in a base the package namespace wrote, owned by
+       * the subordinate range, 0700): the overlay reads its user.overlay.*
+       * attributes as you, without power over the range's files, and
+       * fails.  It is made in your layer, opaque, so nothing below it is
+       * looked at; what is mounted over it hides the same anyway.  Only
+       * the last component, below a directory you may search. */
+      else if (err == EACCES && gl_launch_mount_parent_searchable (v->root, v->ops.ops[i].path))
+        {
+          gl_launch_mount_skel_mkdir_p (skel_fd, v->ops.ops[i].path);
+          gl_launch_mount_skel_opaque (skel_fd, v->ops.ops[i].path);
+          skel_changed = true;
+        }
+      else
+        {
+          errno = err;
+          gl_launch_mount_die_target (v->ops.ops[i].path);
+        }
     }
   if (skel_changed)
     {
