@@ -1121,10 +1121,19 @@ struct _GlPkgOp {
   gboolean ran;
   gboolean held_said;          /* gl_pkg_op_reclaim said old generations are kept */
   GlPkgTrash *trash;           /* what the operation replaced, to be removed (see trash_new) */
+  /* The next generation's tree, made while the command runs (see
+   * prepare_next_start) */
+  gboolean prepare_next;       /* wanted: an operation that nearly always changes something */
+  GThread *prep;               /* making it, or made (joined by prepare_next_join) */
+  gboolean prep_ok;
+  GError *prep_error;
+  gboolean prep_left;          /* system/<next> was made and is not the operation's result (yet) */
 };
 
 static void
 say (GlPkgOp *op, const char *format, ...) G_GNUC_PRINTF (2, 3);
+static void prepare_next_start (GlPkgOp *op);
+static void prepare_next_drop (GlPkgOp *op);
 
 static void
 say (GlPkgOp *op, const char *format, ...)
@@ -2095,6 +2104,7 @@ gl_pkg_op_free (GlPkgOp *op)
 {
   if (op == NULL)
     return;
+  prepare_next_drop (op);
   if (op->dir)
     {
       g_autoptr(GError) error = NULL;
@@ -2287,6 +2297,7 @@ pkgns_path (void)
 }
 
 typedef struct {
+  GlPkgOp *op;       /* (NULL: a hook in a tree) */
   GlPkgProgress progress;
   gpointer user_data;
   GPtrArray *tail;   /* the error lines, for the message */
@@ -2320,6 +2331,9 @@ on_line (const char *raw, gpointer data)
   g_autofree char *line = gl_printable (raw);
   g_autofree char *signer = NULL;
 
+  /* (the command runs: the walk of the base is over) */
+  if (rs->op != NULL)
+    prepare_next_start (rs->op);
   if (rs->progress)
     rs->progress (line, rs->user_data);
   if (rs->signer == NULL
@@ -2388,9 +2402,11 @@ on_line (const char *raw, gpointer data)
  * inside, with /bin/sh -c @script and @args as $1…, (@options: what else
  * it is given, a descriptor to pass), its lines to
  * @progress; an error says what failed (@what) and that @unchanged (if
- * not NULL) is unchanged. */
+ * not NULL) is unchanged.  @op: the operation it runs (NULL: a hook in a
+ * tree), whose next tree is made from the command's first line on
+ * (prepare_next_start). */
 static gboolean
-spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const char *input,
+spawn_pkgns (GlPkgOp *op, GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const char *input,
              const char *script, const char * const *args, const char *what, const char *unchanged,
              GlPkgProgress progress, gpointer user_data, GCancellable *cancellable, GError **error)
 {
@@ -2398,7 +2414,7 @@ spawn_pkgns (GPtrArray *argv, GlSpawnOptions *options, const char *op_dir, const
   g_auto(GlSpawnResult) result = { 0 };
   g_autoptr(GPtrArray) tail = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *signer = NULL;
-  RunState rs = { progress, user_data, tail, NULL, FALSE,
+  RunState rs = { op, progress, user_data, tail, NULL, FALSE,
                   g_str_has_prefix (what, "installing ") ? unchanged : NULL, FALSE, NULL };
   gboolean ran;
   g_autoptr(GlPkgLimits) limits = NULL;
@@ -2615,7 +2631,7 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
       g_ptr_array_add (argv, g_strdup ("--walk-cache"));
       g_ptr_array_add (argv, g_build_filename (op->system, "walk-cache", NULL));
     }
-  ok = spawn_pkgns (argv, &options, op->dir, op->input, script, args, what, op->sandbox->id, op->progress,
+  ok = spawn_pkgns (op, argv, &options, op->dir, op->input, script, args, what, op->sandbox->id, op->progress,
                     op->user_data, cancellable, error);
   if (relay_fd >= 0)
     close (relay_fd);
@@ -2672,7 +2688,7 @@ gl_pkg_run_in_tree (const char *tree, const char *what, const char *script, cons
       /* (the caller's build fails, and removes the tree, on an error) */
       GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES };
 
-      ok = spawn_pkgns (argv, &options, scratch, input, script, args, what, NULL, progress, user_data,
+      ok = spawn_pkgns (NULL, argv, &options, scratch, input, script, args, what, NULL, progress, user_data,
                         cancellable, error);
     }
   if (!gl_rm_rf (scratch, NULL, &cleanup_error) && ok)
@@ -2910,6 +2926,91 @@ gl_pkg_crash_point (const char *point)
 
 static gboolean commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error);
 
+/* The next generation's directory, system/<next>, with its tree: a copy
+ * of the current generation's tree made of hard links (gl_pkg_tree_link_copy),
+ * owned by the range, not yet sealed.  Whatever was at system/<next> (left
+ * by a killed operation) goes first. */
+static gboolean
+make_next_tree (GlPkgOp *op, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *num = g_strdup_printf ("%u", op->next);
+  g_autofree char *gen = g_build_filename (op->system, num, NULL);
+  g_autofree char *tree = g_build_filename (gen, "tree", NULL);
+
+  if (!gl_rm_rf (gen, cancellable, error) || !gl_mkdir (gen, 0755, error) || !gl_mkdir (tree, 0755, error))
+    return FALSE;
+  if (chown (tree, op->uid, op->gid) != 0)
+    return errno_error (error, errno, "Cannot hand over", tree);
+  if (op->current > 0)
+    {
+      g_autofree char *cur = g_strdup_printf ("%u", op->current);
+      g_autofree char *old = g_build_filename (op->system, cur, "tree", NULL);
+      if (!gl_pkg_tree_link_copy (old, tree, cancellable, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gpointer
+prepare_next_thread (gpointer data)
+{
+  GlPkgOp *op = data;
+
+  op->prep_ok = make_next_tree (op, NULL, &op->prep_error);
+  return NULL;
+}
+
+/* An install's commit nearly always makes a generation, and the copy of
+ * the current tree it starts from (6-18 ms on a host sandbox, a
+ * directory and a link per file) needs nothing of the command: it is made
+ * in a thread while the command runs, started once the command has said
+ * its first line (glimpse-pkgns's walk of the base, which the command
+ * waits for, has the processors until then).  The current generation's
+ * tree never changes (a sealed generation), and nothing but this
+ * operation, under its lock, writes system/<next>: a kill -9 meanwhile
+ * leaves it to remove_abandoned (a generation above `current`), as a kill
+ * during the commit does.  An operation that changed nothing, or failed,
+ * removes it (prepare_next_drop). */
+static void
+prepare_next_start (GlPkgOp *op)
+{
+  if (!op->prepare_next || op->prep != NULL || op->new_base != NULL)
+    return;
+  op->prep_left = TRUE;
+  op->prep = g_thread_new ("glimpse-next-tree", prepare_next_thread, op);
+}
+
+/* Waits for the thread; whether system/<next> is ready (else the commit
+ * makes it itself) */
+static gboolean
+prepare_next_join (GlPkgOp *op)
+{
+  if (op->prep == NULL)
+    return FALSE;
+  g_thread_join (g_steal_pointer (&op->prep));
+  if (!op->prep_ok)
+    g_debug ("Preparing the next generation of %s: %s; made again", op->sandbox->id, op->prep_error->message);
+  g_clear_error (&op->prep_error);
+  return op->prep_ok;
+}
+
+/* system/<next>, made for a commit that does not come */
+static void
+prepare_next_drop (GlPkgOp *op)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *num = NULL, *gen = NULL;
+
+  prepare_next_join (op);
+  if (!op->prep_left)
+    return;
+  op->prep_left = FALSE;
+  num = g_strdup_printf ("%u", op->next);
+  gen = g_build_filename (op->system, num, NULL);
+  if (!gl_rm_rf (gen, NULL, &error))
+    g_debug ("%s", error->message);
+}
+
 gboolean
 gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
 {
@@ -2930,6 +3031,7 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
 
       if (!gl_pkg_upper_changes (upper, op->current > 0 ? lowers : lowers + 1, op->uid, op->gid))
         {
+          prepare_next_drop (op);
           say (op, "Nothing changed in “%s”: its system stays as it was", op->sandbox->id);
           return TRUE;
         }
@@ -2967,25 +3069,19 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
   g_return_val_if_fail (op->ran, FALSE);
   sync_set_init (&ss);
   writeback_start (upper);
-  if (!gl_rm_rf (gen, cancellable, error) || !gl_mkdir (gen, 0755, error))
-    return FALSE;
+  /* (from here on system/<next> is the commit's: removed on a failure by
+   * gl_pkg_op_commit) */
+  op->prep_left = FALSE;
   if (op->new_base != NULL)
     {
+      if (!gl_rm_rf (gen, cancellable, error) || !gl_mkdir (gen, 0755, error))
+        return FALSE;
       if (!rebase_tree (op, tree, cancellable, error))
         return FALSE;
       n_files = FSYNC_BUDGET + 1;   /* a whole tree: sync the file system once */
     }
-  else if (!gl_mkdir (tree, 0755, error))
+  else if (!prepare_next_join (op) && !make_next_tree (op, cancellable, error))
     return FALSE;
-  else if (chown (tree, op->uid, op->gid) != 0)
-    return errno_error (error, errno, "Cannot hand over", tree);
-  else if (op->current > 0)
-    {
-      g_autofree char *cur = g_strdup_printf ("%u", op->current);
-      g_autofree char *old = g_build_filename (op->system, cur, "tree", NULL);
-      if (!gl_pkg_tree_link_copy (old, tree, cancellable, error))
-        return FALSE;
-    }
   if (!merge_upper_into (upper, tree, rootfs ? rootfs : "/", &ss, cancellable, error))
     return FALSE;
   n_files = MAX (n_files, ss.n);
@@ -3617,6 +3713,7 @@ gl_pkg_install (GlSandbox *sandbox, const char * const *packages, GlPkgProgress 
   op = begin_simple (sandbox, fam, progress, user_data, error);
   if (op == NULL)
     return FALSE;
+  op->prepare_next = TRUE;
   list = g_strjoinv (" ", (char **) packages);
   what = g_strdup_printf ("installing %s into “%s”", list, sandbox->id);
   install = profile && profile->cmd_install ? profile->cmd_install : fam->install;

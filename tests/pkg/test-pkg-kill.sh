@@ -29,6 +29,14 @@ wait_for () { # CONDITION: up to 30 s
 scripts_running () { pgrep -f "glimpse-slow/wait-here" >/dev/null; }
 helpers_running () { pgrep -f "glimpse-pkgns.*/$id/system" >/dev/null; }
 scratch_left () { ls -A "$GL_STORE/$id/system" | grep_quiet '^\.op-'; }
+# a generation above `current`: an install makes its next one while the
+# command runs (a copy of the current tree), sealed only by the commit
+next_left () {
+  local cur n
+  cur=$(gl_current "$id")
+  for n in $(ls -A "$GL_STORE/$id/system" | grep -E '^[0-9]+$'); do [ "$n" -gt "$cur" ] && return 0; done
+  return 1
+}
 
 for how in KILL INT; do
   gen=$(gl_current "$id")
@@ -42,13 +50,15 @@ for how in KILL INT; do
   check_sh "[$how] the sandbox keeps generation $gen" '[ "$(gl_current "$id")" = "$gen" ]'
   if [ "$how" = INT ]; then
     check_sh "[INT] it says it was interrupted and that nothing changed" 'grep -q "Interrupted.*unchanged" "$WORK/out-INT"'
-    check_sh "[INT] and cleans up after itself" '! scratch_left'
+    check_sh "[INT] and cleans up after itself, the next generation it was making too" '! scratch_left && ! next_left'
   else
-    check_sh "[KILL] its scratch is left for the next operation" 'scratch_left'
+    check_sh "[KILL] its scratch and the next generation it was making are left for the next operation" \
+      'scratch_left && next_left'
   fi
 done
 check "the next operation works" "$GLIMPSE" install "$id" glimpse-hello
-check_sh "… and removed what the killed one left" '! scratch_left && [ -x "$(gl_tree "$id")/usr/bin/glimpse-hello" ]'
+check_sh "… and removed what the killed one left" \
+  '! scratch_left && ! next_left && [ -x "$(gl_tree "$id")/usr/bin/glimpse-hello" ]'
 check_sh "the slow package is not installed" '[ ! -e "$(gl_tree "$id")/usr/lib/glimpse-slow/wait-here" ]'
 check "remove" "$GLIMPSE" remove "$id"
 finish
