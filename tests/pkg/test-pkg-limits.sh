@@ -24,7 +24,9 @@ postinst_pkg () {
 gl_deb glimpse-hello 1.0
 postinst_pkg glimpse-bomb 'bomb () { bomb & bomb & wait; }; bomb'
 postinst_pkg glimpse-hog 'exec perl -e "my @a; push @a, q(x) x (1 << 20) while 1; # glimpse-hog"'
-postinst_pkg glimpse-sleeper 'exec sleep 600 # glimpse-sleeper'
+# (a sleep of a length of this run's own: another test's "sleep 600" is not this one)
+nap=600.$$
+postinst_pkg glimpse-sleeper "exec sleep $nap"
 gl_serve_host_sandbox "$id"
 
 # the cgroups of the glimpse of pid PID (op-PID-N; other tests' operations
@@ -33,7 +35,7 @@ op_cgroups () { find /sys/fs/cgroup -mindepth 2 -type d -path "*/glimpse/op-$1-*
 # run_glimpse ARG...: glimpse in the background, waited for; its pid in $last,
 # its output in $WORK/out, its status returned
 run_glimpse () { "$GLIMPSE" "$@" > "$WORK/out" 2>&1 & last=$!; wait "$last"; }
-left_running () { pgrep -f "glimpse-(bomb|hog|sleeper)|glimpse-pkgns.*/$id/system" >/dev/null; }
+left_running () { pgrep -f "glimpse-(bomb|hog)|^sleep ${nap//./\\.}\$|glimpse-pkgns.*/$id/system" >/dev/null; }
 wait_for () { # CONDITION: up to 30 s
   local i
   for i in $(seq 300); do eval "$1" && return 0; sleep 0.1; done
@@ -62,8 +64,8 @@ limited () {
 printf '[Packages]\nMaxSeconds=60\nMaxTasks=300\nMaxMemoryMiB=300\n' > "$GLIMPSE_CONF"
 "$GLIMPSE" install "$id" glimpse-sleeper > "$WORK/out-watch" 2>&1 &
 pid=$!
-if wait_for 'pgrep -f "sleep 600" >/dev/null'; then
-  sleeper=$(pgrep -f "sleep 600" | head -n1)
+if wait_for 'pgrep -fx "sleep $nap" >/dev/null'; then
+  sleeper=$(pgrep -fx "sleep $nap" | head -n1)
   cg=$(awk -F: '$2 == "pids" || $2 == "memory" || $1 == "0" { print }' "/proc/$sleeper/cgroup")
   check_sh "a maintainer script runs in the operation's cgroup ($(echo $cg))" 'grep -q "/glimpse/op-" <<< "$cg"'
   # (cgroup v1 or v2: whichever files there are, a task and a memory limit
@@ -130,7 +132,7 @@ refused "a setting that is not a number is named" 'MaxTasks= in the \[Packages\]
 rm -f "$GLIMPSE_CONF"
 "$GLIMPSE" install "$id" glimpse-sleeper > "$WORK/out-kill" 2>&1 &
 pid=$!
-check "[KILL] the maintainer script runs" wait_for 'pgrep -f "sleep 600" >/dev/null'
+check "[KILL] the maintainer script runs" wait_for 'pgrep -fx "sleep $nap" >/dev/null'
 kill -KILL "$pid"; wait "$pid"
 check "[KILL] nothing of the operation keeps running" wait_for '! left_running'
 check_sh "[KILL] its cgroups are left ($(op_cgroups "$pid" | wc -l))" '[ -n "$(op_cgroups "$pid")" ]'
