@@ -1245,8 +1245,11 @@ view_root (View *v)
        * attributes as you, without power over the range's files, and
        * fails.  It is made in your layer, opaque, so nothing below it is
        * looked at; what is mounted over it hides the same anyway.  Only
-       * the last component, below a directory you may search. */
-      else if (err == EACCES && gl_launch_mount_parent_searchable (v->root, v->ops.ops[i].path))
+       * the last component, below a directory you may search.  Not a
+       * merge: it shows the sandbox's directory too, and the mark, which
+       * stays in your layer, would hide it for good (refused as before). */
+      else if (err == EACCES && v->ops.ops[i].kind != OP_MERGE
+               && gl_launch_mount_parent_searchable (v->root, v->ops.ops[i].path))
         {
           gl_launch_mount_skel_mkdir_p (skel_fd, v->ops.ops[i].path);
           gl_launch_mount_skel_opaque (skel_fd, v->ops.ops[i].path);
