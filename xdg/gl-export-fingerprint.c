@@ -646,12 +646,14 @@ gl_export_fingerprint_new (GlExportCache *cache, GlExportContext *ctx, GlExportS
   CacheEntry *e = g_hash_table_lookup (cache->entries, source->id);
   GlFingerprint *f = g_new0 (GlFingerprint, 1);
   g_autoptr(GHashTable) old = NULL;
+  g_autofree char *old_key = NULL;
   Parts parts = { source, NULL, NULL, NULL };
 
   /* the parts are the last clean run's: this run hands them back only if
    * it ends clean too (a run that fails after walking a changed part must
-   * not leave the old digest for the next to take) */
-  g_hash_table_steal_extended (cache->parts, source->id, NULL, (gpointer *) &old);
+   * not leave the old digest for the next to take); the stolen key is
+   * ours to free as well */
+  g_hash_table_steal_extended (cache->parts, source->id, (gpointer *) &old_key, (gpointer *) &old);
   parts.old = old;
   parts.parts = f->parts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   parts.unchanged = f->unchanged = g_ptr_array_new_with_free_func (g_free);
