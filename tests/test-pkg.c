@@ -477,6 +477,7 @@ test_kept_packages (void)
   joined = g_strjoinv (" ", kept);
   g_assert_cmpstr (joined, ==, "base-b mine");
   g_clear_pointer (&kept, g_strfreev);
+  g_clear_pointer (&joined, g_free);
 
   /* apk: what the world asks for that the base's did not */
   g_free (s->family);
