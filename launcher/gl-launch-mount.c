@@ -384,7 +384,8 @@ gl_launch_mount_die_target (const char *path)
 {
   if (errno == ELOOP)
     die ("sandbox not usable: %s inside the sandbox is or passes through a symbolic "
-         "link; ask your administrator to repair the sandbox", path);
+         "link; ask your administrator to repair the sandbox, or purge your layer "
+         "(\"glimpse purge\") if the link is yours", path);
   if (errno == ENOTDIR)
     die ("sandbox not usable: %s inside the sandbox is not a directory; ask your "
          "administrator to repair the sandbox, or purge your layer", path);

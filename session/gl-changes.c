@@ -215,5 +215,16 @@ gl_changes_purge (const char *user_dir, const char *home, uid_t uid,
             return FALSE;
         }
     }
+  /* All of it: the mount points the launcher made for you in a layer of
+   * their own (users/<uid>/mountpoints, made anew at the next launch) go
+   * too, with whatever was done to them (a link put there, an opaque mark
+   * over a base that has changed since) */
+  if (filter == NULL)
+    {
+      g_autofree char *mountpoints = g_build_filename (user_dir, "mountpoints", NULL);
+
+      if (!gl_rm_rf (mountpoints, cancellable, error))
+        return FALSE;
+    }
   return TRUE;
 }

@@ -36,7 +36,8 @@ GStrv gl_changes_layers (const char *home, uid_t uid);
 GPtrArray *gl_changes_list (const char *user_dir, const char *home, uid_t uid,
                             const char *host_root, const char *filter, GError **error);
 
-/* Drops the changes under @filter (NULL: all) from @user_dir. */
+/* Drops the changes under @filter (NULL: all, and the mount points the
+ * launcher made in users/<uid>/mountpoints) from @user_dir. */
 gboolean gl_changes_purge (const char *user_dir, const char *home, uid_t uid,
                            const char *filter, GCancellable *cancellable, GError **error);
 

@@ -61,6 +61,18 @@ check_sh "an ordinary user runs v2 (rc $rc), and reaches nothing of the range's 
   '[ $rc -eq 0 ] && [ "$(sed -n 1p <<<"$out")" = v2 ] && not grep_quiet "secret of" <<<"$out"'
 check_sh "… and has no root mount point of root's made in their layer" \
   '[ ! -e "$GL_STORE/$id/users/$(id -u "$GL_USER_B")/mountpoints/root" ]'
+# a symbolic link in a user's own mount-point layer: refused, the message
+# pointing at their purge (their link, not the administrator's sandbox)
+home_b=$(getent passwd "$GL_USER_B" | cut -d: -f6)
+mp_b=$GL_STORE/$id/users/$(id -u "$GL_USER_B")/mountpoints$home_b
+check_sh "user B's home mount point was made in their layer ($mp_b)" '[ -d "$mp_b" ] && [ ! -L "$mp_b" ]'
+as_user "$GL_USER_B" sh -c 'rmdir "$1" && ln -s /tmp "$1"' sh "$mp_b"
+refused "a symbolic link at a mount point in user B's own layer is refused, advising their purge" \
+  'is or passes through a symbolic link; .*or purge your layer \("glimpse purge"\) if the link is yours' \
+  as_user "$GL_USER_B" "$LAUNCH" "$id" -- true
+check "… which user B does" as_user "$GL_USER_B" "$GLIMPSE" purge "$id" --yes
+out=$(as_user "$GL_USER_B" "$LAUNCH" "$id" -- cat /etc/glimpse-base 2>&1); rc=$?
+check_sh "… and then runs again (rc $rc: $out)" '[ $rc -eq 0 ] && [ "$out" = v2 ]'
 # user A's home is in the range's base too, 0700: the same as root's /root
 out=$(as_user "$GL_USER_A" "$LAUNCH" "$id" -- sh -c 'echo "$HOME"; ls -A "$HOME" | grep -c base-file; echo a > "$HOME/a-file-$$"; cat "$HOME/a-file-$$"' 2>&1); rc=$?
 check_sh "a user whose home is the range's 0700 directory in v2 runs, in their own home, not the base's (rc $rc: $out)" \
