@@ -2,6 +2,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -255,6 +256,22 @@ printerr_plain (const char *s)
 int
 main (int argc, char **argv)
 {
+  /* 0-2 open, on /dev/null where the caller closed them: what we open
+   * must not take their numbers (a child's stdin or output, the trash
+   * remover's locks, whose 0-2 go to /dev/null, would be lost) */
+  for (;;)
+    {
+      int fd = open ("/dev/null", O_RDWR | O_CLOEXEC);
+
+      if (fd < 0 || fd > 2)
+        {
+          if (fd > 2)
+            close (fd);
+          break;
+        }
+      /* (without close-on-exec: 0-2 are given to what we run) */
+      (void) fcntl (fd, F_SETFD, 0);
+    }
   /* The commands that ask whether a user's layer is held (purge, remove)
    * keep nothing the caller left open but 0-2: a descriptor a shell
    * passes on (of an ended view's mount namespace, or a file of it) would

@@ -286,6 +286,13 @@ if strace -o /dev/null -f --seccomp-bpf -e trace=execve true 2>/dev/null; then
 else
   skip_case "the trash's remover is exec'd at once" "strace cannot follow forks with --seccomp-bpf here"
 fi
+# glimpse started with 0-2 closed (a careless service, cron): what it opens
+# must not land there (the remover's /dev/null on 0-2 would close a lock)
+"$GLIMPSE" install "$id" glimpse-fresh <&- >&- 2>&-; rc=$?
+check_sh "an install started with 0-2 closed works (rc $rc), and its trash is removed (within 30 s)" \
+  '[ $rc -eq 0 ] && gl_wait 30 no_trash'
+check "uninstall glimpse-fresh once more" "$GLIMPSE" uninstall "$id" glimpse-fresh
+gl_wait 30 no_trash
 old=$(gl_current "$id")
 out=$(GLIMPSE_TEST_CRASH_AT=trash-moved "$GLIMPSE" install "$id" glimpse-fresh 2>&1); rc=$?
 trash=$(ls -d "$sys_dir"/.trash-* 2>/dev/null | head -n 1)
