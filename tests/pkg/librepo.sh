@@ -42,15 +42,22 @@ gl_deb () {
   dpkg-deb --root-owner-group -Zgzip --build "$d" "$WORK/debs/${name}_${version}_all.deb" >/dev/null
 }
 
-# gl_publish DIR KEY DEB...: a flat repository ("deb URL ./") in DIR signed by KEY
+# gl_publish DIR KEY DEB...: a flat repository ("deb URL ./") in DIR signed by KEY.
+# Never in the second of the one before: apt takes an index file whose size
+# and time (the server's Last-Modified, to the second) are those it has
+# for unchanged, and keeps its binary cache of the old one, so a version
+# published in the same second as the last, its index of the same size,
+# would go unseen (an update then upgraded nothing)
 gl_publish () {
-  local dir=$1 key=$2; shift 2
+  local dir=$1 key=$2 stamp=$WORK/.published; shift 2
+  while [ "$(date +%s)" -le "$(cat "$stamp" 2>/dev/null || echo 0)" ]; do sleep 0.1; done
   rm -rf "$dir"; mkdir -p "$dir"
   cp "$@" "$dir/"
   (cd "$dir" && apt-ftparchive packages . > Packages 2>/dev/null && gzip -9kn Packages \
      && apt-ftparchive -o APT::FTPArchive::Release::Origin=glimpse-test release . > Release \
      && gpg --batch --yes --local-user "$key@glimpse.invalid" --clearsign -o InRelease Release \
-     && gpg --batch --yes --local-user "$key@glimpse.invalid" -abs -o Release.gpg Release)
+     && gpg --batch --yes --local-user "$key@glimpse.invalid" -abs -o Release.gpg Release) || return
+  date +%s > "$stamp"
 }
 
 gl_serve () {
