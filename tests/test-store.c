@@ -768,6 +768,28 @@ count_line (const char *line, gpointer user_data)
   g_ptr_array_add (lines, g_strdup (line));
 }
 
+/* A saved sandbox ID of STORE with a trash TRASH (system/TRASH, its lock
+ * file made), loaded back from the store; *TRASH_LOCK: that lock's path */
+static GlSandbox *
+sample_with_trash (GlStore *store, const char *store_dir, const char *id, const char *trash,
+                   char **trash_lock)
+{
+  g_autoptr(GlSandbox) s = sample (store_dir, id);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
+  g_autofree char *dir = g_build_filename (s->path, "system", trash, NULL);
+  GlSandbox *back;
+
+  *trash_lock = g_build_filename (dir, "lock", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (gl_sandbox_save (s, NULL));
+  g_assert_true (g_file_set_contents (lock, "", 0, NULL));
+  g_assert_true (g_file_set_contents (*trash_lock, "", 0, NULL));
+  back = gl_store_load (store, id, &error);
+  g_assert_no_error (error);
+  return back;
+}
+
 /* A trash (system/.trash-*) whose removal still runs, its lock held by
  * another process: remove waits a bounded time, saying for what, then
  * fails naming the trash and the process (it used to wait for good) */
@@ -776,23 +798,13 @@ test_remove_trash_busy (void)
 {
   g_autofree char *store_dir = make_store ();
   g_autoptr(GlStore) store = gl_store_new (store_dir);
-  g_autoptr(GlSandbox) s = sample (store_dir, "trashy");
-  g_autoptr(GlSandbox) back = NULL;
+  g_autofree char *trash_lock = NULL;
+  g_autoptr(GlSandbox) back = sample_with_trash (store, store_dir, "trashy", ".trash-abc123", &trash_lock);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
-  g_autofree char *trash = g_build_filename (s->path, "system", ".trash-abc123", NULL);
-  g_autofree char *trash_lock = g_build_filename (trash, "lock", NULL);
   g_autofree char *pid_str = NULL;
   int release;
   pid_t pid;
-
-  g_assert_cmpint (g_mkdir_with_parents (trash, 0700), ==, 0);
-  g_assert_true (gl_sandbox_save (s, NULL));
-  g_assert_true (g_file_set_contents (lock, "", 0, NULL));
-  g_assert_true (g_file_set_contents (trash_lock, "", 0, NULL));
-  back = gl_store_load (store, "trashy", &error);
-  g_assert_no_error (error);
 
   pid = start_holder (take_lock, trash_lock, &release);
 
@@ -816,7 +828,7 @@ test_remove_trash_busy (void)
   g_assert_true (gl_sandbox_remove (back, FALSE, count_line, lines, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (lines->len, ==, 0);
-  g_assert_false (g_file_test (s->path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (back->path, G_FILE_TEST_EXISTS));
   gl_sandbox_set_trash_wait_for_tests (60000);
 }
 
@@ -830,23 +842,13 @@ test_remove_trash_handed_on (void)
 {
   g_autofree char *store_dir = make_store ();
   g_autoptr(GlStore) store = gl_store_new (store_dir);
-  g_autoptr(GlSandbox) s = sample (store_dir, "handed");
-  g_autoptr(GlSandbox) back = NULL;
+  g_autofree char *trash_lock = NULL;
+  g_autoptr(GlSandbox) back = sample_with_trash (store, store_dir, "handed", ".trash-def456", &trash_lock);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *lock = g_build_filename (s->path, "lock", NULL);
-  g_autofree char *trash = g_build_filename (s->path, "system", ".trash-def456", NULL);
-  g_autofree char *trash_lock = g_build_filename (trash, "lock", NULL);
   g_autofree char *pid_str = NULL;
   int ready[2], rel[2];
   pid_t taker, holder = 0;
-
-  g_assert_cmpint (g_mkdir_with_parents (trash, 0700), ==, 0);
-  g_assert_true (gl_sandbox_save (s, NULL));
-  g_assert_true (g_file_set_contents (lock, "", 0, NULL));
-  g_assert_true (g_file_set_contents (trash_lock, "", 0, NULL));
-  back = gl_store_load (store, "handed", &error);
-  g_assert_no_error (error);
 
   g_assert_cmpint (pipe2 (ready, O_CLOEXEC), ==, 0);
   g_assert_cmpint (pipe2 (rel, O_CLOEXEC), ==, 0);
@@ -897,7 +899,7 @@ test_remove_trash_handed_on (void)
   gl_sandbox_set_trash_wait_for_tests (10000);
   g_assert_true (gl_sandbox_remove (back, FALSE, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
-  g_assert_false (g_file_test (s->path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (back->path, G_FILE_TEST_EXISTS));
   gl_sandbox_set_trash_wait_for_tests (60000);
 }
 
