@@ -47,11 +47,14 @@ const char gl_pkg_apt_conf[] =
    * commit, which makes the new generation durable itself (its files'
    * data, then `current`); a crash before that discards it all anyway. */
   "Dpkg::Options { \"--force-confdef\"; \"--force-confold\"; \"--force-unsafe-io\"; };\n"
-  /* The sandbox's /etc/apt/apt.conf stays unread, as when glimpse's own
-   * file took its place; that file (GL_PKG_APT_LAST_CONF) is given on
-   * apt's command line now, read after the sandbox's apt.conf.d, which
-   * could name another main file (gl_pkg_apt_command) */
-  "Dir::Etc::main \"/dev/null\";\n";
+  /* The sandbox's /etc/apt/apt.conf stays unread: the main file, which
+   * apt reads after the sandbox's apt.conf.d, is glimpse's
+   * GL_PKG_APT_MAIN_CONF (apt's caches and the view's architectures, for
+   * every apt program of the operation: see gl_pkg_op_run).  What must be
+   * read, the cut's hook among it, is in GL_PKG_APT_LAST_CONF, given on
+   * apt's command line (gl_pkg_apt_command): the sandbox's apt.conf.d
+   * could name another main file. */
+  "Dir::Etc::main \"" GL_PKG_APT_MAIN_CONF "\";\n";
 
 static gboolean
 errno_error (GError **error, int errsv, const char *what, const char *path)
@@ -2522,6 +2525,7 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
   if (op->apt_cache != NULL || op->network != GL_PKG_NETWORK_NONE)
     {
       g_autofree char *conf = g_build_filename (op->input, "apt-proxy.conf", NULL);
+      g_autofree char *main_conf = g_build_filename (op->input, "apt-caches.conf", NULL);
       g_autoptr(GString) text = g_string_new ("// glimpse: written for this operation\n");
       if (op->apt_cache != NULL)
         g_string_append (text, "Dir::Cache::pkgcache \"/run/glimpse-cache/pkgcache.bin\";\n"
@@ -2546,6 +2550,16 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
                 g_string_append_printf (text, " \"%s\";", *a);
               g_string_append (text, " };\n");
             }
+          /* The same for the apt programs that apt-get does not start
+           * with -c: apt-extracttemplates (run by debconf's
+           * dpkg-preconfigure for every install) would otherwise build
+           * apt's cache in memory (~15 ms) where the sandbox's
+           * configuration turns the cache files off (a container's
+           * docker-clean), and ask dpkg for the architectures three times.
+           * Read as apt's main file, after the sandbox's apt.conf.d (a
+           * setting of the sandbox's may name another: speed only). */
+          if (!g_file_set_contents_full (main_conf, text->str, -1, G_FILE_SET_CONTENTS_NONE, 0644, error))
+            return FALSE;
         }
       if (op->network != GL_PKG_NETWORK_NONE)
         g_string_append_printf (text,

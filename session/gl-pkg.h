@@ -254,6 +254,11 @@ extern const char gl_pkg_apt_conf[];
  * sandbox's (Dir::Etc::main "/dev/null", Dir::Etc::parts, #clear) keeps
  * it from being read or undoes it */
 #define GL_PKG_APT_LAST_CONF "/run/glimpse-input/apt-proxy.conf"
+/* apt's main file in an operation (Dir::Etc::main of glimpse's
+ * $APT_CONFIG, read after the sandbox's apt.conf.d by every apt program):
+ * apt's caches and the view's architectures, written by gl_pkg_op_run; a
+ * run of apt before that (or with no caches) finds no file and reads none */
+#define GL_PKG_APT_MAIN_CONF "/run/glimpse-input/apt-caches.conf"
 /* Writes glimpse's apt.conf and GL_PKG_APT_LAST_CONF (empty until
  * gl_pkg_op_run fills it) into the operation's input directory */
 gboolean gl_pkg_write_apt_conf (const char *input_dir, GError **error);

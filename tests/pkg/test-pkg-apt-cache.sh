@@ -34,7 +34,15 @@ head -c 300000 /dev/urandom > /run/glimpse-cache/pkgcache.bin
 chmod 4755 /run/glimpse-cache/pkgcache.bin
 printf 'not a cache' > /run/glimpse-cache/srcpkgcache.bin
 SH
+# a postinst that records what an apt program started without glimpse's -c
+# file sees (apt-extracttemplates, run by debconf for every install)
+cat > "$WORK/probe-postinst" <<'SH'
+#!/bin/sh
+[ "$1" = configure ] || exit 0
+apt-config dump Dir::Cache::pkgcache APT::Architectures > /var/lib/glimpse-probe
+SH
 mkdir -p "$WORK/debs"
+gl_deb glimpse-probe 1.0 "$WORK/probe-postinst"
 gl_deb glimpse-first 1.0
 gl_deb glimpse-second 1.0
 gl_deb glimpse-third 1.0
@@ -44,6 +52,12 @@ gl_deb glimpse-junk 1.0 "$WORK/junk-postinst"
 gl_serve_host_sandbox "$id"
 
 caches () { echo "$GL_STORE/$id/system/$(gl_current "$id")/apt-cache"; }
+check "an install of a package that asks apt-config" "$GLIMPSE" install "$id" glimpse-probe
+probe=$GL_STORE/$id/system/$(gl_current "$id")/tree/var/lib/glimpse-probe
+sed 's/^/# apt-config: /' "$probe"
+check_sh "… every apt program of the operation uses its caches and knows the view's architectures" \
+  'grep -qx "Dir::Cache::pkgcache \"/run/glimpse-cache/pkgcache.bin\";" "$probe" \
+   && grep -qx "APT::Architectures:: \"$(dpkg --print-architecture)\";" "$probe"'
 check "an install" "$GLIMPSE" install "$id" glimpse-first
 c=$(caches)
 check_sh "… keeps apt's caches with the generation it made, root's and read-only to others" \
