@@ -474,9 +474,10 @@ gl_pkg_limits_free (GlPkgLimits *l)
   for (guint i = 0; l->dirs && i < l->dirs->len; i++)
     {
       const char *dir = l->dirs->pdata[i];
-      /* (the last task of a cgroup may take a moment to leave it) */
-      for (int attempt = 0; rmdir (dir) != 0 && errno == EBUSY && attempt < 100; attempt++)
-        g_usleep (10000);
+      /* (the last task of a cgroup may take a moment to leave it:
+       * glimpse-pkgns's view's child of main, ending, some ms) */
+      for (int attempt = 0; rmdir (dir) != 0 && errno == EBUSY && attempt < 1000; attempt++)
+        g_usleep (1000);
       if (g_file_test (dir, G_FILE_TEST_EXISTS))
         g_debug ("Cannot remove %s: %s", dir, g_strerror (errno));
     }

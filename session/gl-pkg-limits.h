@@ -73,7 +73,10 @@ GlPkgLimitsWatch *gl_pkg_limits_watch_start (GlPkgLimits *limits, const char *pa
  * gl_pkg_limits_describe names them ("tasks", …), or NULL. */
 const char *gl_pkg_limits_watch_end (GlPkgLimitsWatch *watch);
 
-/* Removes the cgroups (the run has ended). */
+/* Removes the cgroups (the run has ended), waiting (up to 1 s) until
+ * they are empty: glimpse-pkgns may end before the last process of the
+ * operation, which ends in them (see its supervise()); once they are
+ * removed, nothing of the operation runs. */
 void  gl_pkg_limits_free (GlPkgLimits *limits);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GlPkgLimits, gl_pkg_limits_free)

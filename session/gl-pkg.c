@@ -1131,6 +1131,7 @@ struct _GlPkgOp {
   gboolean prep_ok;
   GError *prep_error;
   gboolean prep_left;          /* system/<next> was made and is not the operation's result (yet) */
+  GlPkgLimits *limits;         /* the command's cgroups, removed last (see spawn_pkgns) */
 };
 
 static void
@@ -2107,6 +2108,8 @@ gl_pkg_op_free (GlPkgOp *op)
 {
   if (op == NULL)
     return;
+  /* (first: the operation's last process may still be ending) */
+  g_clear_pointer (&op->limits, gl_pkg_limits_free);
   prepare_next_drop (op);
   if (op->dir)
     {
@@ -2459,6 +2462,12 @@ spawn_pkgns (GlPkgOp *op, GPtrArray *argv, GlSpawnOptions *options, const char *
   ran = gl_spawn_run ((const char * const *) argv->pdata, options, &result, cancellable, &local);
   signer = rs.signer;   /* freed with this frame */
   g_clear_pointer (&rs.answer, g_free);
+  /* glimpse-pkgns ends once nothing of the sandbox runs; the teardown of
+   * its view's mount namespace may go on (its supervise()), in the
+   * cgroups: an operation's are removed when it is freed, after the
+   * commit, which that teardown need not hold */
+  if (ran && op != NULL)
+    op->limits = g_steal_pointer (&limits);
   if (ran)
     return TRUE;
   status = result.wait_status;

@@ -69,6 +69,10 @@
  * Stopping an operation kills its PID namespace (every process of it) and
  * exits with status 124 after writing the limit's name ("tasks", "memory",
  * "time", "disk") to <op>/stopped-by, where only the host's root writes.
+ * With --cgroup, this program ends as soon as the operation's PID 1 is
+ * reaped (every process of the namespace has ended), before the teardown
+ * of the view's mount namespace has (see supervise): the process doing
+ * it ends in the cgroups, which glimpse removes only once they are empty.
  *
  * What the command sees: an overlay of upper : lowers : mask : base, the
  * base an idmapped clone (open_tree + MOUNT_ATTR_IDMAP) so the host root's
@@ -1596,6 +1600,9 @@ walk_cache_save (const WalkDir *d)
 static int mask_mnt = -1;
 /* (the view's wait for the mask: wait_for_mask) */
 static int mask_go[2] = { -1, -1 };
+/* The view's child of main to main, with --cgroup: the operation's exit
+ * status, one byte, once its PID 1 is reaped (see supervise) */
+static int view_ended[2] = { -1, -1 };
 
 static int
 mask_memory (void)
@@ -1986,15 +1993,16 @@ supervise (pid_t child, pid_t walker)
   int walker_fd = walker > 0 ? (int) syscall (SYS_pidfd_open, walker, 0) : -1;
   bool limited = A.n_cgroups > 0 || A.max_seconds > 0 || A.min_free_mib > 0;
   int walk_failed = -1;   /* the operation's status when the walk failed */
+  int ended = -1;         /* the status the view's child of main said */
   int st;
 
   if (pidfd < 0 || (walker > 0 && walker_fd < 0))
     die_errno ("pidfd_open");
   for (;;)
     {
-      struct pollfd p[2] = { { pidfd, POLLIN, 0 }, { walker_fd, POLLIN, 0 } };
+      struct pollfd p[3] = { { pidfd, POLLIN, 0 }, { walker_fd, POLLIN, 0 }, { view_ended[0], POLLIN, 0 } };
       const char *why;
-      if (poll (p, walker_fd >= 0 ? 2 : 1, limited ? 250 : -1) < 0)
+      if (poll (p, 3, limited ? 250 : -1) < 0)
         {
           if (errno == EINTR)
             continue;
@@ -2033,6 +2041,20 @@ supervise (pid_t child, pid_t walker)
           if (walk_failed >= 0)
             stop_operation (child, NULL);
         }
+      if (view_ended[0] >= 0 && (p[2].revents & (POLLIN | POLLHUP)))
+        {
+          unsigned char byte;
+          ssize_t n;
+          while ((n = read (view_ended[0], &byte, 1)) < 0 && errno == EINTR)
+            ;
+          close (view_ended[0]);
+          view_ended[0] = -1;
+          if (n == 1 && stopped_by == NULL)
+            {
+              ended = byte;
+              break;
+            }
+        }
       if (p[0].revents & POLLIN)
         break;
     }
@@ -2041,15 +2063,36 @@ supervise (pid_t child, pid_t walker)
     {
       kill (walker, SIGKILL);
       close (walker_fd);
+      if (ended >= 0)
+        while (waitpid (walker, NULL, 0) < 0 && errno == EINTR)
+          ;
     }
-  if (waitpid (child, &st, 0) < 0)
-    die_errno ("waitpid");
-  close (pidfd);
-  /* A stopped operation's first process comes here (we are its
-   * subreaper), and ends only once every process of its namespace has */
-  for (;;)
-    if (waitpid (-1, NULL, 0) < 0 && errno != EINTR)
-      break;
+  if (ended >= 0)
+    {
+      /* The view's PID 1 has been reaped, so every process of its PID
+       * namespace has ended (the kernel kills and reaps them all before
+       * PID 1's end is reported), and nothing of the operation runs any
+       * more.  What is left is the view's child of main, ending: the
+       * teardown of its mount namespace (the overlays and their dentries,
+       * the mask, the tmpfs mounts: 2-7 ms), which need not hold glimpse's
+       * commit.  It ends in the operation's cgroups, which glimpse removes
+       * once they are empty (gl_pkg_limits_free), after the commit: nothing
+       * of the operation outlives glimpse. */
+      st = W_EXITCODE (ended, 0);
+      close (pidfd);
+    }
+  else
+    {
+      if (waitpid (child, &st, 0) < 0)
+        die_errno ("waitpid");
+      close (pidfd);
+      /* A stopped operation's first process comes here (we are its
+       * subreaper), and ends only once every process of its namespace
+       * has */
+      for (;;)
+        if (waitpid (-1, NULL, 0) < 0 && errno != EINTR)
+          break;
+    }
   /* what it reached at its very end: it fails all the same */
   if (stopped_by == NULL && limited)
     stopped_by = limit_reached (false);
@@ -3130,13 +3173,18 @@ main (int argc, char **argv)
 
   if (walker > 0 && pipe2 (mask_go, O_CLOEXEC) != 0)
     die_errno ("pipe");
+  if (A.n_cgroups > 0 && pipe2 (view_ended, O_CLOEXEC) != 0)
+    die_errno ("pipe");
   self = getpid ();
   pid = fork_or_limit ();
   if (pid == 0)
     {
-      int self_fd;
+      int self_fd, code;
+      unsigned char byte;
       if (mask_go[1] >= 0)
         close (mask_go[1]);
+      if (view_ended[0] >= 0)
+        close (view_ended[0]);
       /* (glimpse-pkgns may have ended before this: its parent is then a
        * subreaper above it, or 1) */
       prctl (PR_SET_PDEATHSIG, SIGKILL);
@@ -3164,7 +3212,12 @@ main (int argc, char **argv)
       if (pid < 0)
         die_errno ("fork");
       if (pid == 0)
-        run_init (base_mnt, input_mnt, cache_mnt, self_fd);
+        {
+          /* (nothing of the namespace may say the operation has ended) */
+          if (view_ended[1] >= 0)
+            close (view_ended[1]);
+          run_init (base_mnt, input_mnt, cache_mnt, self_fd);
+        }
       close (self_fd);
       close (base_mnt);
       if (mask_go[0] >= 0)
@@ -3175,8 +3228,15 @@ main (int argc, char **argv)
         close (A.proxy_fd);
       if (waitpid (pid, &st, 0) < 0)
         _exit (EXIT_SETUP);
-      _exit (status_code (st));
+      code = status_code (st);
+      byte = (unsigned char) code;
+      /* (not said, main waits for our end, as without --cgroup) */
+      if (view_ended[1] >= 0)
+        (void) !write (view_ended[1], &byte, 1);
+      _exit (code);
     }
+  if (view_ended[1] >= 0)
+    close (view_ended[1]);
   close (base_mnt);
   close (userns);
   if (mask_mnt >= 0)

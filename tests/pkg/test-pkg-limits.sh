@@ -43,6 +43,10 @@ wait_for () { # CONDITION: up to 30 s
 }
 check "an operation within the default limits works" run_glimpse install "$id" glimpse-hello
 check_sh "… and leaves no cgroup" '[ -z "$(op_cgroups "$last")" ]'
+# (glimpse-pkgns ends before its view's child of main, whose mount
+# namespace's teardown goes on beside the commit: glimpse returns once it
+# has ended, in the cgroups it removes)
+check_sh "… and nothing of it runs once glimpse has returned" '! left_running'
 
 # limited PKG SETTING=VALUE LIMIT-REGEX: installing PKG with SETTING=VALUE fails at that limit
 limited () {
