@@ -87,9 +87,12 @@
  * the base owned by ids < 65536, whatever its mode):
  *   Only what every user of the host may read is shown.  The base is walked
  *   (its own file system only: a clone of its mount without submounts, which
- *   is exactly what the view shows) before anything of the sandbox runs, and
- *   in the mask, the layer between the system generations and the base (a
- *   tmpfs of its own: mask_memory):
+ *   is exactly what the view shows) before anything of the sandbox runs --
+ *   or, when the last operation's walk is kept (the walk's cache), its
+ *   result is checked again entry by entry before, and the base is walked
+ *   beside the command for the next operation (build_mask) -- and in the
+ *   mask, the layer between the system generations and the base (a tmpfs
+ *   of its own: mask_memory):
  *   - a directory that is not world-readable and world-searchable (o+rx) is
  *     an empty directory of the same owner and mode (opaque): packages can
  *     still add files to it, nothing of the host's shows;
@@ -135,9 +138,11 @@
  *     the mask, and tmpfs mounts on the view's own (overlay) directories.  No
  *     mount sits on a dentry of the host's file system, so the host renaming
  *     over or removing a path (passwd rewriting /etc/shadow) detaches none.
- *   What stays open: the walk's names are as of the walk, so a file created,
- *   or made private, on a host base while the command runs shows its name
- *   (and its attributes) in listings, though it cannot be opened; a file
+ *   What stays open: the walk's names are as of the walk (the last
+ *   operation's, when it is kept: build_mask), so a file created, or made
+ *   private, on a host base since shows its name (and its attributes) in
+ *   listings, though it cannot be opened -- names any user of the host may
+ *   list too; a file
  *   opened before its mode changed stays readable through that descriptor
  *   (as for any user of the host); so does a world-readable file the
  *   command reached before its directory was made private: through an
@@ -151,7 +156,9 @@
  *   inside this namespace before) and are not walked.  The walk costs one
  *   stat per file of the base (per directory, for a base that did not
  *   change since the last operation: see "The walk's cache" for what that
- *   gives up); the check at open costs one more permission check of the
+ *   gives up), off the command's way when the last walk is kept (one check
+ *   per entry it masked before the command, the walk beside it: see
+ *   build_mask); the check at open costs one more permission check of the
  *   layer, which overlayfs makes anyway.
  * THE RULE for the network: nothing of the sandbox ever runs in the host's
  *   network namespace -- not the maintainer scripts, and not the package
@@ -581,6 +588,8 @@ static void
 mask_whiteout (int mask, const char *rel)
 {
   char dir[PATH_MAX];
+  if (mask < 0)
+    return;   /* (the walk beside the command: build_mask) */
   parent_of (rel, dir, sizeof dir);
   if (dir[0])
     mask_mirror_dirs (mask, dir);
@@ -605,6 +614,8 @@ fsetxattr_at (int dfd, const char *name, const char *key, const char *value)
 static void
 mask_empty_dir (int mask, const char *rel)
 {
+  if (mask < 0)
+    return;   /* (the walk beside the command: build_mask) */
   mask_mirror_dirs (mask, rel);
   if (fsetxattr_at (mask, rel, "user.overlay.opaque", "y") != 0)
     die_errno ("cannot mask /%s", rel);
@@ -746,7 +757,12 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  * keeps its name and attributes (mode, size, times, and its extended
  * attributes' names and values) in listings until its directory changes
  * -- as for a change during an operation, it cannot be opened (the check
- * at open). */
+ * at open).  And since the mask of an operation is built from the cache
+ * while the walk runs beside the command (build_mask), whatever changed
+ * in the base since the last operation's walk is masked from the next
+ * operation on: during this one, a new private entry's name shows
+ * (unreadable), a directory made private refuses to be listed or searched
+ * rather than showing empty. */
 /* (3: every FIFO is masked; a cache of 2 kept no world-readable one.
  * 4: the numbers of records in the header) */
 #define WALK_MAGIC "glimpse-pkgns walk cache 4\n"
@@ -877,6 +893,70 @@ rel_append (char *rel, size_t len, const char *name, size_t n)
 
 static WalkDir *walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkDir *old);
 
+/* The mask as the view has it, for the walk beside the command (an O_PATH
+ * descriptor of its root; build_mask), or -1 */
+static int mask_seen = -1;
+/* The walker's words (build_mask): "r", the mask is ready while it walks
+ * on; "s", it found what the mask should have hidden.  [0] read by
+ * supervise(), [1] the walker's */
+static int mask_ready[2] = { -1, -1 };
+
+/* The walk beside the command found a FIFO of the base at REL, in the
+ * directory DFD: when the mask the view has (the last walk's) does not
+ * hide it -- no whiteout there, no opaque directory above it -- it is one
+ * that appeared since.  In a directory only root may write to (the places
+ * package triggers read: /usr/share/applications…), a program of the
+ * operation that reads it would wait on it for good (see THE RULE), so
+ * the operation is stopped now (supervise: "s" on mask_ready), saying so,
+ * while the walk goes on: what it keeps masks it at the next operation.
+ * In a directory another user may write to (/var/crash, a user's own),
+ * which no package operation reads, it is left as a FIFO made there
+ * during an operation is (a program that did read it would be stopped at
+ * the operation's time limit): any user could otherwise make every
+ * operation stop. */
+static atomic_bool walk_fifo_said;
+
+static void
+walk_check_fifo_masked (int dfd, const char *rel)
+{
+  char buf[PATH_MAX];
+  struct stat m, dir;
+  char *slash;
+
+  if (mask_seen < 0 || atomic_load (&walk_fifo_said))
+    return;
+  if (fstat (dfd, &dir) != 0 || (dir.st_mode & S_IWOTH) || (dir.st_uid != 0 && (dir.st_mode & S_IWUSR))
+      || (dir.st_gid != 0 && (dir.st_mode & S_IWGRP)))
+    return;
+  if (fstatat (mask_seen, rel, &m, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR (m.st_mode) && m.st_rdev == makedev (0, 0))
+    return;
+  snprintf (buf, sizeof buf, "%s", rel);
+  for (slash = strchr (buf, '/'); slash != NULL; slash = strchr (slash + 1, '/'))
+    {
+      char v[2] = "";
+      int fd;
+      *slash = '\0';
+      fd = openat (mask_seen, buf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      *slash = '/';
+      if (fd < 0)
+        break;
+      if (fgetxattr (fd, "user.overlay.opaque", v, sizeof v) == 1 && v[0] == 'y')
+        {
+          close (fd);
+          return;
+        }
+      close (fd);
+    }
+  if (atomic_exchange (&walk_fifo_said, true))
+    return;
+  fprintf (stderr, "%s: /%s of %s is a FIFO that appeared since the last package operation's check "
+           "of it; a program of the operation that reads it would wait for good, so the operation "
+           "is stopped (nothing of it is kept). Run it again: the check done now hides it.\n",
+           prog, rel, A.base);
+  if (write (mask_ready[1], "s", 1) != 1)
+    _exit (EXIT_SETUP);
+}
+
 /* NAME of the directory DFD (an entry REL of the base; LEN: the length of
  * its parent's path): THE RULE for it.  D_TYPE from readdir, or DT_UNKNOWN;
  * OLD: what the cache kept of it, if anything, which this takes (reuses or
@@ -961,7 +1041,11 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
   if (S_ISSOCK (st.st_mode) || S_ISFIFO (st.st_mode) || (S_ISREG (st.st_mode) && !(st.st_mode & S_IROTH)))
     {
       if (!is_shadow (rel))
-        mask_whiteout (mask, rel);
+        {
+          if (mask < 0 && S_ISFIFO (st.st_mode))
+            walk_check_fifo_masked (dfd, rel);
+          mask_whiteout (mask, rel);
+        }
       rel[len] = '\0';
       return KEEP_MASKED;
     }
@@ -1636,13 +1720,85 @@ mask_memory (void)
   return m;
 }
 
-/* The layer between the base and the system generations (see the top). */
+/* The mask at REL (LEN characters of a PATH_MAX buffer) as the cache D
+ * kept it, every masked entry checked again as the walk would (see
+ * build_mask): the entry at its path now, reached from the base's root
+ * without following any link; one that is gone, or that a link now stands
+ * in the way of, is not masked (what the view shows there is not it), a
+ * directory every user may now read and search is shown. */
+static void
+mask_replay (int mask, const WalkDir *d, char *rel, size_t len)
+{
+  for (uint32_t i = 0; i < d->n; i++)
+    {
+      const WalkEntry *e = &d->e[i];
+      size_t n = strlen (e->name), rlen;
+
+      if (e->kind != KEEP_MASKED && e->kind != KEEP_WALKED)
+        continue;
+      if (len + 1 + n + 1 + NAME_MAX >= PATH_MAX)
+        continue;   /* (the walk beside the command takes it as it always did) */
+      rlen = rel_append (rel, len, e->name, n);
+      if (is_skipped (rel, rlen))
+        ;
+      else if (e->kind == KEEP_WALKED)
+        mask_replay (mask, e->sub, rel, rlen);
+      else
+        {
+          struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                  .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+                                             | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
+          int fd = (int) syscall (SYS_openat2, base_fd, rel, &how, sizeof how);
+          struct stat st;
+
+          if (fd < 0)
+            {
+              if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP && errno != EXDEV
+                  && errno != EAGAIN)
+                die_errno ("cannot check /%s of the base", rel);
+            }
+          else if (fstat (fd, &st) != 0)
+            die_errno ("cannot check /%s of the base", rel);
+          else if (S_ISDIR (st.st_mode))
+            {
+              if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
+                mask_empty_dir (mask, rel);
+            }
+          else if ((S_ISSOCK (st.st_mode) || S_ISFIFO (st.st_mode)
+                    || (S_ISREG (st.st_mode) && !(st.st_mode & S_IROTH)))
+                   && !is_shadow (rel))
+            mask_whiteout (mask, rel);
+          if (fd >= 0)
+            close (fd);
+        }
+      rel[len] = '\0';
+    }
+}
+
+/* The mask's last file: policy-rc.d */
+static void mask_finish (int mask);
+
+/* The layer between the base and the system generations (see the top).
+ * Without a walk cache for this base, the walk builds the mask, and the
+ * view gets its go-ahead when the walker exits.  With one (the common
+ * case: the last operation's walk), the mask is built from it at once,
+ * every entry it masked checked again (mask_replay), and the walker says
+ * so on mask_ready: the view is built and the command starts while the
+ * walk of the base runs on beside it, niced, masking nothing (the mask is
+ * a layer of the mounted view by then: never written again), only to keep
+ * what it finds for the next operation.  What that gives up, beyond what
+ * the cache already does (see "The walk's cache"): a name that came into
+ * the base, or became private, since the last operation's walk shows in
+ * listings during this operation, where the walk would have masked it --
+ * as for a change while the command runs, nothing of it can be opened
+ * (the check at open), and a directory made private since cannot be
+ * listed or searched (EACCES); a directory made readable by every user
+ * since stays empty.  The next operation masks as the walk found. */
 static void
 build_mask (int opfd)
 {
   int mask, fd;
   struct stat st;
-  static const char policy[] = "#!/bin/sh\n# glimpse: no service starts during a package operation\nexit 101\n";
   /* replaced by the view's own mounts whatever the base has there */
   static const char *mounted[] = { "proc", "sys", "dev", "tmp", "var/tmp" };
 
@@ -1697,13 +1853,48 @@ build_mask (int opfd)
   {
     WalkDir *old = A.walk_cache ? walk_cache_load () : NULL;
     bool had_old = old != NULL;
+    WalkDir *now;
+
+    if (old != NULL && old->dev == (uint64_t) st.st_dev && old->ino == (uint64_t) st.st_ino)
+      {
+        char rel[PATH_MAX] = "";
+        mask_replay (mask, old, rel, 0);
+        mask_finish (mask);
+        mask_seen = fcntl (mask, F_DUPFD_CLOEXEC, 0);
+        close (mask);
+        mask = -1;
+        if (write (mask_ready[1], "r", 1) != 1)
+          die_errno ("cannot start the view");
+        /* (its threads, made now, are niced too; if it cannot be, it
+         * runs as it is) */
+        (void) setpriority (PRIO_PROCESS, 0, 10);
+      }
+    else
+      {
+        /* (the go-ahead when this process has succeeded) */
+        close (mask_ready[1]);
+        mask_ready[1] = -1;
+      }
     /* (OLD is taken: updated where it is) */
-    WalkDir *now = walk_root (mask, fd, &st, old);
+    now = walk_root (mask, fd, &st, old);
     if (A.walk_cache && (walk_changed || !had_old || walk_read_entries > WALK_RESAVE_ENTRIES))
       walk_cache_save (now);
     walk_dir_free (now);
   }
   close (fd);
+  if (mask >= 0)
+    {
+      mask_finish (mask);
+      close (mask);
+    }
+}
+
+static void
+mask_finish (int mask)
+{
+  static const char policy[] = "#!/bin/sh\n# glimpse: no service starts during a package operation\nexit 101\n";
+  struct stat st;
+  int fd;
 
   /* No service starts (Debian's invoke-rc.d asks policy-rc.d). */
   if (fstatat (base_fd, "usr/sbin", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))
@@ -1717,7 +1908,6 @@ build_mask (int opfd)
         die_errno ("cannot write policy-rc.d");
       close (fd);
     }
-  close (mask);
 }
 
 /* build_mask in a child process, whose pid is returned: the walk's threads
@@ -1733,10 +1923,15 @@ static pid_t
 start_mask (int opfd)
 {
   pid_t parent = getpid ();
-  pid_t pid = fork_or_limit ();
+  pid_t pid;
 
+  if (pipe2 (mask_ready, O_CLOEXEC) != 0)
+    die_errno ("pipe");
+  pid = fork_or_limit ();
   if (pid == 0)
     {
+      close (mask_ready[0]);
+      mask_ready[0] = -1;
       prctl (PR_SET_PDEATHSIG, SIGKILL);
       if (getppid () != parent)
         _exit (EXIT_SETUP);
@@ -1745,6 +1940,8 @@ start_mask (int opfd)
       build_mask (opfd);
       _exit (0);
     }
+  close (mask_ready[1]);
+  mask_ready[1] = -1;
   return pid;
 }
 
@@ -1983,15 +2180,18 @@ mask_go_ahead (void)
 /* The parent's loop, as the host's root, while the operation runs:
  * stops the operation at a limit, and returns the wait status of CHILD
  * when it ends.  WALKER (or -1): the base's walker (start_mask), which
- * runs under the same limits: when it has succeeded, the view gets its
- * go-ahead; when it failed (having said why), the operation is ended, with
- * its status. */
+ * runs under the same limits: when it says the mask is ready (mask_ready:
+ * a walk cache was there), or else when it has succeeded, the view gets
+ * its go-ahead; when it failed (having said why), the operation is ended,
+ * with its status.  A walk still running beside the command when the
+ * command ends is waited for (what it keeps is the next operation's). */
 static int
 supervise (pid_t child, pid_t walker)
 {
   int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
   int walker_fd = walker > 0 ? (int) syscall (SYS_pidfd_open, walker, 0) : -1;
   bool limited = A.n_cgroups > 0 || A.max_seconds > 0 || A.min_free_mib > 0;
+  bool child_ended = false;
   int walk_failed = -1;   /* the operation's status when the walk failed */
   int ended = -1;         /* the status the view's child of main said */
   int st;
@@ -2000,13 +2200,42 @@ supervise (pid_t child, pid_t walker)
     die_errno ("pidfd_open");
   for (;;)
     {
-      struct pollfd p[3] = { { pidfd, POLLIN, 0 }, { walker_fd, POLLIN, 0 }, { view_ended[0], POLLIN, 0 } };
+      struct pollfd p[4] = { { child_ended ? -1 : pidfd, POLLIN, 0 }, { walker_fd, POLLIN, 0 },
+                             { view_ended[0], POLLIN, 0 }, { mask_ready[0], POLLIN, 0 } };
       const char *why;
-      if (poll (p, 3, limited ? 250 : -1) < 0)
+      if (poll (p, 4, limited ? 250 : -1) < 0)
         {
           if (errno == EINTR)
             continue;
           die_errno ("poll");
+        }
+      if (mask_ready[0] >= 0 && (p[3].revents & (POLLIN | POLLHUP | POLLERR)))
+        {
+          char c;
+          ssize_t n;
+          while ((n = read (mask_ready[0], &c, 1)) < 0 && errno == EINTR)
+            ;
+          /* "r": the mask is ready, the walk goes on beside the command;
+           * "s": that walk found what the mask should have hidden
+           * (walk_check_fifo_masked: it said what), the operation is
+           * stopped, and fails once the walk has kept what it found;
+           * EOF: the walk builds the mask, or has ended */
+          if (n == 1 && c == 'r' && mask_go[1] >= 0 && stopped_by == NULL)
+            {
+              mask_go_ahead ();
+              close (mask_go[1]);
+              mask_go[1] = -1;
+            }
+          else if (n == 1 && c == 's' && !child_ended)
+            {
+              walk_failed = EXIT_SETUP;
+              stop_operation (child, NULL);
+            }
+          else if (n != 1)
+            {
+              close (mask_ready[0]);
+              mask_ready[0] = -1;
+            }
         }
       if (limited && stopped_by == NULL && (why = limit_reached (true)) != NULL)
         {
@@ -2032,13 +2261,17 @@ supervise (pid_t child, pid_t walker)
             }
           else if (!WIFEXITED (wst) || WEXITSTATUS (wst) != 0)
             walk_failed = WIFEXITED (wst) ? WEXITSTATUS (wst) : EXIT_SETUP;
-          else
+          else if (mask_go[1] >= 0)
             mask_go_ahead ();
           /* (on a failure the view, waiting at mask_go, reads EOF: nothing
            * is mounted over the base; it is killed all the same) */
-          close (mask_go[1]);
+          if (mask_go[1] >= 0)
+            close (mask_go[1]);
           mask_go[1] = -1;
-          if (walk_failed >= 0)
+          if (mask_ready[0] >= 0)
+            close (mask_ready[0]);
+          mask_ready[0] = -1;
+          if (walk_failed >= 0 && !child_ended)
             stop_operation (child, NULL);
         }
       if (view_ended[0] >= 0 && (p[2].revents & (POLLIN | POLLHUP)))
@@ -2052,10 +2285,13 @@ supervise (pid_t child, pid_t walker)
           if (n == 1 && stopped_by == NULL)
             {
               ended = byte;
-              break;
+              child_ended = true;
             }
         }
-      if (p[0].revents & POLLIN)
+      if (!child_ended && (p[0].revents & POLLIN))
+        child_ended = true;
+      /* (a walk beside the command: waited for, under the limits) */
+      if (child_ended && (walker_fd < 0 || mask_go[1] >= 0 || stopped_by != NULL))
         break;
     }
   /* a view that ended before the walk did: the walk is of no use */
@@ -3185,6 +3421,8 @@ main (int argc, char **argv)
         close (mask_go[1]);
       if (view_ended[0] >= 0)
         close (view_ended[0]);
+      if (mask_ready[0] >= 0)
+        close (mask_ready[0]);
       /* (glimpse-pkgns may have ended before this: its parent is then a
        * subreaper above it, or 1) */
       prctl (PR_SET_PDEATHSIG, SIGKILL);

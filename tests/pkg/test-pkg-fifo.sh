@@ -8,7 +8,8 @@
 # one fails to unpack, saying so; a generation never holds one (gl-pkg.c,
 # defang_one), and one an older glimpse let into a generation is hidden
 # from the next operation (hide_old_fifos); a FIFO of the base is not
-# shown (THE RULE).  Every command
+# shown (THE RULE), and one that appeared since the last operation stops
+# the next one at once.  Every command
 # here is bounded (MaxSeconds=60, and timeout 120): on code that lets a FIFO
 # in, the operations hang and are stopped, and the checks fail.  Needs root.
 source "$(dirname "$0")/libpkgtest.sh"
@@ -38,6 +39,8 @@ mkdir -p "$WORK/fifo-extra/usr/share/applications"
 mkfifo "$WORK/fifo-extra/usr/share/applications/glimpse-fifo-shipped.desktop"
 gl_deb glimpse-fifo-shipped 1.0 "" "$WORK/fifo-extra"
 gl_deb glimpse-hello 1.0
+gl_deb glimpse-ww-first 1.0
+gl_deb glimpse-ww-second 1.0
 gl_deb glimpse-later 1.0
 gl_deb glimpse-third 1.0
 gl_serve_host_sandbox "$id"
@@ -66,11 +69,35 @@ check_sh "a later install, whose trigger reads the directory again, does not han
   '[ $rc -eq 0 ] && [ -x "$(gl_tree "$id")/usr/bin/glimpse-hello" ]'
 [ $rc -eq 0 ] || show
 
-# a FIFO of the base (here the host's own, world-readable) is not shown
+# a FIFO of the base (here the host's own, world-readable) is not shown.
+# An operation's mask is the last operation's check of the base, and the
+# base is checked again beside the command (glimpse-pkgns.c, build_mask):
+# a FIFO that appeared since stops the operation at once, saying so, and
+# the next one hides it.
+# (one in a directory any user may write to, which no operation reads,
+# does not: any user could otherwise stop every operation)
+ww=/var/lib/glimpse-test-ww-$$
+GL_CLEANUPS+=("rm -rf '$ww'")
+mkdir -m 1777 "$ww"
+run install "$id" glimpse-ww-first; rc=$?
+check "an install after a directory any user may write to was made" test $rc -eq 0
+mkfifo -m 0644 "$ww/fifo"
+run install "$id" glimpse-ww-second; rc=$?
+check_sh "a FIFO that appeared since in such a directory does not stop the next operation (exit $rc)" \
+  '[ $rc -eq 0 ] && [ -x "$(gl_tree "$id")/usr/bin/glimpse-ww-second" ]'
+[ $rc -eq 0 ] || show
 mkfifo -m 0644 "$host_fifo"
+gen=$(gl_current "$id")
+run install "$id" glimpse-later; rc=$?
+show
+check_sh "a FIFO of the base that appeared since the last operation stops the next one, saying so, not at a limit (exit $rc)" \
+  '[ $rc -ne 0 ] && [ $rc -ne 124 ] && ! grep -q "was stopped" "$WORK/out" \
+   && grep -q "glimpse-test-fifo-$$.desktop.* is a FIFO that appeared since" "$WORK/out" \
+   && grep -q "Run it again" "$WORK/out"'
+check_sh "… the sandbox is as it was" '[ "$(gl_current "$id")" = "$gen" ] && no_fifo'
 run install "$id" glimpse-later; rc=$?
 rm -f "$host_fifo"
-check_sh "a FIFO the base has there is not shown to the trigger: no hang (exit $rc)" \
+check_sh "… and run again, it is not shown to the trigger: no hang (exit $rc)" \
   '[ $rc -eq 0 ] && [ -x "$(gl_tree "$id")/usr/bin/glimpse-later" ] && no_fifo'
 [ $rc -eq 0 ] || show
 

@@ -283,8 +283,11 @@ got=$(run_helper "$WORK/op-deep")
 check_sh "a directory chain deeper than PATH_MAX in the base does not stop an operation" \
   'grep -qx "public-$tag" <<<"$got"'
 rm -rf "$base/srv/deep"
-# --- the walk's cache (glimpse-pkgns.c, "The walk's cache"): what changed
-# in the base between two operations is masked at the second one
+# --- the walk's cache (glimpse-pkgns.c, "The walk's cache" and
+# build_mask): an operation's mask is the last walk's, every entry it masked
+# checked again, while the walk runs beside the command; what changed in
+# the base between two operations cannot be read at the second one (the
+# check at open) and is masked from the third on
 cache=$WORK/walk-cache
 mkdir -p "$base/var/lib/turns" "$base/etc/later"
 echo "turns-$tag" > "$base/var/lib/turns/file"
@@ -308,10 +311,17 @@ touch -r "$base/etc/later" "$WORK/later-times"
 touch -m -r "$WORK/later-times" "$base/etc/later"
 got=$(run_helper "$WORK/op5" --walk-cache "$cache")
 echo "$got" | sed 's/^/# cached: /'
-check_sh "… at the next operation, a directory made root-only since is masked" \
+check_sh "… at the next operation, a directory made root-only since cannot be read" \
   '! grep -q "turns-$tag" <<<"$got" && grep -qx "later-$tag" <<<"$got"'
-check_sh "… and a root-only file added since (the directory's mtime set back) is too" \
-  '! grep -q "$secret_value" <<<"$got" && ! grep -qx "later: new" <<<"$got"'
+check_sh "… nor a root-only file added since (the directory's mtime set back)" \
+  '! grep -q "$secret_value" <<<"$got"'
+got=$(run_helper "$WORK/op5b" --walk-cache "$cache")
+echo "$got" | sed 's/^/# walked: /'
+check_sh "… and at the one after, the directory is masked (empty, not refused)" \
+  '! grep -q "turns-$tag" <<<"$got" && ! grep -q "turns/file.*ermission denied" <<<"$got" \
+   && grep -qx "later-$tag" <<<"$got"'
+check_sh "… and so is the file (not listed)" \
+  '! grep -q "$secret_value" <<<"$got" && ! grep -qx "later: new" <<<"$got" && grep -qx "later: file" <<<"$got"'
 printf 'glimpse-pkgns walk cache 1\n\001garbage' > "$cache"
 got=$(run_helper "$WORK/op6" --walk-cache "$cache")
 check_sh "a damaged walk cache is ignored and replaced" \
@@ -331,9 +341,11 @@ check_sh "… nor when only a directory's times changed (it is read again)" \
   '[ "$(stat -c %i "$cache")" = "$ino" ] && grep -qx "later-$tag" <<<"$got" && ! grep -q "turns-$tag" <<<"$got"'
 ( umask 077; echo "$secret_value-newer" > "$base/etc/later/newer" )
 got=$(run_helper "$WORK/op8c" --walk-cache "$cache")
-check_sh "… and a root-only file added to such a directory is masked" \
-  '! grep -q "$secret_value" <<<"$got" && ! grep -qx "later: newer" <<<"$got" && grep -qx "later-$tag" <<<"$got" \
-   && [ "$(stat -c %i "$cache")" != "$ino" ]'
+check_sh "… a root-only file added to such a directory cannot be read at the next operation" \
+  '! grep -q "$secret_value" <<<"$got" && grep -qx "later-$tag" <<<"$got" && [ "$(stat -c %i "$cache")" != "$ino" ]'
+got=$(run_helper "$WORK/op8d" --walk-cache "$cache")
+check_sh "… and is masked at the one after" \
+  '! grep -q "$secret_value" <<<"$got" && ! grep -qx "later: newer" <<<"$got" && grep -qx "later-$tag" <<<"$got"'
 ino=$(stat -c %i "$cache")
 chmod 0666 "$cache"
 run_helper "$WORK/op9" --walk-cache "$cache" >/dev/null
