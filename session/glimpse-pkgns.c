@@ -909,8 +909,9 @@ static int mask_ready[2] = { -1, -1 };
  * operation that reads it would wait on it for good (see THE RULE), so
  * the operation is stopped now (supervise: "s" on mask_ready), saying so,
  * while the walk goes on: what it keeps masks it at the next operation.
- * In a directory another user may write to (/var/crash, a user's own),
- * which no package operation reads, it is left as a FIFO made there
+ * In a directory another user may write to (/var/crash, a user's own
+ * whatever its mode, one with a group's or an ACL's write bit), which no
+ * package operation reads, it is left as a FIFO made there
  * during an operation is (a program that did read it would be stopped at
  * the operation's time limit): any user could otherwise make every
  * operation stop. */
@@ -925,8 +926,11 @@ walk_check_fifo_masked (int dfd, const char *rel)
 
   if (mask_seen < 0 || atomic_load (&walk_fifo_said))
     return;
-  if (fstat (dfd, &dir) != 0 || (dir.st_mode & S_IWOTH) || (dir.st_uid != 0 && (dir.st_mode & S_IWUSR))
-      || (dir.st_gid != 0 && (dir.st_mode & S_IWGRP)))
+  /* Only root's, writable by root alone: a directory another user owns is
+   * theirs to write whatever its mode (they chmod it back after mkfifo);
+   * with a group's write bit, a group's or an ACL's (the bits then are
+   * the ACL's mask), whatever the group, root's own included */
+  if (fstat (dfd, &dir) != 0 || dir.st_uid != 0 || (dir.st_mode & (S_IWGRP | S_IWOTH)))
     return;
   if (fstatat (mask_seen, rel, &m, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR (m.st_mode) && m.st_rdev == makedev (0, 0))
     return;

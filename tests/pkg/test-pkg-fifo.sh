@@ -41,6 +41,8 @@ gl_deb glimpse-fifo-shipped 1.0 "" "$WORK/fifo-extra"
 gl_deb glimpse-hello 1.0
 gl_deb glimpse-ww-first 1.0
 gl_deb glimpse-ww-second 1.0
+gl_deb glimpse-own-first 1.0
+gl_deb glimpse-own-second 1.0
 gl_deb glimpse-later 1.0
 gl_deb glimpse-third 1.0
 gl_serve_host_sandbox "$id"
@@ -85,6 +87,20 @@ mkfifo -m 0644 "$ww/fifo"
 run install "$id" glimpse-ww-second; rc=$?
 check_sh "a FIFO that appeared since in such a directory does not stop the next operation (exit $rc)" \
   '[ $rc -eq 0 ] && [ -x "$(gl_tree "$id")/usr/bin/glimpse-ww-second" ]'
+[ $rc -eq 0 ] || show
+# nor one in a directory another user owns, though its mode lets only
+# its owner write (who makes the FIFO, then takes the write bit away), nor
+# one in root's directory with the group's write bit (root's group, or an
+# ACL's mask)
+own=/var/lib/glimpse-test-own-$$ grw=/var/lib/glimpse-test-grw-$$
+GL_CLEANUPS+=("rm -rf '$own' '$grw'")
+mkdir -m 0755 "$own" "$grw"; chown nobody "$own"; chmod 0775 "$grw"
+run install "$id" glimpse-own-first; rc=$?
+check "an install after a directory of another user's was made" test $rc -eq 0
+mkfifo -m 0644 "$own/fifo" "$grw/fifo"; chmod 0555 "$own"
+run install "$id" glimpse-own-second; rc=$?
+check_sh "a FIFO that appeared since in another user's directory of mode 0555, or in root's of 0775, does not stop the next operation (exit $rc)" \
+  '[ $rc -eq 0 ] && [ -x "$(gl_tree "$id")/usr/bin/glimpse-own-second" ]'
 [ $rc -eq 0 ] || show
 mkfifo -m 0644 "$host_fifo"
 gen=$(gl_current "$id")
