@@ -544,8 +544,14 @@ shift_gid (gid_t g)
 }
 
 /* mask/REL as a directory with the attributes of the base's REL (so the
- * merged directory looks the same inside), parents first. */
-static void
+ * merged directory looks the same inside), parents first.  Each directory
+ * not in the mask yet is reached from the base's root without following
+ * any link (a user may swap a directory of theirs for a link at any time:
+ * the host's root never looks at what it points to); false when one is no
+ * longer a directory reached so -- what the view shows there is not the
+ * base's REL, and the caller masks nothing (as mask_replay) -- and the
+ * next walk looks at it again. */
+static bool
 mask_mirror_dirs (int mask, const char *rel)
 {
   char buf[PATH_MAX];
@@ -554,26 +560,45 @@ mask_mirror_dirs (int mask, const char *rel)
     die ("/%s: path too long", rel);
   for (slash = strchr (buf, '/'); ; slash = strchr (slash + 1, '/'))
     {
+      struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                              .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+                                         | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
       struct stat st;
+      int fd;
       if (slash)
         *slash = '\0';
-      if (fstatat (base_fd, buf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode))
-        die_errno ("cannot mirror /%s of the base", buf);
-      if (mkdirat (mask, buf, 0700) == 0)
+      /* (mirrored already: the mask holds nothing but directories,
+       * whiteouts and files) */
+      if (fstatat (mask, buf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode))
         {
-          struct timespec ts[2] = { st.st_atim, st.st_mtim };
-          if (fchownat (mask, buf, shift_uid (st.st_uid), shift_gid (st.st_gid),
-                        AT_SYMLINK_NOFOLLOW) != 0
-              || fchmodat (mask, buf, st.st_mode & 07777, 0) != 0
-              || utimensat (mask, buf, ts, AT_SYMLINK_NOFOLLOW) != 0)
+          fd = (int) syscall (SYS_openat2, base_fd, buf, &how, sizeof how);
+          if (fd < 0)
+            {
+              if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV
+                  || errno == EAGAIN)
+                return false;
+              die_errno ("cannot mirror /%s of the base", buf);
+            }
+          if (fstat (fd, &st) != 0)
+            die_errno ("cannot mirror /%s of the base", buf);
+          close (fd);
+          if (mkdirat (mask, buf, 0700) == 0)
+            {
+              struct timespec ts[2] = { st.st_atim, st.st_mtim };
+              if (fchownat (mask, buf, shift_uid (st.st_uid), shift_gid (st.st_gid),
+                            AT_SYMLINK_NOFOLLOW) != 0
+                  || fchmodat (mask, buf, st.st_mode & 07777, 0) != 0
+                  || utimensat (mask, buf, ts, AT_SYMLINK_NOFOLLOW) != 0)
+                die_errno ("cannot prepare the mask for /%s", buf);
+            }
+          else if (errno != EEXIST)
             die_errno ("cannot prepare the mask for /%s", buf);
         }
-      else if (errno != EEXIST)
-        die_errno ("cannot prepare the mask for /%s", buf);
       if (!slash)
         break;
       *slash = '/';
     }
+  return true;
 }
 
 static void
@@ -583,18 +608,20 @@ parent_of (const char *rel, char *out, size_t size)
   snprintf (out, size, "%.*s", slash ? (int) (slash - rel) : 0, rel);
 }
 
-/* A whiteout over the base's REL: reads as absent inside. */
-static void
+/* A whiteout over the base's REL: reads as absent inside.  False when a
+ * directory above it is no longer one (mask_mirror_dirs): none made. */
+static bool
 mask_whiteout (int mask, const char *rel)
 {
   char dir[PATH_MAX];
   if (mask < 0)
-    return;   /* (the walk beside the command: build_mask) */
+    return true;   /* (the walk beside the command: build_mask) */
   parent_of (rel, dir, sizeof dir);
-  if (dir[0])
-    mask_mirror_dirs (mask, dir);
+  if (dir[0] && !mask_mirror_dirs (mask, dir))
+    return false;
   if (mknodat (mask, rel, S_IFCHR | 0000, makedev (0, 0)) != 0 && errno != EEXIST)
     die_errno ("cannot mask /%s", rel);
+  return true;
 }
 
 static int
@@ -616,7 +643,8 @@ mask_empty_dir (int mask, const char *rel)
 {
   if (mask < 0)
     return;   /* (the walk beside the command: build_mask) */
-  mask_mirror_dirs (mask, rel);
+  if (!mask_mirror_dirs (mask, rel))
+    return;
   if (fsetxattr_at (mask, rel, "user.overlay.opaque", "y") != 0)
     die_errno ("cannot mask /%s", rel);
 }
@@ -649,7 +677,11 @@ mask_shadow (int mask, const char *rel)
   if ((in = fdopen (infd, "r")) == NULL)
     die_errno ("cannot read /%s of the base", rel);
   parent_of (rel, dir, sizeof dir);
-  mask_mirror_dirs (mask, dir);
+  if (!mask_mirror_dirs (mask, dir))
+    {
+      fclose (in);
+      return;
+    }
   fd = openat (mask, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0 || (out = fdopen (fd, "w")) == NULL)
     die_errno ("cannot mask /%s", rel);
@@ -1839,8 +1871,10 @@ build_mask (int opfd)
       for (int i = 0; i < A.n_hide; i++)
         {
           skip_add (A.hide[i] + 1);
-          if (access (A.hide[i], F_OK) == 0)
-            mask_whiteout (mask, A.hide[i] + 1);
+          /* (one reached through a link is not hidden by a whiteout at
+           * its path: refused, as a failed mask is) */
+          if (access (A.hide[i], F_OK) == 0 && !mask_whiteout (mask, A.hide[i] + 1))
+            die ("cannot hide %s: a directory above it is a link", A.hide[i]);
         }
       /* Empty in the layers too, not only under the tmpfs mounted there */
       for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
@@ -1903,7 +1937,8 @@ mask_finish (int mask)
   /* No service starts (Debian's invoke-rc.d asks policy-rc.d). */
   if (fstatat (base_fd, "usr/sbin", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))
     {
-      mask_mirror_dirs (mask, "usr/sbin");
+      if (!mask_mirror_dirs (mask, "usr/sbin"))
+        die ("cannot write policy-rc.d: /usr/sbin of %s changed", A.base);
       if (unlinkat (mask, "usr/sbin/policy-rc.d", 0) != 0 && errno != ENOENT)
         die_errno ("cannot write policy-rc.d");
       fd = openat (mask, "usr/sbin/policy-rc.d", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);

@@ -351,4 +351,32 @@ chmod 0666 "$cache"
 run_helper "$WORK/op9" --walk-cache "$cache" >/dev/null
 check_sh "a walk cache others may write is not read (it is replaced)" \
   '[ "$(stat -c %i "$cache")" != "$ino" ] && [ "$(stat -c %u:%a "$cache")" = 0:600 ]'
+# a user swaps a directory of theirs, which holds private files the mask
+# hides, for a link to /root and back, over and over (renameat2
+# RENAME_EXCHANGE) while operations build their masks: the host's root,
+# mirroring the directories above a masked entry, never follows the link
+# nor fails the operation (each one did, "cannot mirror")
+mkdir -m 0755 "$base/var/lib/swap" "$base/var/lib/swap/d"
+for i in $(seq 100); do ( umask 077; echo "$secret_value" > "$base/var/lib/swap/d/p$i" ); done
+ln -s /root "$base/var/lib/swap/l"
+chown -R -h nobody "$base/var/lib/swap"
+sleep 3
+probe='cat /etc/public'
+run_helper "$WORK/op10" --walk-cache "$cache" >/dev/null
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = (p.encode() for p in sys.argv[1:])
+while libc.renameat2(-100, a, -100, b, 2) == 0:
+    pass
+' "$base/var/lib/swap/d" "$base/var/lib/swap/l" &
+swapper=$!
+swapped_ok=0
+for k in $(seq 8); do
+  got=$(run_helper "$WORK/op-swap$k" --walk-cache "$cache")
+  if grep -qx "public-$tag" <<<"$got"; then swapped_ok=$((swapped_ok + 1)); else echo "$got" | tail -n 2 | sed 's/^/# /'; fi
+done
+check_sh "a user swapping a directory of theirs for a link while masks are built fails no operation ($swapped_ok of 8 ran)" \
+  'kill -0 $swapper && [ $swapped_ok -eq 8 ]'
+kill $swapper; wait $swapper 2>/dev/null
 finish
