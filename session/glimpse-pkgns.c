@@ -1829,7 +1829,8 @@ static void mask_finish (int mask);
  * as for a change while the command runs, nothing of it can be opened
  * (the check at open), and a directory made private since cannot be
  * listed or searched (EACCES); a directory made readable by every user
- * since stays empty.  The next operation masks as the walk found. */
+ * since is shown, what it holds named (and opened only where every user
+ * may).  The next operation masks as the walk found. */
 static void
 build_mask (int opfd)
 {
@@ -2007,7 +2008,9 @@ start_mask (int opfd)
  * gives to a user or a group (Debian policy, and useradd never picks it);
  * a file of the base with that owner or group that is not world-readable
  * at the walk is masked as any other, so what it would change is a file
- * the host's root made owned by 65535 and private during an operation. */
+ * the host's root made owned by 65535 (or of group 65535) and private
+ * since the last walk (the walk's cache: build_mask) or during an
+ * operation, which that operation can read (the owner's or the group's bits). */
 #define BASE_READER_ID 65535
 
 /* ---------------------------------------------------------- limits */
