@@ -475,9 +475,15 @@ gl_pkg_limits_free (GlPkgLimits *l)
     {
       const char *dir = l->dirs->pdata[i];
       /* (the last task of a cgroup may take a moment to leave it:
-       * glimpse-pkgns's view's child of main, ending, some ms) */
-      for (int attempt = 0; rmdir (dir) != 0 && errno == EBUSY && attempt < 1000; attempt++)
-        g_usleep (1000);
+       * glimpse-pkgns's view's child of main, ending, some ms -- or
+       * seconds: the teardown of its mount namespace frees what the
+       * operation left in the view's tmpfs mounts, which a maintainer
+       * script may fill with millions of files (2.7 s for 1.5 million on
+       * a 2-core machine).  Nothing of the sandbox runs then, but nothing
+       * of the operation outlives glimpse either: waited for, 1 ms steps
+       * for the first second, then 10 ms ones, up to a minute.) */
+      for (int attempt = 0; rmdir (dir) != 0 && errno == EBUSY && attempt < 1000 + 5900; attempt++)
+        g_usleep (attempt < 1000 ? 1000 : 10000);
       if (g_file_test (dir, G_FILE_TEST_EXISTS))
         g_debug ("Cannot remove %s: %s", dir, g_strerror (errno));
     }

@@ -27,6 +27,9 @@ postinst_pkg glimpse-hog 'exec perl -e "my @a; push @a, q(x) x (1 << 20) while 1
 # (a sleep of a length of this run's own: another test's "sleep 600" is not this one)
 nap=600.$$
 postinst_pkg glimpse-sleeper "exec sleep $nap"
+# (the view's /tmp left holding two million files: its teardown, after
+# the command, takes seconds; as many as the tmpfs takes)
+postinst_pkg glimpse-litter 'exec perl -e "for (1 .. 2000000) { open my \$f, q(>), qq(/tmp/l\$_) or last; }"'
 gl_serve_host_sandbox "$id"
 
 # the cgroups of the glimpse of pid PID (op-PID-N; other tests' operations
@@ -47,6 +50,9 @@ check_sh "… and leaves no cgroup" '[ -z "$(op_cgroups "$last")" ]'
 # namespace's teardown goes on beside the commit: glimpse returns once it
 # has ended, in the cgroups it removes)
 check_sh "… and nothing of it runs once glimpse has returned" '! left_running'
+check "an install whose postinst leaves two million files in the view's /tmp works" run_glimpse install "$id" glimpse-litter
+check_sh "… and once glimpse has returned, nothing of it runs and its cgroups are gone" \
+  '! left_running && [ -z "$(op_cgroups "$last")" ]'
 
 # limited PKG SETTING=VALUE LIMIT-REGEX: installing PKG with SETTING=VALUE fails at that limit
 limited () {
