@@ -3323,6 +3323,10 @@ run_init (int base_mnt, int input_mnt, int cache_mnt, int parent_fd)
   if (poll (&parent, 1, 0) != 0)
     _exit (EXIT_SETUP);
   close (parent_fd);
+  /* THE RULE for the network (see the top): every stage, its own (made
+   * first: nothing of the view needs it, and the view waits for the mask
+   * meanwhile, wait_for_mask) */
+  private_network ();
   if (mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
     die_errno ("cannot make the mount namespace private");
   /* (the working directory is the scratch: see main) */
@@ -3392,8 +3396,6 @@ run_init (int base_mnt, int input_mnt, int cache_mnt, int parent_fd)
   if (umount2 (".", MNT_DETACH) != 0 || chdir ("/") != 0)
     die_errno ("cannot detach the host's tree");
 
-  /* THE RULE for the network (see the top): every stage, its own */
-  private_network ();
   if (A.proxy_fd >= 0)
     relay_pid = start_relay ();
   if (A.net_until_cut)
