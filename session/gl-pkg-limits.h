@@ -73,8 +73,8 @@ GlPkgLimitsWatch *gl_pkg_limits_watch_start (GlPkgLimits *limits, const char *pa
  * gl_pkg_limits_describe names them ("tasks", …), or NULL. */
 const char *gl_pkg_limits_watch_end (GlPkgLimitsWatch *watch);
 
-/* Removes the cgroups (the run has ended), waiting (up to 1 s) until
- * they are empty: glimpse-pkgns may end before the last process of the
+/* Removes the cgroups (the run has ended), waiting (up to a minute: see
+ * gl-pkg-limits.c) until they are empty: glimpse-pkgns may end before the last process of the
  * operation, which ends in them (see its supervise()); once they are
  * removed, nothing of the operation runs. */
 void  gl_pkg_limits_free (GlPkgLimits *limits);
