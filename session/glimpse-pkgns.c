@@ -925,6 +925,21 @@ rel_append (char *rel, size_t len, const char *name, size_t n)
 
 static WalkDir *walk_dir (int mask, int pfd, const struct stat *st, char *rel, size_t len, WalkDir *old);
 
+/* THE RULE for what is not a directory: a socket, a FIFO, a regular file
+ * not every user may read is masked (the walk and mask_replay) */
+static bool
+rule_masks_file (const struct stat *st)
+{
+  return S_ISSOCK (st->st_mode) || S_ISFIFO (st->st_mode) || (S_ISREG (st->st_mode) && !(st->st_mode & S_IROTH));
+}
+
+/* THE RULE for a directory: every user must read and search it */
+static bool
+rule_shows_dir (const struct stat *st)
+{
+  return (st->st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH);
+}
+
 /* The mask as the view has it, for the walk beside the command (an O_PATH
  * descriptor of its root; build_mask), or -1 */
 static int mask_seen = -1;
@@ -1035,7 +1050,7 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
       int kind = KEEP_NONE;
       if (is_skipped (rel, rlen))
         kind = KEEP_SKIPPED;
-      else if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)
+      else if (!rule_shows_dir (&st)
                /* too deep for its entries' paths to be checked (anyone may
                 * make such a chain in /var/tmp): shown empty, not a failure */
                || rlen + 1 + NAME_MAX >= PATH_MAX)
@@ -1052,7 +1067,7 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
               fd = openat (dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
               if (fd < 0 || fstat (fd, &st) != 0)
                 die_errno ("cannot read /%s of the base", rel);
-              if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
+              if (!rule_shows_dir (&st))
                 {
                   mask_empty_dir (mask, rel);
                   close (fd);
@@ -1074,7 +1089,7 @@ walk_entry (int mask, int dfd, const char *name, unsigned char d_type, char *rel
   walk_dir_free (old);
   if (fd >= 0)
     close (fd);
-  if (S_ISSOCK (st.st_mode) || S_ISFIFO (st.st_mode) || (S_ISREG (st.st_mode) && !(st.st_mode & S_IROTH)))
+  if (rule_masks_file (&st))
     {
       if (!is_shadow (rel))
         {
@@ -1134,7 +1149,7 @@ walk_kept_unchanged (int mask, int anchor, size_t aoff, char *rel, size_t len, W
   rel_append (rel, len, e->name, n);
   if (!is_skipped (rel, sublen) && fstatat (anchor, rel + aoff, &sst, AT_SYMLINK_NOFOLLOW) == 0
       && S_ISDIR (sst.st_mode)
-      && (sst.st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
+      && rule_shows_dir (&sst)
       && walk_dir_same (e->sub, &sst))
     {
       if (e->sub->n == 0)
@@ -1392,7 +1407,7 @@ walk_can_split (int root, const WalkEntry *e, struct stat *sst)
 
   return e->kind == KEEP_WALKED && e->sub != NULL && e->sub->n > 0 && n + 1 + NAME_MAX < PATH_MAX
          && !is_skipped (e->name, n) && fstatat (root, e->name, sst, AT_SYMLINK_NOFOLLOW) == 0
-         && S_ISDIR (sst->st_mode) && (sst->st_mode & (S_IROTH | S_IXOTH)) == (S_IROTH | S_IXOTH)
+         && S_ISDIR (sst->st_mode) && rule_shows_dir (sst)
          && walk_dir_same (e->sub, sst);
 }
 
@@ -1797,12 +1812,10 @@ mask_replay (int mask, const WalkDir *d, char *rel, size_t len)
             die_errno ("cannot check /%s of the base", rel);
           else if (S_ISDIR (st.st_mode))
             {
-              if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH))
+              if (!rule_shows_dir (&st))
                 mask_empty_dir (mask, rel);
             }
-          else if ((S_ISSOCK (st.st_mode) || S_ISFIFO (st.st_mode)
-                    || (S_ISREG (st.st_mode) && !(st.st_mode & S_IROTH)))
-                   && !is_shadow (rel))
+          else if (rule_masks_file (&st) && !is_shadow (rel))
             mask_whiteout (mask, rel);
           if (fd >= 0)
             close (fd);
@@ -2084,7 +2097,8 @@ join_cgroups (pid_t walker)
     {
       char *procs = xasprintf ("%s/cgroup.procs", A.cgroups[i]);
       char *pids = xasprintf ("%s/pids.max", A.cgroups[i]);
-      if (cgroup_is_v1 (A.cgroups[i]))
+      bool v1 = cgroup_is_v1 (A.cgroups[i]);
+      if (v1)
         {
           char *tasks = xasprintf ("%s/tasks", A.cgroups[i]);
           write_file (tasks, "0\n");
@@ -2092,7 +2106,7 @@ join_cgroups (pid_t walker)
         }
       else
         write_file (procs, "0\n");
-      if (walker > 0 && !cgroup_is_v1 (A.cgroups[i]))
+      if (walker > 0 && !v1)
         {
           int fd = open (procs, O_WRONLY | O_CLOEXEC);
           if (fd < 0 || (write (fd, moved, strlen (moved)) < 0 && errno != ESRCH))
