@@ -796,8 +796,8 @@ enum { KEEP_NONE, KEEP_WALKED, KEEP_SKIPPED, KEEP_MASKED };
  * (unreadable), a directory made private refuses to be listed or searched
  * rather than showing empty. */
 /* (3: every FIFO is masked; a cache of 2 kept no world-readable one.
- * 4: the numbers of records in the header) */
-#define WALK_MAGIC "glimpse-pkgns walk cache 4\n"
+ * 4: the numbers of records in the header.  5: the masked paths first) */
+#define WALK_MAGIC "glimpse-pkgns walk cache 5\n"
 #define WALK_MARGIN_S 2
 /* The cache is written again when what it keeps changed, or when the
  * directories read again because only their times changed held more than
@@ -823,7 +823,7 @@ struct WalkDir {
   uint32_t mtime_ns, ctime_ns;
   bool reusable;
   /* read from the cache file: D, its entries and their names are in the
-   * pools of walk_cache_load, not allocated one by one */
+   * pools of walk_file_tree, not allocated one by one */
   bool loaded;
   uint32_t n;
   WalkEntry *e;           /* by name */
@@ -1506,7 +1506,11 @@ walk_root (int mask, int root, const struct stat *st, WalkDir *old)
 
 /* ------------------------------------------------ the walk cache's file
  * WALK_MAGIC, the host flag (u8), the numbers of directory records and of
- * entry records in the file (u32 each), then the base's root directory: for a
+ * entry records in the file (u32 each); the paths of the entries the walk
+ * masked (relative to the base, in the walk's order), their number and
+ * the bytes they take (u32 each), then each path and a NUL: what
+ * mask_replay checks again, read before the rest, which the view does not
+ * wait for; then the base's root directory: for a
  * directory dev, ino (u64), mtime (i64 s, u32 ns), ctime (the same),
  * reusable (u8), the number of entries (u32); each entry its kind (u8),
  * the length of its name (u16), the name and a NUL, a directory it walked
@@ -1552,6 +1556,31 @@ wb_dir (WalkBuf *b, const WalkDir *d)
       wb_put (b, d->e[i].name, n + 1u);
       if (d->e[i].kind == KEEP_WALKED)
         wb_dir (b, d->e[i].sub);
+    }
+}
+
+/* The paths of the entries D (at REL, LEN characters of a PATH_MAX
+ * buffer) masked, N of them: those mask_replay can check (the walk beside
+ * the command takes the others, as it always did) */
+static void
+wb_masked (WalkBuf *b, const WalkDir *d, char *rel, size_t len, uint32_t *n)
+{
+  for (uint32_t i = 0; i < d->n; i++)
+    {
+      const WalkEntry *e = &d->e[i];
+      size_t nl = strlen (e->name), rlen;
+
+      if ((e->kind != KEEP_MASKED && e->kind != KEEP_WALKED) || len + 1 + nl + 1 + NAME_MAX >= PATH_MAX)
+        continue;
+      rlen = rel_append (rel, len, e->name, nl);
+      if (e->kind == KEEP_WALKED)
+        wb_masked (b, e->sub, rel, rlen, n);
+      else
+        {
+          wb_put (b, rel, rlen + 1);
+          ++*n;
+        }
+      rel[len] = '\0';
     }
 }
 
@@ -1616,61 +1645,139 @@ wi_dir (WalkIn *in, int depth)
   return d;
 }
 
-/* What the cache file kept, or NULL (none, not root's alone, damaged).
- * What it returns points into memory kept for the rest of the program:
- * the file itself, mapped read-only (the names are its bytes; the file is
- * only ever replaced by a rename, never changed in place), and one pool
- * for the records, exactly the size the file's header gives, made present
- * in one call (MAP_POPULATE).  Fresh pages are what the load costs: a
- * fault per 4 KiB page of anonymous memory, or a copy of the file, cost
- * more than reading the records (some 700 pages on a host base, ~4 ms). */
-static WalkDir *
-walk_cache_load (void)
+/* The cache file, opened (walk_file_open): its masked paths, read at
+ * once; its records, read after (walk_file_tree) */
+typedef struct {
+  char *buf;              /* the file, mapped */
+  size_t size;
+  const char *masked;     /* N_MASKED paths, each ended by a NUL */
+  uint32_t n_masked;
+  uint64_t dev, ino;      /* the base's root directory's, as kept */
+  WalkIn in;              /* at the root directory's record */
+} WalkFile;
+
+/* A path of the masked list that mask_replay may take: relative, below
+ * the base, no empty, "." or ".." part, with room for a name below it */
+static bool
+masked_path_ok (const char *rel, size_t len)
+{
+  const char *p = rel;
+
+  if (len == 0 || len + 1 + NAME_MAX >= PATH_MAX)
+    return false;
+  for (;;)
+    {
+      size_t n = strcspn (p, "/");
+      if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+        return false;
+      if (p[n] == '\0')
+        return true;
+      p += n + 1;
+    }
+}
+
+static void
+walk_file_close (WalkFile *f)
+{
+  if (f->buf != NULL)
+    munmap (f->buf, f->size);
+  f->buf = NULL;
+}
+
+/* The cache file F opened, its header and masked paths checked; false:
+ * none, not root's alone, not of this format or this base's kind, damaged */
+static bool
+walk_file_open (WalkFile *f)
 {
   int fd = open (A.walk_cache, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
-  char *buf = MAP_FAILED, *pool = MAP_FAILED;
-  size_t pool_len = 0, m = strlen (WALK_MAGIC);
-  WalkDir *d = NULL;
-  WalkIn in = { 0 };
+  size_t m = strlen (WALK_MAGIC), masked_len = 0;
   unsigned char host;
-  uint32_t n_dirs, n_entries;
+  uint32_t n_dirs, n_entries, len32;
+  WalkIn *in = &f->in;
 
+  *f = (WalkFile) { .buf = NULL };
   if (fd < 0)
-    return NULL;
+    return false;
   if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022)
       && (size_t) st.st_size > m && st.st_size <= WALK_MAX_SIZE)
-    buf = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  close (fd);
-  if (buf == MAP_FAILED)
-    return NULL;
-  in.p = buf;
-  in.end = buf + st.st_size;
-  /* (the counts bounded by what a file of this size can hold) */
-  if (memcmp (buf, WALK_MAGIC, m) == 0 && (in.p += m, wi_get (&in, &host, 1)) && host == A.host
-      && wi_get (&in, &n_dirs, 4) && wi_get (&in, &n_entries, 4)
-      && n_dirs <= (size_t) st.st_size / WALK_DIR_MIN && n_entries <= (size_t) st.st_size / WALK_ENTRY_MIN)
     {
-      in.max_dirs = n_dirs;
-      in.max_entries = n_entries;
-      pool_len = in.max_dirs * sizeof *in.dirs + in.max_entries * sizeof *in.entries;
-      pool = pool_len ? mmap (NULL, pool_len, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) : MAP_FAILED;
+      f->buf = mmap (NULL, (size_t) st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (f->buf == MAP_FAILED)
+        f->buf = NULL;
     }
+  close (fd);
+  if (f->buf == NULL)
+    return false;
+  f->size = (size_t) st.st_size;
+  in->p = f->buf;
+  in->end = f->buf + f->size;
+  /* (the counts bounded by what a file of this size can hold) */
+  if (memcmp (f->buf, WALK_MAGIC, m) == 0 && (in->p += m, wi_get (in, &host, 1)) && host == A.host
+      && wi_get (in, &n_dirs, 4) && wi_get (in, &n_entries, 4)
+      && n_dirs <= f->size / WALK_DIR_MIN && n_entries <= f->size / WALK_ENTRY_MIN
+      && wi_get (in, &f->n_masked, 4) && wi_get (in, &len32, 4)
+      && (masked_len = len32) <= (size_t) (in->end - in->p) && f->n_masked <= masked_len / 2
+      && (masked_len == 0 || in->p[masked_len - 1] == '\0'))
+    {
+      const char *p = in->p, *end = in->p + masked_len;
+      uint32_t n = 0;
+
+      for (; p < end && n <= f->n_masked; n++)
+        {
+          size_t len = strlen (p);
+          if (!masked_path_ok (p, len))
+            break;
+          p += len + 1;
+        }
+      if (p == end && n == f->n_masked)
+        {
+          f->masked = in->p;
+          in->p += masked_len;
+          in->max_dirs = n_dirs;
+          in->max_entries = n_entries;
+          /* (the root directory's record: dev and ino first) */
+          if ((size_t) (in->end - in->p) >= 16)
+            {
+              memcpy (&f->dev, in->p, 8);
+              memcpy (&f->ino, in->p + 8, 8);
+              return true;
+            }
+        }
+    }
+  walk_file_close (f);
+  return false;
+}
+
+/* What F kept of the walk, or NULL (damaged: F is closed).  What it
+ * returns points into memory kept for the rest of the program: the file
+ * itself, mapped read-only (the names are its bytes; the file is only
+ * ever replaced by a rename, never changed in place), and one pool for
+ * the records, exactly the size the file's header gives, made present in
+ * one call (MAP_POPULATE).  Fresh pages are what the load costs: a fault
+ * per 4 KiB page of anonymous memory, or a copy of the file, cost more
+ * than reading the records (some 700 pages on a host base, ~4 ms). */
+static WalkDir *
+walk_file_tree (WalkFile *f)
+{
+  WalkIn *in = &f->in;
+  size_t pool_len = in->max_dirs * sizeof *in->dirs + in->max_entries * sizeof *in->entries;
+  char *pool = pool_len ? mmap (NULL, pool_len, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) : MAP_FAILED;
+  WalkDir *d = NULL;
+
   if (pool != MAP_FAILED)
     {
-      in.dirs = (WalkDir *) (void *) pool;
-      in.entries = (WalkEntry *) (void *) (pool + in.max_dirs * sizeof *in.dirs);
-      d = wi_dir (&in, 0);
-      if (d != NULL && (in.end - in.p != 4 || memcmp (in.p, "end\n", 4) != 0))
+      in->dirs = (WalkDir *) (void *) pool;
+      in->entries = (WalkEntry *) (void *) (pool + in->max_dirs * sizeof *in->dirs);
+      d = wi_dir (in, 0);
+      if (d != NULL && (in->end - in->p != 4 || memcmp (in->p, "end\n", 4) != 0))
         d = NULL;
+      if (d == NULL)
+        munmap (pool, pool_len);
     }
   if (d == NULL)
-    {
-      if (pool != MAP_FAILED)
-        munmap (pool, pool_len);
-      munmap (buf, (size_t) st.st_size);
-    }
+    walk_file_close (f);
   return d;
 }
 
@@ -1694,19 +1801,29 @@ walk_cache_save (const WalkDir *d)
   char *tmp = xasprintf ("%s.tmp", A.walk_cache);
   int fd;
 
-  uint32_t n_dirs = 0, n_entries = 0;
+  uint32_t n_dirs = 0, n_entries = 0, n_masked = 0, masked_len = 0;
+  char rel[PATH_MAX] = "";
+  size_t at;
 
   walk_sizes (d, &n_dirs, &n_entries);
   wb_put (&b, WALK_MAGIC, strlen (WALK_MAGIC));
   wb_put (&b, &host, 1);
   wb_put (&b, &n_dirs, 4);
   wb_put (&b, &n_entries, 4);
+  /* (the masked paths' number and bytes, known once they are written) */
+  at = b.len;
+  wb_put (&b, &n_masked, 4);
+  wb_put (&b, &masked_len, 4);
+  wb_masked (&b, d, rel, 0, &n_masked);
+  masked_len = (uint32_t) (b.len - at - 8);
+  memcpy (b.buf + at, &n_masked, 4);
+  memcpy (b.buf + at + 4, &masked_len, 4);
   wb_dir (&b, d);
   wb_put (&b, "end\n", 4);
   unlink (tmp);
   if (b.len > WALK_MAX_SIZE)
     {
-      /* never read back (walk_cache_load): no cache rather than a file
+      /* never read back (walk_file_open): no cache rather than a file
        * rewritten at every operation */
       unlink (A.walk_cache);
       free (b.buf);
@@ -1771,56 +1888,59 @@ mask_memory (void)
   return m;
 }
 
-/* The mask at REL (LEN characters of a PATH_MAX buffer) as the cache D
- * kept it, every masked entry checked again as the walk would (see
- * build_mask): the entry at its path now, reached from the base's root
- * without following any link; one that is gone, or that a link now stands
- * in the way of, is not masked (what the view shows there is not it), a
- * directory every user may now read and search is shown. */
-static void
-mask_replay (int mask, const WalkDir *d, char *rel, size_t len)
+/* Whether REL or a directory above it is one the walk does not enter */
+static bool
+is_skipped_path (const char *rel)
 {
-  for (uint32_t i = 0; i < d->n; i++)
+  for (const char *p = rel;; p++)
+    if (*p == '/' || *p == '\0')
+      {
+        if (is_skipped (rel, (size_t) (p - rel)))
+          return true;
+        if (*p == '\0')
+          return false;
+      }
+}
+
+/* The mask as the cache F kept it: every entry the last walk masked (its
+ * list of paths) checked again as the walk would (see build_mask): the
+ * entry at its path now, reached from the base's root without following
+ * any link; one that is gone, or that a link now stands in the way of, is
+ * not masked (what the view shows there is not it), a directory every
+ * user may now read and search is shown. */
+static void
+mask_replay (int mask, const WalkFile *f)
+{
+  const char *rel = f->masked;
+
+  for (uint32_t i = 0; i < f->n_masked; i++, rel += strlen (rel) + 1)
     {
-      const WalkEntry *e = &d->e[i];
-      size_t n = strlen (e->name), rlen;
+      struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                              .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+                                         | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
+      int fd;
+      struct stat st;
 
-      if (e->kind != KEEP_MASKED && e->kind != KEEP_WALKED)
+      if (is_skipped_path (rel))
         continue;
-      if (len + 1 + n + 1 + NAME_MAX >= PATH_MAX)
-        continue;   /* (the walk beside the command takes it as it always did) */
-      rlen = rel_append (rel, len, e->name, n);
-      if (is_skipped (rel, rlen))
-        ;
-      else if (e->kind == KEEP_WALKED)
-        mask_replay (mask, e->sub, rel, rlen);
-      else
+      fd = (int) syscall (SYS_openat2, base_fd, rel, &how, sizeof how);
+      if (fd < 0)
         {
-          struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                                  .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
-                                             | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
-          int fd = (int) syscall (SYS_openat2, base_fd, rel, &how, sizeof how);
-          struct stat st;
-
-          if (fd < 0)
-            {
-              if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP && errno != EXDEV
-                  && errno != EAGAIN)
-                die_errno ("cannot check /%s of the base", rel);
-            }
-          else if (fstat (fd, &st) != 0)
+          if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP && errno != EXDEV
+              && errno != EAGAIN)
             die_errno ("cannot check /%s of the base", rel);
-          else if (S_ISDIR (st.st_mode))
-            {
-              if (!rule_shows_dir (&st))
-                mask_empty_dir (mask, rel);
-            }
-          else if (rule_masks_file (&st) && !is_shadow (rel))
-            mask_whiteout (mask, rel);
-          if (fd >= 0)
-            close (fd);
+          continue;
         }
-      rel[len] = '\0';
+      if (fstat (fd, &st) != 0)
+        die_errno ("cannot check /%s of the base", rel);
+      else if (S_ISDIR (st.st_mode))
+        {
+          if (!rule_shows_dir (&st))
+            mask_empty_dir (mask, rel);
+        }
+      else if (rule_masks_file (&st) && !is_shadow (rel))
+        mask_whiteout (mask, rel);
+      close (fd);
     }
 }
 
@@ -1903,14 +2023,17 @@ build_mask (int opfd)
     die_errno ("cannot read %s", A.base);
   clock_gettime (CLOCK_REALTIME, &walk_start);
   {
-    WalkDir *old = A.walk_cache ? walk_cache_load () : NULL;
-    bool had_old = old != NULL;
+    WalkFile file;
+    WalkDir *old = NULL;
+    bool had_old;
     WalkDir *now;
 
-    if (old != NULL && old->dev == (uint64_t) st.st_dev && old->ino == (uint64_t) st.st_ino)
+    if (A.walk_cache && walk_file_open (&file)
+        && (file.dev != (uint64_t) st.st_dev || file.ino != (uint64_t) st.st_ino))
+      walk_file_close (&file);
+    if (A.walk_cache && file.buf != NULL)
       {
-        char rel[PATH_MAX] = "";
-        mask_replay (mask, old, rel, 0);
+        mask_replay (mask, &file);
         mask_finish (mask);
         mask_seen = fcntl (mask, F_DUPFD_CLOEXEC, 0);
         close (mask);
@@ -1920,6 +2043,9 @@ build_mask (int opfd)
         /* (its threads, made now, are niced too; if it cannot be, it
          * runs as it is) */
         (void) setpriority (PRIO_PROCESS, 0, 10);
+        /* (the rest of the file: damaged, NULL, and the walk is a whole
+         * one, beside the command all the same) */
+        old = walk_file_tree (&file);
       }
     else
       {
@@ -1927,6 +2053,7 @@ build_mask (int opfd)
         close (mask_ready[1]);
         mask_ready[1] = -1;
       }
+    had_old = old != NULL;
     /* (OLD is taken: updated where it is) */
     now = walk_root (mask, fd, &st, old);
     if (A.walk_cache && (walk_changed || !had_old || walk_read_entries > WALK_RESAVE_ENTRIES))
