@@ -480,10 +480,14 @@ gl_pkg_limits_free (GlPkgLimits *l)
        * operation left in the view's tmpfs mounts, which a maintainer
        * script may fill with millions of files (2.7 s for 1.5 million on
        * a 2-core machine).  Nothing of the sandbox runs then, but nothing
-       * of the operation outlives glimpse either: waited for, 1 ms steps
-       * for the first second, then 10 ms ones, up to a minute.) */
-      for (int attempt = 0; rmdir (dir) != 0 && errno == EBUSY && attempt < 1000 + 5900; attempt++)
-        g_usleep (attempt < 1000 ? 1000 : 10000);
+       * of the operation outlives glimpse either: waited for, up to a
+       * minute, in steps of 0.2 ms for the first 20 ms (the common case,
+       * which a step of a whole ms would lengthen by half of one), 1 ms
+       * up to a second, then 10 ms.) */
+      gint64 start = g_get_monotonic_time (), waited;
+      while (rmdir (dir) != 0 && errno == EBUSY
+             && (waited = g_get_monotonic_time () - start) < 60 * G_USEC_PER_SEC)
+        g_usleep (waited < 20000 ? 200 : waited < G_USEC_PER_SEC ? 1000 : 10000);
       if (g_file_test (dir, G_FILE_TEST_EXISTS))
         g_debug ("Cannot remove %s: %s", dir, g_strerror (errno));
     }
