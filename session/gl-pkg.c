@@ -1124,6 +1124,9 @@ struct _GlPkgOp {
   gboolean ran;
   gboolean held_said;          /* gl_pkg_op_reclaim said old generations are kept */
   GlPkgTrash *trash;           /* what the operation replaced, to be removed (see trash_new) */
+  GlPkgTrash *disposing;       /* a trash handed to its remover (trash_dispose_start) */
+  pid_t disposer;              /* ... the remover's parent, or -1 */
+  int dispose_report;          /* ... where the remover says it cannot exec, or -1 */
   /* The next generation's tree, made while the command runs (see
    * prepare_next_start) */
   gboolean prepare_next;       /* wanted: an operation that nearly always changes something */
@@ -1338,20 +1341,26 @@ trash_exec_remover (const GArray *keep, int null, int report, const char *helper
  * execs glimpse-remove-trash, or removes it here if that cannot be
  * started.  The removal is gl_rm_rf's, as everywhere else: never into
  * another mount, a bind mount of the store's own file system included
- * (`rm --one-file-system` compares st_dev only, and walks into one) */
+ * (`rm --one-file-system` compares st_dev only, and walks into one).
+ * In two steps, so that the caller does something else while the remover
+ * starts (some 2 ms: the exec of a new program): trash_dispose_start
+ * forks, trash_dispose_finish learns whether it execs (its trash's locks
+ * held here until then, for the removal here if it does not). */
+static void trash_dispose_finish (GlPkgOp *op);
+
 static void
-trash_dispose (GlPkgOp *op)
+trash_dispose_start (GlPkgOp *op)
 {
-  g_autoptr(GlPkgTrash) t = g_steal_pointer (&op->trash);
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GlPkgTrash) t = NULL;
   g_autoptr(GArray) keep = NULL;
   g_autofree char *lock_fd = NULL;
   const char *helper = gl_paths_remove_trash ();
   char *argv[4];
-  int report[2] = { -1, -1 }, null = -1, exec_errno = 0;
+  int report[2] = { -1, -1 }, null = -1;
   pid_t pid = -1;
-  int status;
 
+  trash_dispose_finish (op);
+  t = g_steal_pointer (&op->trash);
   if (t == NULL)
     return;
   if (t->items->len == 0)
@@ -1380,22 +1389,52 @@ trash_dispose (GlPkgOp *op)
       close (report[1]);
       if (null >= 0)
         close (null);
+      if (pid < 0)
+        {
+          close (report[0]);
+          report[0] = -1;
+        }
     }
+  op->disposing = g_steal_pointer (&t);
+  op->disposer = pid;
+  op->dispose_report = report[0];
+}
+
+static void
+trash_dispose_finish (GlPkgOp *op)
+{
+  g_autoptr(GlPkgTrash) t = g_steal_pointer (&op->disposing);
+  g_autoptr(GError) error = NULL;
+  const char *helper = gl_paths_remove_trash ();
+  pid_t pid = op->disposer;
+  int report = op->dispose_report, exec_errno = 0, status;
+
+  op->disposer = -1;
+  op->dispose_report = -1;
+  if (t == NULL)
+    return;
   if (pid > 0 && waitpid (pid, &status, 0) == pid && WIFEXITED (status)
       && WEXITSTATUS (status) == 0)
     {
       /* (the remover's end closes when it execs; errno if it cannot) */
-      ssize_t n = TEMP_FAILURE_RETRY (read (report[0], &exec_errno, sizeof exec_errno));
-      close (report[0]);
+      ssize_t n = TEMP_FAILURE_RETRY (read (report, &exec_errno, sizeof exec_errno));
+      close (report);
       if (n == 0)
         return;
     }
-  else if (report[0] >= 0)
-    close (report[0]);
+  else if (report >= 0)
+    close (report);
   g_debug ("Cannot start %s for %s (%s); removing it now", helper, t->dir,
            exec_errno ? g_strerror (exec_errno) : "fork failed");
   if (!gl_rm_rf (t->dir, NULL, &error))
     g_debug ("%s", error->message);
+}
+
+static void
+trash_dispose (GlPkgOp *op)
+{
+  trash_dispose_start (op);
+  trash_dispose_finish (op);
 }
 
 
@@ -2012,6 +2051,8 @@ gl_pkg_op_begin (GlSandbox *sandbox, GlPkgProgress progress, gpointer user_data,
   op->progress = progress;
   op->user_data = user_data;
   op->lock_fd = -1;
+  op->disposer = -1;
+  op->dispose_report = -1;
   op->system = g_build_filename (sandbox->path, "system", NULL);
 
   if (!gl_pkg_ensure_range ("/etc", &op->uid, &op->gid, error))
@@ -2108,8 +2149,10 @@ gl_pkg_op_free (GlPkgOp *op)
 {
   if (op == NULL)
     return;
-  /* (first: the operation's last process may still be ending) */
+  /* (first: the operation's last process may still be ending; the
+   * remover of a trash handed over meanwhile starts beside the wait) */
   g_clear_pointer (&op->limits, gl_pkg_limits_free);
+  trash_dispose_finish (op);
   prepare_next_drop (op);
   if (op->dir)
     {
@@ -3170,7 +3213,8 @@ commit_next (GlPkgOp *op, GCancellable *cancellable, GError **error)
       reclaim (op);
       if (trash_move (op, op->dir, name, NULL))
         g_clear_pointer (&op->dir, g_free);
-      trash_dispose (op);
+      /* (finished by gl_pkg_op_free, after the wait for the cgroups) */
+      trash_dispose_start (op);
     }
   return TRUE;
 }
