@@ -3097,8 +3097,15 @@ gl_pkg_op_commit (GlPkgOp *op, GCancellable *cancellable, GError **error)
 
       if (!gl_pkg_upper_changes (upper, op->current > 0 ? lowers : lowers + 1, op->uid, op->gid))
         {
+          g_autofree char *name = g_path_get_basename (op->dir);
           prepare_next_drop (op);
           say (op, "Nothing changed in “%s”: its system stays as it was", op->sandbox->id);
+          /* Its scratch (apt's new caches among it, some MiB) goes as a
+           * committed operation's does (commit_next): into the trash, its
+           * remover started now and checked in gl_pkg_op_free */
+          if (trash_move (op, op->dir, name, NULL))
+            g_clear_pointer (&op->dir, g_free);
+          trash_dispose_start (op);
           return TRUE;
         }
     }
