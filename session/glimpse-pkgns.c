@@ -2051,9 +2051,11 @@ build_mask (int opfd)
       }
     else
       {
-        /* (the go-ahead when this process has succeeded) */
+        /* (the go-ahead when this process has succeeded: a whole walk,
+         * which the view waits for, at the ordinary policy) */
         close (mask_ready[1]);
         mask_ready[1] = -1;
+        (void) sched_setscheduler (0, SCHED_OTHER, &(struct sched_param) { 0 });
       }
     had_old = old != NULL;
     /* (OLD is taken: updated where it is) */
@@ -2120,6 +2122,10 @@ start_mask (int opfd)
         _exit (EXIT_SETUP);
       /* (not glimpse-pkgns's -1000: the OOM killer may take it) */
       set_oom_score_adj ("0");
+      /* With a walk cache, at SCHED_IDLE from the start (see
+       * walker_hurry; build_mask undoes it for a whole walk first) */
+      if (A.walk_cache != NULL && access (A.walk_cache, F_OK) == 0)
+        (void) sched_setscheduler (0, SCHED_IDLE, &(struct sched_param) { 0 });
       join_cgroups_v1_self ();
       build_mask (opfd);
       _exit (0);
@@ -2405,7 +2411,16 @@ mask_go_ahead (void)
  * the command has ended, the operation waits for it: its threads
  * (WALKER's tasks) are then given the ordinary policy, so that a busy
  * machine does not starve it.  (A thread it makes after this takes its
- * maker's policy, the ordinary one.) */
+ * maker's policy, the ordinary one.)
+ * With a walk cache the walker is at SCHED_IDLE from its start, while it
+ * builds the mask from the cache too: the view is being built meanwhile,
+ * and the scheduler put the view's processes behind the walker on one
+ * CPU while the other stood idle (1-1.5 ms each, twice per operation,
+ * perf sched on 2 cores); a SCHED_IDLE task is preempted at once and is
+ * never held back from an idle CPU.  Should the mask not be ready within
+ * MASK_HURRY_MS (a busy machine), the walker is hurried the same way;
+ * build_mask sets SCHED_IDLE again for the walk beside the command. */
+#define MASK_HURRY_MS 5
 static void
 walker_hurry (pid_t walker)
 {
@@ -2440,19 +2455,36 @@ supervise (pid_t child, pid_t walker)
   int pidfd = (int) syscall (SYS_pidfd_open, child, 0);
   int walker_fd = walker > 0 ? (int) syscall (SYS_pidfd_open, walker, 0) : -1;
   bool limited = A.n_cgroups > 0 || A.max_seconds > 0 || A.min_free_mib > 0;
-  bool child_ended = false, hurried = false;
+  bool child_ended = false, hurried = false, mask_hurried = false;
+  struct timespec t0, now;
   int walk_failed = -1;   /* the operation's status when the walk failed */
   int ended = -1;         /* the status the view's child of main said */
   int st;
 
   if (pidfd < 0 || (walker > 0 && walker_fd < 0))
     die_errno ("pidfd_open");
+  clock_gettime (CLOCK_MONOTONIC, &t0);
   for (;;)
     {
       struct pollfd p[4] = { { child_ended ? -1 : pidfd, POLLIN, 0 }, { walker_fd, POLLIN, 0 },
                              { view_ended[0], POLLIN, 0 }, { mask_ready[0], POLLIN, 0 } };
       const char *why;
-      if (poll (p, 4, limited ? 250 : -1) < 0)
+      int timeout = limited ? 250 : -1;
+      /* (a mask not ready within MASK_HURRY_MS: see walker_hurry) */
+      if (walker_fd >= 0 && mask_go[1] >= 0 && !mask_hurried)
+        {
+          long waited;
+          clock_gettime (CLOCK_MONOTONIC, &now);
+          waited = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+          if (waited >= MASK_HURRY_MS)
+            {
+              walker_hurry (walker);
+              mask_hurried = true;
+            }
+          else if (timeout < 0 || timeout > MASK_HURRY_MS - waited)
+            timeout = (int) (MASK_HURRY_MS - waited);
+        }
+      if (poll (p, 4, timeout) < 0)
         {
           if (errno == EINTR)
             continue;
