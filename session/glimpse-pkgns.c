@@ -2039,12 +2039,14 @@ build_mask (int opfd)
         mask_seen = fcntl (mask, F_DUPFD_CLOEXEC, 0);
         close (mask);
         mask = -1;
-        if (write (mask_ready[1], "r", 1) != 1)
-          die_errno ("cannot start the view");
-        /* (its threads, made now, inherit it; if it cannot be, niced,
-         * or as it is) */
+        /* (before the word: once it is said, the command may start and
+         * end, and walker_hurry give the ordinary policy back, at any
+         * moment; its threads, made later, inherit it; if it cannot be,
+         * niced, or as it is) */
         if (sched_setscheduler (0, SCHED_IDLE, &(struct sched_param) { 0 }) != 0)
           (void) setpriority (PRIO_PROCESS, 0, 10);
+        if (write (mask_ready[1], "r", 1) != 1)
+          die_errno ("cannot start the view");
         /* (the rest of the file: damaged, NULL, and the walk is a whole
          * one, beside the command all the same) */
         old = walk_file_tree (&file);
@@ -2425,20 +2427,42 @@ static void
 walker_hurry (pid_t walker)
 {
   char path[64];
-  DIR *d;
-  struct dirent *e;
+  /* (the walk has 4 threads at most; a thread made by one not yet given
+   * the ordinary policy while the list was read takes SCHED_IDLE from
+   * it: the list is read again until it names no thread not seen) */
+  long seen[16];
+  size_t n_seen = 0;
+  bool more = true;
 
   snprintf (path, sizeof path, "/proc/%ld/task", (long) walker);
-  if ((d = opendir (path)) == NULL)
-    return;
-  while ((e = readdir (d)) != NULL)
+  while (more)
     {
-      char *end;
-      long tid = strtol (e->d_name, &end, 10);
-      if (tid > 0 && *end == '\0')
-        (void) sched_setscheduler ((pid_t) tid, SCHED_OTHER, &(struct sched_param) { 0 });
+      DIR *d = opendir (path);
+      struct dirent *e;
+
+      more = false;
+      if (d == NULL)
+        return;
+      while ((e = readdir (d)) != NULL)
+        {
+          char *end;
+          long tid = strtol (e->d_name, &end, 10);
+          size_t i;
+          if (tid <= 0 || *end != '\0')
+            continue;
+          for (i = 0; i < n_seen && seen[i] != tid; i++)
+            ;
+          if (i < n_seen)
+            continue;
+          (void) sched_setscheduler ((pid_t) tid, SCHED_OTHER, &(struct sched_param) { 0 });
+          if (n_seen < sizeof seen / sizeof *seen)
+            {
+              seen[n_seen++] = tid;
+              more = true;
+            }
+        }
+      closedir (d);
     }
-  closedir (d);
 }
 
 /* The parent's loop, as the host's root, while the operation runs:

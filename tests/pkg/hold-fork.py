@@ -5,7 +5,8 @@
 # go untraced.  Then, by --mode:
 #   stop    the held process is stopped for good (SIGSTOP, untraced): a child
 #           that never finishes, whatever it was doing; with --syscalls N,
-#           once it has made N system calls
+#           once it has made N system calls; with --until-write DATA, once
+#           one write(2) of exactly DATA has returned (x86_64 and aarch64)
 #   orphan  the held process's parent is killed (SIGKILL) before the held
 #           process runs: it starts as an orphan (this program, with
 #           --subreaper, is then its subreaper, as `glimpse` or a systemd
@@ -22,6 +23,8 @@ PTRACE_CONT, PTRACE_DETACH, PTRACE_SYSCALL, PTRACE_SETOPTIONS = 7, 17, 24, 0x420
 PTRACE_O_TRACESYSGOOD = 0x1
 PTRACE_GETEVENTMSG, PTRACE_SEIZE, PTRACE_INTERRUPT = 0x4201, 0x4206, 0x4207
 PTRACE_O_TRACEFORK = 0x2
+PTRACE_GET_SYSCALL_INFO, PTRACE_SYSCALL_INFO_ENTRY = 0x420e, 1
+SYS_WRITE = {"x86_64": 1, "aarch64": 64}
 PTRACE_EVENT_FORK, PTRACE_EVENT_STOP = 1, 128
 PR_SET_CHILD_SUBREAPER = 36
 WALL = 0x40000000
@@ -48,11 +51,15 @@ ap.add_argument("--fork", required=True, help="N or N.J")
 ap.add_argument("--mode", choices=("stop", "orphan"), default="stop")
 ap.add_argument("--subreaper", action="store_true")
 ap.add_argument("--syscalls", type=int, default=0)
+ap.add_argument("--until-write")
 ap.add_argument("--pid-file", required=True)
 ap.add_argument("--status-file")
 ap.add_argument("program", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 path = [int(x) for x in a.fork.split(".")]
+if a.until_write is not None and os.uname().machine not in SYS_WRITE:
+    print("cannot trace: --until-write knows no write(2) number on %s" % os.uname().machine)
+    sys.exit(3)
 prog = a.program[1:] if a.program[:1] == ["--"] else a.program
 # (glimpse forwards Ctrl-C and SIGTERM to its child's group, this program
 # included: they are PROGRAM's to act on)
@@ -177,7 +184,9 @@ if held is not None:
     if a.mode == "stop":
         ptrace(PTRACE_SETOPTIONS, held, 0, PTRACE_O_TRACESYSGOOD)
         stops = sig = 0
-        while stops < 2 * a.syscalls:
+        want = a.until_write.encode() if a.until_write is not None else None
+        written = False   # (--until-write: the write seen at its entry)
+        while stops < 2 * a.syscalls if want is None else True:
             ptrace(PTRACE_SYSCALL, held, 0, sig)
             pid, st = os.waitpid(held, WALL)
             sig = 0
@@ -186,6 +195,18 @@ if held is not None:
                 break
             if os.WSTOPSIG(st) == signal.SIGTRAP | 0x80:
                 stops += 1
+                if want is None:
+                    continue
+                info = ctypes.create_string_buffer(88)
+                ptrace(PTRACE_GET_SYSCALL_INFO, held, ctypes.sizeof(info), ctypes.addressof(info))
+                if info.raw[0] != PTRACE_SYSCALL_INFO_ENTRY:
+                    if written:
+                        break   # (its return)
+                    continue
+                nr, buf, count = (int.from_bytes(info.raw[o:o + 8], sys.byteorder) for o in (24, 40, 48))
+                if nr == SYS_WRITE[os.uname().machine] and count == len(want):
+                    with open("/proc/%d/mem" % held, "rb", buffering=0) as m:
+                        written = os.pread(m.fileno(), count, buf) == want
             elif (st >> 16) == 0:
                 sig = os.WSTOPSIG(st)   # (a signal for it: delivered as it goes on)
         os.kill(held, signal.SIGSTOP)

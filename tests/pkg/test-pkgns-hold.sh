@@ -125,4 +125,67 @@ hold --fork 2.1 --mode orphan -- "$GLIMPSE_PKGNS" --ids "$range:$grange" --tree 
 check_sh "the namespace's first process, orphaned at its start, runs nothing" \
   '[ -s "$WORK/held" ] && [ ! -e "$tree/orphan-ran" ]'
 
+# --- the walk beside the command (a walk cache there) runs at SCHED_IDLE
+# until the command has ended, then at the ordinary policy (walker_hurry):
+# a walker held as soon as it has said the mask is ready (hold-fork.py
+# --until-write r), until the command has ended and the walker has been
+# hurried, walks on at the ordinary policy, never at SCHED_IDLE (it made
+# itself SCHED_IDLE only after its word, so a command that ended first
+# left the rest of the walk at SCHED_IDLE, starved on a busy machine)
+new_op op-idle-first
+"$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" --walk-cache "$WORK/idle-cache" \
+  -- /bin/busybox true > "$WORK/out" 2>&1
+check_sh "a first operation keeps its walk" '[ -s "$WORK/idle-cache" ]'
+# (a directory the cache does not have: read whole by the walk beside the
+# command, some 20,000 entries, long enough to be seen walking)
+python3 -c '
+import os, sys
+os.mkdir(sys.argv[1])
+for i in range(20000):
+    open(os.path.join(sys.argv[1], "f%05d" % i), "w").close()
+' "$base/var/lib/many"
+new_op op-idle
+rm -f "$WORK/held"
+python3 "$HOLD" --pid-file "$WORK/held" --fork 1 --until-write r -- \
+  "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" --walk-cache "$WORK/idle-cache" \
+  -- /bin/busybox sh -c 'echo ran > /ran' > "$WORK/out" 2>&1 &
+helper=$!
+policy () { chrt -p "$1" 2>/dev/null | sed -n 's/.*scheduling policy: //p' | head -n 1; }
+if check "the walker is held once it said the mask is ready" \
+     wait_for '[ -s "$WORK/held" ] && grep -q "^T" <(ps -o stat= -p "$(cat "$WORK/held")")'; then
+  walker=$(cat "$WORK/held")
+  pkgns=$(ps -o ppid= -p "$walker" | tr -d ' ')
+  # (the command ran and ended: every other child of glimpse-pkgns has ended)
+  check "… the command runs and ends meanwhile" \
+    wait_for '[ -e "$op/upper/ran" ] && [ -z "$(ps -o stat= --ppid "$pkgns" | grep -v "^[TZ]")" ]'
+  check "… the walker is then at the ordinary policy" wait_for '[ "$(policy "$walker")" = SCHED_OTHER ]'
+  # (glimpse-pkgns hurries it as soon as it sees the command's end)
+  sleep 0.5
+  seen=$(python3 -c '
+import os, signal, sys
+pid = int(sys.argv[1])
+seen = set()
+os.kill(pid, signal.SIGCONT)
+while True:
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+                break
+        for t in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+                seen.add(int(f.read().rsplit(")", 1)[1].split()[38]))
+    except OSError:
+        break
+print(" ".join(str(p) for p in sorted(seen)))
+' "$walker")
+  check_sh "… and walks on at it, never at SCHED_IDLE (policies seen: ${seen:-none})" \
+    '[ -n "$seen" ] && ! grep -qw 5 <<<"$seen"'
+else
+  kill -KILL "$(cat "$WORK/held" 2>/dev/null)" 2>/dev/null
+fi
+wait "$helper"; rc=$?
+check_sh "… and the operation ends well (status $rc)" '[ $rc = 0 ]'
+[ $rc = 0 ] || sed 's/^/# /' "$WORK/out"
+rm -rf "$base/var/lib/many"
+
 finish
