@@ -1615,6 +1615,11 @@ wi_dir (WalkIn *in, int depth)
 
   if (depth > PATH_MAX / 2 || in->n_dirs == in->max_dirs)
     return NULL;
+  /* (reading the records makes no system call for a few ms: a walker at
+   * SCHED_IDLE, asked to give way to a process of the view, does so only
+   * at the return of one -- or at the next tick, 4 ms apart at HZ=250) */
+  if ((in->n_dirs & 1023) == 1023)
+    sched_yield ();
   d = &in->dirs[in->n_dirs++];
   *d = (WalkDir) { .loaded = true };
   if (!wi_get (in, &d->dev, 8) || !wi_get (in, &d->ino, 8) || !wi_get (in, &d->mtime_s, 8)
@@ -2423,13 +2428,15 @@ mask_go_ahead (void)
  * MASK_HURRY_MS (a busy machine), the walker is hurried the same way;
  * build_mask sets SCHED_IDLE again for the walk beside the command. */
 #define MASK_HURRY_MS 5
+
+/* WALKER's threads given POLICY */
 static void
-walker_hurry (pid_t walker)
+walker_policy (pid_t walker, int policy)
 {
   char path[64];
   /* (the walk has 4 threads at most; a thread made by one not yet given
-   * the ordinary policy while the list was read takes SCHED_IDLE from
-   * it: the list is read again until it names no thread not seen) */
+   * POLICY while the list was read takes the old one from it: the list
+   * is read again until it names no thread not seen) */
   long seen[16];
   size_t n_seen = 0;
   bool more = true;
@@ -2454,7 +2461,7 @@ walker_hurry (pid_t walker)
             ;
           if (i < n_seen)
             continue;
-          (void) sched_setscheduler ((pid_t) tid, SCHED_OTHER, &(struct sched_param) { 0 });
+          (void) sched_setscheduler ((pid_t) tid, policy, &(struct sched_param) { 0 });
           if (n_seen < sizeof seen / sizeof *seen)
             {
               seen[n_seen++] = tid;
@@ -2463,6 +2470,12 @@ walker_hurry (pid_t walker)
         }
       closedir (d);
     }
+}
+
+static void
+walker_hurry (pid_t walker)
+{
+  walker_policy (walker, SCHED_OTHER);
 }
 
 /* The parent's loop, as the host's root, while the operation runs:
@@ -2530,6 +2543,11 @@ supervise (pid_t child, pid_t walker)
               mask_go_ahead ();
               close (mask_go[1]);
               mask_go[1] = -1;
+              /* (hurried before it was ready, it may have gone back to
+               * SCHED_IDLE for the walk beside the command before that:
+               * it is there now, whichever came first) */
+              if (mask_hurried)
+                walker_policy (walker, SCHED_IDLE);
             }
           else if (n == 1 && c == 's' && !child_ended)
             {
