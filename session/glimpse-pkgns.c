@@ -3590,6 +3590,9 @@ warm_view (void)
   pid = fork ();
   if (pid != 0)
     return;   /* (PID 1; or no warming) */
+  /* (as the relay: not dumpable whatever fs.suid_dumpable says, so the
+   * command has no way into it through /proc/PID) */
+  prctl (PR_SET_DUMPABLE, 0);
   prctl (PR_SET_PDEATHSIG, SIGKILL);
   (void) sched_setscheduler (0, SCHED_IDLE, &(struct sched_param) { 0 });
   d = opendir (info);
