@@ -543,6 +543,27 @@ shift_gid (gid_t g)
   return A.gid + 65534;
 }
 
+/* REL under DFD, opened (O_PATH, and FLAGS) without following any link
+ * on the way or at the end, without leaving DFD's tree or mount; -1 and
+ * errno.  beneath_gone (errno) says whether the entry is simply not
+ * there as such (gone, not a directory on the way, a link in the way,
+ * another mount, or a rename racing the look-up): what callers take as
+ * "not the entry they knew", and not as a failure. */
+static int
+open_beneath (int dfd, const char *rel, int flags)
+{
+  struct open_how how = { .flags = (uint64_t) (O_PATH | O_NOFOLLOW | O_CLOEXEC | flags),
+                          .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
+                                     | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
+  return (int) syscall (SYS_openat2, dfd, rel, &how, sizeof how);
+}
+
+static bool
+beneath_gone (int errsv)
+{
+  return errsv == ENOENT || errsv == ENOTDIR || errsv == ELOOP || errsv == EXDEV || errsv == EAGAIN;
+}
+
 /* mask/REL as a directory with the attributes of the base's REL (so the
  * merged directory looks the same inside), parents first.  Each directory
  * not in the mask yet is reached from the base's root without following
@@ -560,9 +581,6 @@ mask_mirror_dirs (int mask, const char *rel)
     die ("/%s: path too long", rel);
   for (slash = strchr (buf, '/'); ; slash = strchr (slash + 1, '/'))
     {
-      struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                              .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
-                                         | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
       struct stat st;
       int fd;
       if (slash)
@@ -571,11 +589,10 @@ mask_mirror_dirs (int mask, const char *rel)
        * whiteouts and files) */
       if (fstatat (mask, buf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR (st.st_mode))
         {
-          fd = (int) syscall (SYS_openat2, base_fd, buf, &how, sizeof how);
+          fd = open_beneath (base_fd, buf, O_DIRECTORY);
           if (fd < 0)
             {
-              if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EXDEV
-                  || errno == EAGAIN)
+              if (beneath_gone (errno))
                 return false;
               die_errno ("cannot mirror /%s of the base", buf);
             }
@@ -1113,11 +1130,8 @@ static WalkDir *walk_dir_kept (int mask, int anchor, size_t aoff, const struct s
 static int
 walk_kept_open (int anchor, size_t aoff, const struct stat *st, const char *rel)
 {
-  struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-                          .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
-                                     | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
   struct stat now;
-  int dfd = (int) syscall (SYS_openat2, anchor, rel + aoff, &how, sizeof how);
+  int dfd = open_beneath (anchor, rel + aoff, O_DIRECTORY);
 
   if (dfd >= 0 && (fstat (dfd, &now) != 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino))
     {
@@ -1606,6 +1620,15 @@ wi_get (WalkIn *in, void *out, size_t n)
   return true;
 }
 
+/* A name the cache may hold (N bytes at S): a directory entry's, not "."
+ * or "..", no '/' nor NUL in it */
+static bool
+walk_name_ok (const char *s, size_t n)
+{
+  return n > 0 && n <= NAME_MAX && memchr (s, '/', n) == NULL && memchr (s, '\0', n) == NULL
+         && !(n == 1 && s[0] == '.') && !(n == 2 && s[0] == '.' && s[1] == '.');
+}
+
 /* NULL when damaged (nothing to free: the pools go with it) */
 static WalkDir *
 wi_dir (WalkIn *in, int depth)
@@ -1636,14 +1659,13 @@ wi_dir (WalkIn *in, int depth)
       WalkEntry *e = &d->e[i];
       uint16_t n;
       *e = (WalkEntry) { 0 };
-      if (!wi_get (in, &e->kind, 1) || !wi_get (in, &n, 2) || n == 0 || n > NAME_MAX
+      if (!wi_get (in, &e->kind, 1) || !wi_get (in, &n, 2)
           || e->kind < KEEP_WALKED || e->kind > KEEP_MASKED || (size_t) (in->end - in->p) <= n
-          || in->p[n] != '\0' || memchr (in->p, '/', n) != NULL || memchr (in->p, '\0', n) != NULL)
+          || in->p[n] != '\0' || !walk_name_ok (in->p, n))
         return NULL;
       e->name = (char *) in->p;
       in->p += n + 1u;
-      if (strcmp (e->name, ".") == 0 || strcmp (e->name, "..") == 0
-          || (i > 0 && strcmp (d->e[i - 1].name, e->name) >= 0)
+      if ((i > 0 && strcmp (d->e[i - 1].name, e->name) >= 0)
           || (e->kind == KEEP_WALKED && (e->sub = wi_dir (in, depth + 1)) == NULL))
         return NULL;
     }
@@ -1662,7 +1684,8 @@ typedef struct {
 } WalkFile;
 
 /* A path of the masked list that mask_replay may take: relative, below
- * the base, no empty, "." or ".." part, with room for a name below it */
+ * the base, each part a name walk_name_ok takes, with room for a name
+ * below it */
 static bool
 masked_path_ok (const char *rel, size_t len)
 {
@@ -1673,7 +1696,7 @@ masked_path_ok (const char *rel, size_t len)
   for (;;)
     {
       size_t n = strcspn (p, "/");
-      if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+      if (!walk_name_ok (p, n))
         return false;
       if (p[n] == '\0')
         return true;
@@ -1920,19 +1943,15 @@ mask_replay (int mask, const WalkFile *f)
 
   for (uint32_t i = 0; i < f->n_masked; i++, rel += strlen (rel) + 1)
     {
-      struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-                              .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS
-                                         | RESOLVE_BENEATH | RESOLVE_NO_XDEV };
       int fd;
       struct stat st;
 
       if (is_skipped_path (rel))
         continue;
-      fd = (int) syscall (SYS_openat2, base_fd, rel, &how, sizeof how);
+      fd = open_beneath (base_fd, rel, 0);
       if (fd < 0)
         {
-          if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP && errno != EXDEV
-              && errno != EAGAIN)
+          if (!beneath_gone (errno))
             die_errno ("cannot check /%s of the base", rel);
           continue;
         }
