@@ -1383,6 +1383,21 @@ test_apt_architectures (void)
   assert_archs (tree, base, NULL);
   write_file (tree, "etc/apt/apt.conf.d/90arch", "APT::Get::Show-Versions \"1\";\n");
   assert_archs (tree, base, "arm64 riscv64 armhf");
+  /* a part that is not a regular file is left to apt: a FIFO (not
+   * waited on), a link (not followed), a directory */
+  {
+    g_autofree char *part = g_build_filename (tree, "etc/apt/apt.conf.d/95odd", NULL);
+    g_assert_cmpint (mkfifo (part, 0644), ==, 0);
+    assert_archs (tree, base, NULL);
+    g_assert_cmpint (g_unlink (part), ==, 0);
+    g_assert_cmpint (symlink ("90arch", part), ==, 0);
+    assert_archs (tree, base, NULL);
+    g_assert_cmpint (g_unlink (part), ==, 0);
+    g_assert_cmpint (g_mkdir (part, 0755), ==, 0);
+    assert_archs (tree, base, NULL);
+    g_assert_cmpint (g_rmdir (part), ==, 0);
+    assert_archs (tree, base, "arm64 riscv64 armhf");
+  }
   /* a newer dpkg's own native architecture; a name that is none */
   write_file (base, "var/lib/dpkg/arch-native", "riscv64\n");
   assert_archs (tree, base, NULL);
