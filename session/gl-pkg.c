@@ -1135,6 +1135,11 @@ struct _GlPkgOp {
   GError *prep_error;
   gboolean prep_left;          /* system/<next> was made and is not the operation's result (yet) */
   GlPkgLimits *limits;         /* the command's cgroups, removed last (see spawn_pkgns) */
+  /* glimpse-pkgns --walk-refresh's arguments but the lock's, for the walk
+   * of the base after an operation that ended before its walk beside the
+   * command began (walk_refresh_start), or NULL; the walk cache's path */
+  GPtrArray *walk_refresh;
+  char *walk_cache;
 };
 
 static void
@@ -2144,6 +2149,53 @@ gl_pkg_op_set_new_base (GlPkgOp *op, const char *base, const char *release, cons
   op->new_follows = g_strdup (follows);
 }
 
+/* The walk of the base for the walk's cache, after an operation whose
+ * command ended before the walk beside it began (glimpse-pkgns:
+ * WALK_BESIDE_DELAY_MS): glimpse-pkgns --walk-refresh in a detached
+ * process of its own, as the trash's remover is (trash_exec_remover), not
+ * waited for.  It holds the cache's lock (the cache's path and ".lock",
+ * taken here and inherited) until it ends: none is started while another
+ * runs, and an operation's walker does not write the cache meanwhile.
+ * If it cannot start, the next operation masks from the cache as it is,
+ * as one does after an operation killed before its walk ended. */
+static void
+walk_refresh_start (GlPkgOp *op)
+{
+  g_autoptr(GPtrArray) argv = g_steal_pointer (&op->walk_refresh);
+  g_autofree char *lock_path = NULL;
+  g_autoptr(GArray) keep = NULL;
+  int lock, null;
+  pid_t pid;
+
+  if (argv == NULL)
+    return;
+  lock_path = g_strconcat (op->walk_cache, ".lock", NULL);
+  lock = open (lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (lock < 0 || flock (lock, LOCK_EX | LOCK_NB) != 0)
+    {
+      if (lock >= 0)
+        close (lock);
+      return;
+    }
+  /* (everything the child needs, made now: it may allocate nothing) */
+  g_ptr_array_add (argv, g_strdup ("--walk-lock-fd"));
+  g_ptr_array_add (argv, g_strdup_printf ("%d", lock));
+  g_ptr_array_add (argv, NULL);
+  keep = g_array_new (FALSE, FALSE, sizeof (int));
+  g_array_append_val (keep, lock);
+  null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  pid = fork ();
+  if (pid == 0)
+    trash_exec_remover (keep, null, -1, argv->pdata[0], (char *const *) argv->pdata, TRUE);
+  if (null >= 0)
+    close (null);
+  close (lock);
+  /* (its parent, which ends as soon as it has forked it) */
+  if (pid > 0)
+    while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+}
+
 void
 gl_pkg_op_free (GlPkgOp *op)
 {
@@ -2161,6 +2213,7 @@ gl_pkg_op_free (GlPkgOp *op)
         g_debug ("%s", error->message);
     }
   trash_dispose (op);
+  walk_refresh_start (op);
   if (op->lock_fd >= 0)
     close (op->lock_fd);
   if (op->extra_uris)
@@ -2172,6 +2225,8 @@ gl_pkg_op_free (GlPkgOp *op)
   g_free (op->new_release);
   g_free (op->new_follows);
   g_free (op->new_base);
+  g_clear_pointer (&op->walk_refresh, g_ptr_array_unref);
+  g_free (op->walk_cache);
   g_free (op);
 }
 
@@ -2564,6 +2619,7 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
   g_autofree char *store_parent = g_path_get_dirname (gl_paths_store_dir ());
   GlSpawnOptions options = { .output = GL_SPAWN_OUTPUT_LINES };
   g_autoptr(GlPkgProxy) proxy = NULL;
+  g_autoptr(GPtrArray) walk = NULL;
   int relay_fd = -1, log_fd = -1;
   gboolean ok;
 
@@ -2694,11 +2750,40 @@ gl_pkg_op_run (GlPkgOp *op, const char *what, const char *script, const char * c
    * base (system/ is root's alone, and hidden above) */
   if (op->new_base == NULL)
     {
+      g_free (op->walk_cache);
+      op->walk_cache = g_build_filename (op->system, "walk-cache", NULL);
+      /* (the walk after the operation, if it is left to one, walks the
+       * same base and skips the same paths: walk_refresh_start) */
+      walk = g_ptr_array_new_with_free_func (g_free);
+      g_ptr_array_add (walk, g_strdup (pkgns_path ()));
+      g_ptr_array_add (walk, g_strdup ("--walk-refresh"));
+      for (guint i = 1; i < argv->len; i++)
+        if (g_str_equal (argv->pdata[i], "--base") || g_str_equal (argv->pdata[i], "--hide"))
+          {
+            g_ptr_array_add (walk, g_strdup (argv->pdata[i]));
+            g_ptr_array_add (walk, g_strdup (argv->pdata[++i]));
+          }
+        else if (g_str_equal (argv->pdata[i], "--host"))
+          g_ptr_array_add (walk, g_strdup ("--host"));
+      g_ptr_array_add (walk, g_strdup ("--walk-cache"));
+      g_ptr_array_add (walk, g_strdup (op->walk_cache));
       g_ptr_array_add (argv, g_strdup ("--walk-cache"));
-      g_ptr_array_add (argv, g_build_filename (op->system, "walk-cache", NULL));
+      g_ptr_array_add (argv, g_strdup (op->walk_cache));
     }
   ok = spawn_pkgns (op, argv, &options, op->dir, op->input, script, args, what, op->sandbox->id, op->progress,
                     op->user_data, cancellable, error);
+  /* (the command ended before the walk beside it began: glimpse-pkgns
+   * said so in the operation's directory, which only root writes) */
+  if (walk != NULL)
+    {
+      g_autofree char *pending = g_build_filename (op->dir, "walk-pending", NULL);
+      struct stat st;
+      if (lstat (pending, &st) == 0 && S_ISREG (st.st_mode))
+        {
+          g_clear_pointer (&op->walk_refresh, g_ptr_array_unref);
+          op->walk_refresh = g_steal_pointer (&walk);
+        }
+    }
   if (relay_fd >= 0)
     close (relay_fd);
   g_clear_pointer (&proxy, gl_pkg_proxy_free);

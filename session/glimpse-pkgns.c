@@ -26,6 +26,11 @@
  * --walk-cache  where the walk of the base (THE RULE, below) keeps what it
  *          found for the next operation: a file only the host's root
  *          writes, in no tree the command sees (see "The walk's cache")
+ * --walk-refresh  no command: the walk of the base for --walk-cache, and
+ *          nothing else, at SCHED_IDLE, for glimpse after an operation
+ *          that ended before its walk beside the command began (see
+ *          WALK_BESIDE_DELAY_MS); --walk-lock-fd FD is FILE.lock, held
+ *          (flock) by glimpse for it, so that one such walk runs at a time
  * --tree   instead of --base: a tree being built (a new sandbox's, a
  *          rebase's new base), which nobody else uses yet and which is not
  *          in any view; it is itself the command's writable / (idmapped: its
@@ -253,6 +258,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -339,13 +345,15 @@ typedef struct {
   const char *cache;
   const char *tree;
   const char *walk_cache;
+  bool walk_refresh;
+  int walk_lock_fd;
   const char *cgroups[MAX_CGROUPS];
   int n_cgroups;
   unsigned long max_tasks, max_seconds, min_free_mib;
   char **command;
 } Args;
 
-static Args A = { .proxy_fd = -1, .max_tasks = 4096 };
+static Args A = { .proxy_fd = -1, .walk_lock_fd = -1, .max_tasks = 4096 };
 
 #define USAGE \
   "Usage: glimpse-pkgns --ids UID:GID --base DIR [--host] --op DIR\n" \
@@ -353,6 +361,8 @@ static Args A = { .proxy_fd = -1, .max_tasks = 4096 };
   "                     [--lower DIR]... [--hide PATH]... [--input DIR] [--cache DIR]\n" \
   "                     [--walk-cache FILE] [LIMITS] -- COMMAND [ARG...]\n" \
   "       glimpse-pkgns --ids UID:GID --tree DIR --op DIR [--input DIR] [LIMITS] -- COMMAND [ARG...]\n" \
+  "       glimpse-pkgns --walk-refresh --base DIR [--host] [--hide PATH]... --walk-cache FILE\n" \
+  "                     --walk-lock-fd FD\n" \
   "LIMITS: [--cgroup DIR]... [--max-tasks N] [--max-seconds N] [--min-free-mib N]\n" \
   "Run by glimpse, as root, for one package-manager command.\n"
 
@@ -404,6 +414,11 @@ parse_args (int argc, char **argv)
           A.net_until_cut = true;
           continue;
         }
+      if (strcmp (a, "--walk-refresh") == 0)
+        {
+          A.walk_refresh = true;
+          continue;
+        }
       if (v == NULL)
         usage ();
       if (strcmp (a, "--ids") == 0)
@@ -428,6 +443,15 @@ parse_args (int argc, char **argv)
         A.cache = v;
       else if (strcmp (a, "--walk-cache") == 0)
         A.walk_cache = v;
+      else if (strcmp (a, "--walk-lock-fd") == 0)
+        {
+          char *end;
+          long fd = strtol (v, &end, 10);
+          struct stat st;
+          if (*end != '\0' || fd < 3 || fd > 1024 || fstat ((int) fd, &st) != 0 || !S_ISREG (st.st_mode))
+            die ("--walk-lock-fd: expected the descriptor of the walk cache's lock, got \"%s\"", v);
+          A.walk_lock_fd = (int) fd;
+        }
       else if (strcmp (a, "--proxy-fd") == 0)
         {
           char *end;
@@ -483,6 +507,19 @@ parse_args (int argc, char **argv)
          "--walk-cache, --cache");
   if (A.tree != NULL)
     A.base = A.tree;
+  if (A.walk_refresh || A.walk_lock_fd >= 0)
+    {
+      if (!A.walk_refresh || i < argc || A.base == NULL || A.walk_cache == NULL || A.walk_lock_fd < 0
+          || A.tree != NULL || A.op != NULL || A.n_lowers > 0 || A.input || A.cache || A.n_cgroups > 0
+          || A.net || A.fetch_stage || A.net_until_cut || A.proxy_fd >= 0)
+        die ("--walk-refresh takes --base, --walk-cache, --walk-lock-fd, and --host and --hide only");
+      if (!abs_clean (A.base) || !abs_clean (A.walk_cache))
+        die ("paths must be absolute, without \"..\", \":\" or \",\"");
+      for (int k = 0; k < A.n_hide; k++)
+        if (!abs_clean (A.hide[k]))
+          die ("--hide %s: not an absolute path", A.hide[k]);
+      return;
+    }
   if (i >= argc || A.uid == 0 || A.base == NULL || A.op == NULL)
     usage ();
   A.command = argv + i;
@@ -762,7 +799,8 @@ mask_whiteout_glob (int mask, const char *pattern)
     return;
   for (size_t i = 0; i < g.gl_pathc; i++)
     {
-      mask_whiteout (mask, g.gl_pathv[i] + 1);
+      if (mask >= 0)
+        mask_whiteout (mask, g.gl_pathv[i] + 1);
       skip_add (g.gl_pathv[i] + 1);
     }
   globfree (&g);
@@ -1827,7 +1865,7 @@ walk_cache_save (const WalkDir *d)
   WalkBuf b = { 0 };
   unsigned char host = A.host;
   char *tmp = xasprintf ("%s.tmp", A.walk_cache);
-  int fd;
+  int fd, lock = -1;
 
   uint32_t n_dirs = 0, n_entries = 0, n_masked = 0, masked_len = 0;
   char rel[PATH_MAX] = "";
@@ -1848,6 +1886,23 @@ walk_cache_save (const WalkDir *d)
   memcpy (b.buf + at + 4, &masked_len, 4);
   wb_dir (&b, d);
   wb_put (&b, "end\n", 4);
+  /* One writer at a time (FILE.lock): a --walk-refresh holds it for its
+   * whole walk (glimpse took it: --walk-lock-fd); an operation's walker
+   * that finds it held leaves the file to that walk */
+  if (A.walk_lock_fd < 0)
+    {
+      char *path = xasprintf ("%s.lock", A.walk_cache);
+      lock = open (path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+      free (path);
+      if (lock < 0 || flock (lock, LOCK_EX | LOCK_NB) != 0)
+        {
+          if (lock >= 0)
+            close (lock);
+          free (b.buf);
+          free (tmp);
+          return;
+        }
+    }
   unlink (tmp);
   if (b.len > WALK_MAX_SIZE)
     {
@@ -1856,6 +1911,8 @@ walk_cache_save (const WalkDir *d)
       unlink (A.walk_cache);
       free (b.buf);
       free (tmp);
+      if (lock >= 0)
+        close (lock);
       return;
     }
   fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -1865,6 +1922,8 @@ walk_cache_save (const WalkDir *d)
       if (close (fd) != 0 || !ok || rename (tmp, A.walk_cache) != 0)
         unlink (tmp);
     }
+  if (lock >= 0)
+    close (lock);
   free (b.buf);
   free (tmp);
 }
@@ -1971,43 +2030,50 @@ mask_replay (int mask, const WalkFile *f)
 /* The mask's last file: policy-rc.d */
 static void mask_finish (int mask);
 
-/* The layer between the base and the system generations (see the top).
- * Without a walk cache for this base, the walk builds the mask, and the
- * view gets its go-ahead when the walker exits.  With one (the common
- * case: the last operation's walk), the mask is built from it at once,
- * every entry it masked checked again (mask_replay), and the walker says
- * so on mask_ready: the view is built and the command starts while the
- * walk of the base runs on beside it, at SCHED_IDLE (see walker_hurry),
- * masking nothing (the mask is
- * a layer of the mounted view by then: never written again), only to keep
- * what it finds for the next operation.  What that gives up, beyond what
- * the cache already does (see "The walk's cache"): a name that came into
- * the base, or became private, since the last operation's walk shows in
- * listings during this operation, where the walk would have masked it --
- * as for a change while the command runs, nothing of it can be opened
- * (the check at open), and a directory made private since cannot be
- * listed or searched (EACCES); a directory made readable by every user
- * since is shown, what it holds named (and opened only where every user
- * may).  The next operation masks as the walk found. */
-static void
-build_mask (int opfd)
+/* Even at SCHED_IDLE, a walk beside the command slows it: on a 2-core
+ * machine a short operation took some 6% longer with the walk beside it,
+ * and as much with a process that only spun at SCHED_IDLE for the walk's
+ * time (pkg-bench, `glimpse update` with nothing to do, 15 runs each).
+ * So the walk beside the command begins only once the command has run
+ * this long; a command that ends before leaves the walk to glimpse, which
+ * starts it after the operation (--walk-refresh; the walker says so with
+ * WALK_PENDING in the operation's directory).  A longer operation walks
+ * beside it as before, and so is still stopped at a FIFO that appeared
+ * since the last walk (walk_check_fifo_masked) rather than at a limit,
+ * this much later. */
+#define WALK_BESIDE_DELAY_MS 1000
+#define WALK_PENDING "walk-pending"
+/* supervise to the walker: the command has ended ('e', then EOF) */
+static int walk_wait[2] = { -1, -1 };
+
+/* In the walker, its mask ready: true once the command has run
+ * WALK_BESIDE_DELAY_MS (the walk beside it begins), false when it ended
+ * before */
+static bool
+walk_beside_wait (void)
 {
-  int mask, fd;
+  struct pollfd p = { walk_wait[0], POLLIN, 0 };
+  int n;
+
+  if (walk_wait[0] < 0)
+    return true;
+  while ((n = poll (&p, 1, WALK_BESIDE_DELAY_MS)) < 0 && errno == EINTR)
+    ;
+  return n == 0;
+}
+
+/* The part of the mask that is the same at every operation, and what the
+ * walk does not enter (the skip list); with MASK -1, the skip list only
+ * (--walk-refresh: the walk alone, which must skip what an operation's
+ * walk skips) */
+static void
+mask_fixed (int mask)
+{
   struct stat st;
   /* replaced by the view's own mounts whatever the base has there */
   static const char *mounted[] = { "proc", "sys", "dev", "tmp", "var/tmp" };
 
-  if (mask_mnt >= 0)
-    mask = fcntl (mask_mnt, F_DUPFD_CLOEXEC, 0);
-  else
-    {
-      if (mkdirat (opfd, "mask", 0755) != 0)
-        die_errno ("cannot create %s/mask", A.op);
-      mask = openat (opfd, "mask", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    }
-  if (mask < 0 || fchownat (mask, "", A.uid, A.gid, AT_EMPTY_PATH) != 0)
-    die_errno ("cannot prepare the mask of %s", A.op);
-  for (size_t i = 0; i < sizeof shadows / sizeof *shadows; i++)
+  for (size_t i = 0; mask >= 0 && i < sizeof shadows / sizeof *shadows; i++)
     mask_shadow (mask, shadows[i]);
   for (size_t i = 0; i < sizeof mounted / sizeof *mounted; i++)
     skip_add (mounted[i]);
@@ -2032,17 +2098,59 @@ build_mask (int opfd)
           skip_add (A.hide[i] + 1);
           /* (one reached through a link is not hidden by a whiteout at
            * its path: refused, as a failed mask is) */
-          if (access (A.hide[i], F_OK) == 0 && !mask_whiteout (mask, A.hide[i] + 1))
+          if (mask >= 0 && access (A.hide[i], F_OK) == 0 && !mask_whiteout (mask, A.hide[i] + 1))
             die ("cannot hide %s: a directory above it is a link", A.hide[i]);
         }
       /* Empty in the layers too, not only under the tmpfs mounted there */
       for (size_t i = 0; i < sizeof empty / sizeof *empty; i++)
         if (fstatat (base_fd, empty[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode))
           {
-            mask_empty_dir (mask, empty[i]);
+            if (mask >= 0)
+              mask_empty_dir (mask, empty[i]);
             skip_add (empty[i]);
           }
     }
+}
+
+/* The layer between the base and the system generations (see the top).
+ * Without a walk cache for this base, the walk builds the mask, and the
+ * view gets its go-ahead when the walker exits.  With one (the common
+ * case: the last operation's walk), the mask is built from it at once,
+ * every entry it masked checked again (mask_replay), and the walker says
+ * so on mask_ready: the view is built and the command starts while the
+ * walk of the base runs on beside it, at SCHED_IDLE (see walker_hurry),
+ * masking nothing (the mask is
+ * a layer of the mounted view by then: never written again), only to keep
+ * what it finds for the next operation (and to stop this one at a FIFO
+ * that appeared since: walk_check_fifo_masked).  That walk begins once
+ * the command has run WALK_BESIDE_DELAY_MS; a command that ends before
+ * leaves it to a process of its own that glimpse starts after the
+ * operation (--walk-refresh), not beside the command.  What that gives up, beyond what
+ * the cache already does (see "The walk's cache"): a name that came into
+ * the base, or became private, since the last operation's walk shows in
+ * listings during this operation, where the walk would have masked it --
+ * as for a change while the command runs, nothing of it can be opened
+ * (the check at open), and a directory made private since cannot be
+ * listed or searched (EACCES); a directory made readable by every user
+ * since is shown, what it holds named (and opened only where every user
+ * may).  The next operation masks as the walk found. */
+static void
+build_mask (int opfd)
+{
+  int mask, fd;
+  struct stat st;
+
+  if (mask_mnt >= 0)
+    mask = fcntl (mask_mnt, F_DUPFD_CLOEXEC, 0);
+  else
+    {
+      if (mkdirat (opfd, "mask", 0755) != 0)
+        die_errno ("cannot create %s/mask", A.op);
+      mask = openat (opfd, "mask", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+  if (mask < 0 || fchownat (mask, "", A.uid, A.gid, AT_EMPTY_PATH) != 0)
+    die_errno ("cannot prepare the mask of %s", A.op);
+  mask_fixed (mask);
   fd = openat (base_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || fstat (fd, &st) != 0)
     die_errno ("cannot read %s", A.base);
@@ -2074,6 +2182,14 @@ build_mask (int opfd)
         /* (the rest of the file: damaged, NULL, and the walk is a whole
          * one, beside the command all the same) */
         old = walk_file_tree (&file);
+        if (!walk_beside_wait ())
+          {
+            /* (glimpse reads it: the walk after the operation) */
+            int pending = openat (opfd, WALK_PENDING, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (pending >= 0)
+              close (pending);
+            _exit (0);
+          }
       }
     else
       {
@@ -2120,6 +2236,49 @@ mask_finish (int mask)
     }
 }
 
+/* --walk-refresh: the walk of the base, as build_mask's beside the
+ * command, for the walk's cache alone, in a process of its own that
+ * glimpse starts after an operation that ended before that walk began
+ * (WALK_BESIDE_DELAY_MS), holding the cache's lock for it (FILE.lock,
+ * --walk-lock-fd).  At SCHED_IDLE and the idle I/O class: nothing waits
+ * for it; the next operation masks from the cache as it finds it. */
+static int
+walk_refresh (void)
+{
+  struct stat st;
+  WalkFile file;
+  WalkDir *old = NULL, *now;
+  bool had_old;
+  int fd;
+
+  if (sched_setscheduler (0, SCHED_IDLE, &(struct sched_param) { 0 }) != 0)
+    (void) setpriority (PRIO_PROCESS, 0, 19);
+  /* (IOPRIO_CLASS_IDLE) */
+  (void) syscall (SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, 0, 3 << 13);
+  base_fd = (int) syscall (SYS_open_tree, AT_FDCWD, A.base, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (base_fd < 0)
+    die_errno ("cannot clone %s", A.base);
+  mask_fixed (-1);
+  fd = openat (base_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) != 0)
+    die_errno ("cannot read %s", A.base);
+  clock_gettime (CLOCK_REALTIME, &walk_start);
+  if (walk_file_open (&file))
+    {
+      if (file.dev == (uint64_t) st.st_dev && file.ino == (uint64_t) st.st_ino)
+        old = walk_file_tree (&file);
+      else
+        walk_file_close (&file);
+    }
+  had_old = old != NULL;
+  now = walk_root (-1, fd, &st, old);
+  if (walk_changed || !had_old || walk_read_entries > WALK_RESAVE_ENTRIES)
+    walk_cache_save (now);
+  walk_dir_free (now);
+  close (fd);
+  return 0;
+}
+
 /* build_mask in a child process, whose pid is returned: the walk's threads
  * (walk_root) live and die there, so this process stays single-threaded
  * for the user namespace calls of its children, and the namespaces and the
@@ -2136,13 +2295,16 @@ start_mask (int opfd)
   pid_t parent = getpid ();
   pid_t pid;
 
-  if (pipe2 (mask_ready, O_CLOEXEC) != 0)
+  if (pipe2 (mask_ready, O_CLOEXEC) != 0 || (A.walk_cache != NULL && pipe2 (walk_wait, O_CLOEXEC) != 0))
     die_errno ("pipe");
   pid = fork_or_limit ();
   if (pid == 0)
     {
       close (mask_ready[0]);
       mask_ready[0] = -1;
+      if (walk_wait[1] >= 0)
+        close (walk_wait[1]);
+      walk_wait[1] = -1;
       prctl (PR_SET_PDEATHSIG, SIGKILL);
       if (getppid () != parent)
         _exit (EXIT_SETUP);
@@ -2158,6 +2320,9 @@ start_mask (int opfd)
     }
   close (mask_ready[1]);
   mask_ready[1] = -1;
+  if (walk_wait[0] >= 0)
+    close (walk_wait[0]);
+  walk_wait[0] = -1;
   return pid;
 }
 
@@ -2637,6 +2802,14 @@ supervise (pid_t child, pid_t walker)
         break;
       if (child_ended && !hurried)
         {
+          /* (a walker still waiting to walk beside the command leaves the
+           * walk to glimpse: WALK_BESIDE_DELAY_MS) */
+          if (walk_wait[1] >= 0)
+            {
+              (void) !write (walk_wait[1], "e", 1);
+              close (walk_wait[1]);
+              walk_wait[1] = -1;
+            }
           walker_hurry (walker);
           hurried = true;
         }
@@ -3770,6 +3943,8 @@ main (int argc, char **argv)
   if (getuid () != geteuid () || getgid () != getegid ())
     die ("must not be setuid");
   parse_args (argc, argv);
+  if (A.walk_refresh)
+    return walk_refresh ();
   /* When glimpse dies (kill -9), so does everything below. */
   prctl (PR_SET_PDEATHSIG, SIGKILL);
   if (getppid () == 1)
@@ -3822,6 +3997,8 @@ main (int argc, char **argv)
         close (view_ended[0]);
       if (mask_ready[0] >= 0)
         close (mask_ready[0]);
+      if (walk_wait[1] >= 0)
+        close (walk_wait[1]);
       /* (glimpse-pkgns may have ended before this: its parent is then a
        * subreaper above it, or 1) */
       prctl (PR_SET_PDEATHSIG, SIGKILL);

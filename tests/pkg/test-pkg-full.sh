@@ -43,7 +43,7 @@ check_sh "… saying the disk is full and that the sandbox is unchanged" \
   'grep -q "No space left on device\|enough free space" <<<"$out" && grep -q "“$id” is unchanged" <<<"$out"'
 check_sh "the sandbox keeps generation $gen" '[ "$(cat "$GLIMPSE_SANDBOX_DIR/$id/system/current")" = "$gen" ]'
 check_sh "the partial generation and the scratch are gone" \
-  '[ "$(ls -A "$GLIMPSE_SANDBOX_DIR/$id/system" | grep -v "^op.lock$\|^walk-cache$" | sort | tr "\n" " ")" = "$gen current " ]'
+  '[ "$(ls -A "$GLIMPSE_SANDBOX_DIR/$id/system" | grep -v "^op.lock$\|^walk-cache$\|^walk-cache.lock$" | sort | tr "\n" " ")" = "$gen current " ]'
 check_sh "the space is free again" '[ "$(df --output=used "$full" | tail -n1)" -le $((used + 512)) ]'
 check_sh "the installed package is still there" '[ -x "$GLIMPSE_SANDBOX_DIR/$id/system/$gen/tree/usr/bin/glimpse-hello" ]'
 check "the next operation works" "$GLIMPSE" uninstall "$id" glimpse-hello

@@ -193,9 +193,17 @@ probe='cat /etc/public; cat /etc/glimpse-test-secret-'$tag'; ls /etc/private; ca
 if echo | timeout 10 nc 127.0.0.1 '$lport'; then echo connect: ok; else echo connect: failed; fi
 if [ -n "$GLIMPSE_PROXY" ]; then echo | timeout 10 nc 127.0.0.1 3128 | sed "s/^/relay: /"; fi'
 run_helper () { # OP-DIR [OPTION…]: the probe over $base
-  local op=$1; shift
+  local op=$1 cache=""; shift
   mkdir -p "$op/upper" "$op/work" "$op/input"; chown "$range:$grange" "$op/upper" "$op/work"
   "$GLIMPSE_PKGNS" --ids "$range:$grange" --base "$base" --op "$op" "$@" -- /bin/busybox sh -c "$probe" 2>&1
+  # what glimpse does after an operation whose command ended before the
+  # walk beside it began (it said so: walk-pending): the walk for the
+  # cache, --walk-refresh, the cache's lock held for it; here waited for
+  [ "${1:-}" = --walk-cache ] && cache=$2
+  if [ -n "$cache" ] && [ -f "$op/walk-pending" ]; then
+    ( flock -n 9 && "$GLIMPSE_PKGNS" --walk-refresh --base "$base" --walk-cache "$cache" --walk-lock-fd 9 ) \
+      9>>"$cache.lock"
+  fi
 }
 # run_relayed OP-DIR [answer|silent]: the probe with --net and a stand-in
 # for glimpse's proxy that connects every relayed connection to the
@@ -285,7 +293,8 @@ check_sh "a directory chain deeper than PATH_MAX in the base does not stop an op
 rm -rf "$base/srv/deep"
 # --- the walk's cache (glimpse-pkgns.c, "The walk's cache" and
 # build_mask): an operation's mask is the last walk's, every entry it masked
-# checked again, while the walk runs beside the command; what changed in
+# checked again, while the walk runs beside the command (or, when the
+# command ends first, as here, after it: run_helper); what changed in
 # the base between two operations cannot be read at the second one (the
 # check at open) and is masked from the third on
 cache=$WORK/walk-cache

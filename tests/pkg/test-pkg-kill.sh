@@ -27,7 +27,8 @@ wait_for () { # CONDITION: up to 30 s
   return 1
 }
 scripts_running () { pgrep -f "glimpse-slow/wait-here" >/dev/null; }
-helpers_running () { pgrep -f "glimpse-pkgns.*/$id/system" >/dev/null; }
+# (the operation's; not a walk for the next one's mask: --walk-refresh)
+helpers_running () { pgrep -f "glimpse-pkgns --ids .*/$id/system" >/dev/null; }
 scratch_left () { ls -A "$GL_STORE/$id/system" | grep_quiet '^\.op-'; }
 # a generation above `current`: an install makes its next one while the
 # command runs (a copy of the current tree), sealed only by the commit

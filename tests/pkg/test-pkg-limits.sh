@@ -38,7 +38,9 @@ op_cgroups () { find /sys/fs/cgroup -mindepth 2 -type d -path "*/glimpse/op-$1-*
 # run_glimpse ARG...: glimpse in the background, waited for; its pid in $last,
 # its output in $WORK/out, its status returned
 run_glimpse () { "$GLIMPSE" "$@" > "$WORK/out" 2>&1 & last=$!; wait "$last"; }
-left_running () { pgrep -f "glimpse-(bomb|hog)|^sleep ${nap//./\\.}\$|glimpse-pkgns.*/$id/system" >/dev/null; }
+# (the operation's processes; not the walk for the next one's mask that
+# glimpse may start after it, `glimpse-pkgns --walk-refresh`, detached)
+left_running () { pgrep -f "glimpse-(bomb|hog)|^sleep ${nap//./\\.}\$|glimpse-pkgns --ids .*/$id/system" >/dev/null; }
 wait_for () { # CONDITION: up to 30 s
   local i
   for i in $(seq 300); do eval "$1" && return 0; sleep 0.1; done
@@ -50,6 +52,9 @@ check_sh "… and leaves no cgroup" '[ -z "$(op_cgroups "$last")" ]'
 # namespace's teardown goes on beside the commit: glimpse returns once it
 # has ended, in the cgroups it removes)
 check_sh "… and nothing of it runs once glimpse has returned" '! left_running'
+flock "$GL_STORE/$id/system/walk-cache.lock" true
+check_sh "… and a walk after it, if any, has ended on its own" \
+  '! pgrep -f "glimpse-pkgns --walk-refresh .*/$id/system" >/dev/null'
 check "an install whose postinst leaves two million files in the view's /tmp works" run_glimpse install "$id" glimpse-litter
 check_sh "… and once glimpse has returned, nothing of it runs and its cgroups are gone" \
   '! left_running && [ -z "$(op_cgroups "$last")" ]'
@@ -89,7 +94,7 @@ if wait_for 'pgrep -fx "sleep $nap" >/dev/null'; then
   done
   check_sh "… which set a task limit and a memory limit (found $tasks and $memory)" '[ $tasks -ge 1 ] && [ $memory -ge 1 ]'
   check_sh "the glimpse-pkgns supervising it is in them too" \
-    'grep -q "/glimpse/op-" "/proc/$(pgrep -f "glimpse-pkgns.*/$id/system" | head -n1)/cgroup"'
+    'grep -q "/glimpse/op-" "/proc/$(pgrep -f "glimpse-pkgns --ids .*/$id/system" | head -n1)/cgroup"'
 else
   fail "the sleeping maintainer script runs"
 fi
