@@ -2125,10 +2125,11 @@ mask_fixed (int mask)
  * that appeared since: walk_check_fifo_masked).  That walk begins once
  * the command has run WALK_BESIDE_DELAY_MS; a command that ends before
  * leaves it to a process of its own that glimpse starts after the
- * operation (--walk-refresh), not beside the command.  What that gives up, beyond what
- * the cache already does (see "The walk's cache"): a name that came into
- * the base, or became private, since the last operation's walk shows in
- * listings during this operation, where the walk would have masked it --
+ * operation (--walk-refresh), not beside the command.  What that gives
+ * up, beyond what the cache already does (see "The walk's cache"): a
+ * name that came into the base, or became private, since the last walk
+ * shows in listings during this operation, where the walk would have
+ * masked it --
  * as for a change while the command runs, nothing of it can be opened
  * (the check at open), and a directory made private since cannot be
  * listed or searched (EACCES); a directory made readable by every user
@@ -2594,6 +2595,24 @@ mask_go_ahead (void)
     die_errno ("sigaction");
 }
 
+/* To a walker that may still wait to walk beside the command
+ * (walk_beside_wait): the command has ended.  One that has ended
+ * meanwhile reads nothing: EPIPE, not SIGPIPE, as in mask_go_ahead. */
+static void
+walk_wait_end (void)
+{
+  struct sigaction ignore = { .sa_handler = SIG_IGN }, given;
+
+  sigemptyset (&ignore.sa_mask);
+  if (sigaction (SIGPIPE, &ignore, &given) != 0)
+    die_errno ("sigaction");
+  (void) !write (walk_wait[1], "e", 1);
+  if (sigaction (SIGPIPE, &given, NULL) != 0)
+    die_errno ("sigaction");
+  close (walk_wait[1]);
+  walk_wait[1] = -1;
+}
+
 /* The walk beside the command (build_mask) runs at SCHED_IDLE: on a CPU
  * that nothing else wants, and stepping aside at once for anything that
  * wakes there, so that it takes next to no time from the command's own
@@ -2805,11 +2824,7 @@ supervise (pid_t child, pid_t walker)
           /* (a walker still waiting to walk beside the command leaves the
            * walk to glimpse: WALK_BESIDE_DELAY_MS) */
           if (walk_wait[1] >= 0)
-            {
-              (void) !write (walk_wait[1], "e", 1);
-              close (walk_wait[1]);
-              walk_wait[1] = -1;
-            }
+            walk_wait_end ();
           walker_hurry (walker);
           hurried = true;
         }

@@ -78,12 +78,17 @@ check_sh "a later install, whose trigger reads the directory again, does not han
 # the next one hides it.
 # (one in a directory any user may write to, which no operation reads,
 # does not: any user could otherwise stop every operation)
+# Each FIFO is made once the last check of the base has ended: after a
+# short operation, that check runs after it, in the background
+# (glimpse-pkgns --walk-refresh, holding the walk cache's lock), and would
+# otherwise find a FIFO made meanwhile and hide it from the next operation.
+walks_done () { flock "$GL_STORE/$id/system/walk-cache.lock" true; }
 ww=/var/lib/glimpse-test-ww-$$
 GL_CLEANUPS+=("rm -rf '$ww'")
 mkdir -m 1777 "$ww"
 run install "$id" glimpse-ww-first; rc=$?
 check "an install after a directory any user may write to was made" test $rc -eq 0
-mkfifo -m 0644 "$ww/fifo"
+walks_done; mkfifo -m 0644 "$ww/fifo"
 run install "$id" glimpse-ww-second; rc=$?
 check_sh "a FIFO that appeared since in such a directory does not stop the next operation (exit $rc)" \
   '[ $rc -eq 0 ] && [ -x "$(gl_tree "$id")/usr/bin/glimpse-ww-second" ]'
@@ -97,12 +102,12 @@ GL_CLEANUPS+=("rm -rf '$own' '$grw'")
 mkdir -m 0755 "$own" "$grw"; chown nobody "$own"; chmod 0775 "$grw"
 run install "$id" glimpse-own-first; rc=$?
 check "an install after a directory of another user's was made" test $rc -eq 0
-mkfifo -m 0644 "$own/fifo" "$grw/fifo"; chmod 0555 "$own"
+walks_done; mkfifo -m 0644 "$own/fifo" "$grw/fifo"; chmod 0555 "$own"
 run install "$id" glimpse-own-second; rc=$?
 check_sh "a FIFO that appeared since in another user's directory of mode 0555, or in root's of 0775, does not stop the next operation (exit $rc)" \
   '[ $rc -eq 0 ] && [ -x "$(gl_tree "$id")/usr/bin/glimpse-own-second" ]'
 [ $rc -eq 0 ] || show
-mkfifo -m 0644 "$host_fifo"
+walks_done; mkfifo -m 0644 "$host_fifo"
 gen=$(gl_current "$id")
 run install "$id" glimpse-later; rc=$?
 show
