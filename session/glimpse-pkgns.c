@@ -2185,10 +2185,16 @@ build_mask (int opfd)
         old = walk_file_tree (&file);
         if (!walk_beside_wait ())
           {
-            /* (glimpse reads it: the walk after the operation) */
+            /* (glimpse reads it: the walk after the operation.  Then
+             * "p": supervise need not wait for this process's end, which
+             * drops the clone of the base, an unmount that waits for an
+             * RCU grace period, some 4 ms here: glimpse waits for it
+             * beside its commit, as the operation's cgroups empty) */
             int pending = openat (opfd, WALK_PENDING, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (pending >= 0)
               close (pending);
+            if (pending < 0 || write (mask_ready[1], "p", 1) != 1)
+              _exit (EXIT_SETUP);
             _exit (0);
           }
       }
@@ -2740,6 +2746,9 @@ supervise (pid_t child, pid_t walker)
            * "s": that walk found what the mask should have hidden
            * (walk_check_fifo_masked: it said what), the operation is
            * stopped, and fails once the walk has kept what it found;
+           * "p": the command ended before the walk beside it began, and
+           * the walker has left it to glimpse (WALK_PENDING written): it
+           * is done, its end not waited for here (build_mask);
            * EOF: the walk builds the mask, or has ended */
           if (n == 1 && c == 'r' && mask_go[1] >= 0 && stopped_by == NULL)
             {
@@ -2756,6 +2765,13 @@ supervise (pid_t child, pid_t walker)
             {
               walk_failed = EXIT_SETUP;
               stop_operation (child, NULL);
+            }
+          else if (n == 1 && c == 'p' && walker_fd >= 0 && mask_go[1] < 0)
+            {
+              close (walker_fd);
+              walker_fd = -1;
+              close (mask_ready[0]);
+              mask_ready[0] = -1;
             }
           else if (n != 1)
             {
