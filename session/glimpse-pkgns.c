@@ -1463,6 +1463,34 @@ walk_can_split (int root, const WalkEntry *e, struct stat *sst)
          && walk_dir_same (e->sub, sst);
 }
 
+/* The walk holds two descriptors for each level of the tree it is in
+ * (the directory's O_PATH one in walk_entry and its listing in walk_dir),
+ * and enters a directory while its path leaves room for an entry's: a
+ * chain of one-character names, which any user may make in a
+ * world-writable directory of the host, is some 1900 levels deep, in
+ * each of up to 4 threads, against the 1024 descriptors glimpse-pkgns
+ * inherits under sudo.  The walk (the walker, or --walk-refresh: a process
+ * of its own either way) raises its limit to WALK_NOFILE first, as root
+ * may; where the system allows less, to what it allows. */
+#define WALK_NOFILE (4u * 3u * (PATH_MAX / 2u) + 256u)
+
+static void
+walk_nofile (void)
+{
+  struct rlimit r;
+
+  if (getrlimit (RLIMIT_NOFILE, &r) != 0 || r.rlim_cur >= WALK_NOFILE)
+    return;
+  r.rlim_cur = WALK_NOFILE;
+  if (r.rlim_max < WALK_NOFILE)
+    r.rlim_max = WALK_NOFILE;
+  if (setrlimit (RLIMIT_NOFILE, &r) != 0 && getrlimit (RLIMIT_NOFILE, &r) == 0)
+    {
+      r.rlim_cur = r.rlim_max;
+      (void) setrlimit (RLIMIT_NOFILE, &r);
+    }
+}
+
 static WalkDir *
 walk_root (int mask, int root, const struct stat *st, WalkDir *old)
 {
@@ -1475,6 +1503,7 @@ walk_root (int mask, int root, const struct stat *st, WalkDir *old)
   size_t *size, total = 0, cap;
   uint32_t j = 0;
 
+  walk_nofile ();
   if (n_threads == 1 || !walk_dir_same (old, st) || old->n < 2)
     return walk_dir (mask, root, st, rel, 0, old);
   w.kinds = calloc (old->n, sizeof *w.kinds);

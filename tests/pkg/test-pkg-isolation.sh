@@ -291,6 +291,25 @@ got=$(run_helper "$WORK/op-deep")
 check_sh "a directory chain deeper than PATH_MAX in the base does not stop an operation" \
   'grep -qx "public-$tag" <<<"$got"'
 rm -rf "$base/srv/deep"
+# … nor one of one-character names, 1000 directories deep, with the limit
+# of open files at 1024 as sudo leaves it: the walk holds two descriptors
+# for each level it is in, and raises its own limit (walk_nofile); the walk
+# after an operation (--walk-refresh) as well, which writes its cache
+python3 - "$base/srv/deep" <<'PY'
+import os, sys
+os.makedirs(sys.argv[1]); os.chdir(sys.argv[1])
+for i in range(1000):
+    os.mkdir("a"); os.chdir("a")
+PY
+got=$(ulimit -Sn 1024; run_helper "$WORK/op-deep1")
+check_sh "… nor does a chain of 1000 one-character names, 1024 open files allowed" \
+  'grep -qx "public-$tag" <<<"$got"'
+got=$(ulimit -Sn 1024; exec 9>>"$WORK/deep-cache.lock"
+      "$GLIMPSE_PKGNS" --walk-refresh --base "$base" --walk-cache "$WORK/deep-cache" --walk-lock-fd 9 2>&1
+      echo "status: $?")
+check_sh "… nor the walk after an operation: it writes the cache" \
+  'grep -qx "status: 0" <<<"$got" && [ -s "$WORK/deep-cache" ]'
+rm -rf "$base/srv/deep" "$WORK/deep-cache" "$WORK/deep-cache.lock"
 # --- the walk's cache (glimpse-pkgns.c, "The walk's cache" and
 # build_mask): an operation's mask is the last walk's, every entry it masked
 # checked again, while the walk runs beside the command (or, when the
