@@ -3707,6 +3707,10 @@ status_dpkg_arch (int fd, gsize max)
   return found;
 }
 
+/* (gl_pkg_apt_architectures: what it reads of apt.conf.d at most) */
+#define APT_PARTS_MAX 256
+#define APT_PARTS_MAX_BYTES (4 * 1024 * 1024)
+
 char *
 gl_pkg_apt_architectures (const char *tree, const char *base)
 {
@@ -3717,6 +3721,7 @@ gl_pkg_apt_architectures (const char *tree, const char *base)
   g_auto(GStrv) foreign = NULL;
   int part_dirs[G_N_ELEMENTS (layers)] = { -1, -1 };
   gboolean parts_ok = TRUE;
+  gsize parts_left = APT_PARTS_MAX_BYTES;
 
   /* apt asks dpkg only when its configuration names no architectures;
    * a configuration that may name them, or move dpkg's database or
@@ -3728,10 +3733,18 @@ gl_pkg_apt_architectures (const char *tree, const char *base)
                                &parts_rel);
   if (parts == NULL)
     return NULL;
+  /* (the generation's parts are the sandbox's: many of them, or hard links
+   * to one large part, would have glimpse read gigabytes as root, before
+   * the operation's limits apply: 20,000 links to a part of 1 MiB, a
+   * minute.  More than APT_PARTS_MAX parts, or APT_PARTS_MAX_BYTES in
+   * all, are left to apt) */
+  if (parts->len > APT_PARTS_MAX)
+    parts_ok = FALSE;
   for (guint i = 0; parts_ok && i < parts->len; i++)
     {
       const GlViewEntry *e = parts->pdata[i];
       g_autofree char *text = NULL, *lower = NULL;
+      gsize max = MIN (parts_left, 1024 * 1024), len = 0;
       gboolean opaque;
       int fd;
 
@@ -3739,12 +3752,13 @@ gl_pkg_apt_architectures (const char *tree, const char *base)
           || (part_dirs[e->layer] < 0
               && gl_layer_open_dir (layers[e->layer], parts_rel, &part_dirs[e->layer], &opaque) != GL_LAYER_DIR)
           || (fd = openat (part_dirs[e->layer], e->name, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0
-          || (fd = gl_reopen_regular (fd, 1024 * 1024)) < 0
-          || !gl_read_fd_max (fd, 1024 * 1024, &text, NULL))
+          || (fd = gl_reopen_regular (fd, max)) < 0
+          || !gl_read_fd_max (fd, max, &text, &len))
         {
           parts_ok = FALSE;
           break;
         }
+      parts_left -= len;
       lower = g_ascii_strdown (text, -1);
       /* (a target's $(NATIVE_ARCHITECTURE), $(ARCHITECTURE) name none) */
       for (char *v = lower; (v = strstr (v, "$(")) != NULL;)

@@ -1482,6 +1482,48 @@ test_apt_architectures_big (void)
   assert_archs (NULL, base, NULL);
 }
 
+/* Hard links PATH-FROM … PATH-TO to PATH (DROP: removes them instead) */
+static void
+part_links (const char *path, int from, int to, gboolean drop)
+{
+  for (int i = from; i <= to; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s-%d", path, i);
+      g_assert_cmpint (drop ? g_unlink (name) : link (path, name), ==, 0);
+    }
+}
+
+/* apt.conf.d of a generation the sandbox wrote, with parts enough to keep
+ * root's glimpse reading for minutes (20,000 hard links to a part of
+ * 1 MiB: a minute): more than 256 parts, or more than 4 MiB of them in
+ * all, are left to apt, not read */
+static void
+test_apt_architectures_many_parts (void)
+{
+  g_autoptr(GlTestTmpdir) tmp = gl_test_tmpdir_new ("gl-pkg-XXXXXX");
+  g_autofree char *base = g_build_filename (tmp, "base", NULL);
+  g_autofree char *tree = g_build_filename (tmp, "tree", NULL);
+  g_autofree char *small = g_build_filename (tree, "etc/apt/apt.conf.d/small", NULL);
+  g_autofree char *large = g_build_filename (tree, "etc/apt/apt.conf.d/large", NULL);
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  write_file (base, "var/lib/dpkg/status", "Package: dpkg\nStatus: install ok installed\nArchitecture: arm64\n\n");
+  write_file (tree, "etc/apt/apt.conf.d/small", "APT::Get::Show-Versions \"1\";\n");
+  part_links (small, 1, 255, FALSE);
+  assert_archs (tree, base, "arm64");
+  part_links (small, 256, 256, FALSE);
+  assert_archs (tree, base, NULL);
+  part_links (small, 1, 256, TRUE);
+  /* parts of 1 MiB less a little: four are read, five are not */
+  while (text->len < 1024 * 1024 - 64)
+    g_string_append (text, "// a comment that names nothing at all, long\n");
+  write_file (tree, "etc/apt/apt.conf.d/large", text->str);
+  part_links (large, 1, 3, FALSE);
+  assert_archs (tree, base, "arm64");
+  part_links (large, 4, 4, FALSE);
+  assert_archs (tree, base, NULL);
+}
+
 /* apt's commands get glimpse's settings of the operation on their command
  * line (-c, read after every configuration file); a command that does not
  * run apt is refused, naming it */
@@ -1780,6 +1822,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pkg/apt-sources-hostile", test_apt_sources_hostile);
   g_test_add_func ("/pkg/apt-architectures", test_apt_architectures);
   g_test_add_func ("/pkg/apt-architectures-big", test_apt_architectures_big);
+  g_test_add_func ("/pkg/apt-architectures-many-parts", test_apt_architectures_many_parts);
   g_test_add_func ("/pkg/generation-base", test_generation_base);
   g_test_add_func ("/pkg/reclaim", test_reclaim);
   return g_test_run ();
