@@ -1916,9 +1916,25 @@ walk_cache_save (const WalkDir *d)
   wb_dir (&b, d);
   wb_put (&b, "end\n", 4);
   /* One writer at a time (FILE.lock): a --walk-refresh holds it for its
-   * whole walk (glimpse took it: --walk-lock-fd); an operation's walker
-   * that finds it held leaves the file to that walk */
-  if (A.walk_lock_fd < 0)
+   * whole walk (glimpse took it: --walk-lock-fd), and writes only while
+   * what it holds is still FILE.lock (a sandbox removed and made again
+   * meanwhile has a lock of its own, and a cache of its own to keep); an
+   * operation's walker that finds it held leaves the file to that walk */
+  if (A.walk_lock_fd >= 0)
+    {
+      char *path = xasprintf ("%s.lock", A.walk_cache);
+      struct stat held, named;
+      bool same = fstat (A.walk_lock_fd, &held) == 0 && lstat (path, &named) == 0
+                  && held.st_dev == named.st_dev && held.st_ino == named.st_ino;
+      free (path);
+      if (!same)
+        {
+          free (b.buf);
+          free (tmp);
+          return;
+        }
+    }
+  else
     {
       char *path = xasprintf ("%s.lock", A.walk_cache);
       lock = open (path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -2221,10 +2237,14 @@ build_mask (int opfd)
              * beside its commit, as the operation's cgroups empty) */
             int pending = openat (opfd, WALK_PENDING, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (pending >= 0)
-              close (pending);
-            if (pending < 0 || write (mask_ready[1], "p", 1) != 1)
-              _exit (EXIT_SETUP);
-            _exit (0);
+              {
+                close (pending);
+                if (write (mask_ready[1], "p", 1) != 1)
+                  _exit (EXIT_SETUP);
+                _exit (0);
+              }
+            /* (where it cannot be written, the disk full: the walk is done
+             * here, after the command, and waited for, as before) */
           }
       }
     else

@@ -388,6 +388,28 @@ chmod 0666 "$cache"
 run_helper "$WORK/op9" --walk-cache "$cache" >/dev/null
 check_sh "a walk cache others may write is not read (it is replaced)" \
   '[ "$(stat -c %i "$cache")" != "$ino" ] && [ "$(stat -c %u:%a "$cache")" = 0:600 ]'
+# a walker that cannot leave the walk to glimpse (walk-pending cannot be
+# written: here a directory stands there) walks after the command itself,
+# and the operation does not fail for it
+( umask 077; echo "$secret_value-pending" > "$base/etc/later/pending" )
+mkdir -p "$WORK/op9b"; mkdir "$WORK/op9b/walk-pending"
+ino=$(stat -c %i "$cache")
+got=$(run_helper "$WORK/op9b" --walk-cache "$cache"; echo "exit $?")
+check_sh "a walker that cannot say the walk is left to glimpse walks after the command, and the operation succeeds" \
+  'grep -qx "exit 0" <<<"$got" && grep -qx "later-$tag" <<<"$got" && [ "$(stat -c %i "$cache")" != "$ino" ] \
+   && tr "\0" "\n" < "$cache" | grep -a "etc/later/pending\$" >/dev/null'
+# a walk after an operation whose lock is no longer the cache's (the
+# sandbox removed and made again meanwhile: a lock of its own) writes
+# nothing
+ino=$(stat -c %i "$cache")
+( umask 077; echo "$secret_value-relock" > "$base/etc/later/relock" )
+got=$(exec 9>>"$cache.lock"; rm -f "$cache.lock"; : > "$cache.lock"
+      "$GLIMPSE_PKGNS" --walk-refresh --base "$base" --walk-cache "$cache" --walk-lock-fd 9 2>&1; echo "exit $?")
+check_sh "a walk after an operation whose lock is no longer the cache's does not write the cache" \
+  'grep -qx "exit 0" <<<"$got" && [ "$(stat -c %i "$cache")" = "$ino" ]'
+got=$(exec 9>>"$cache.lock"; "$GLIMPSE_PKGNS" --walk-refresh --base "$base" --walk-cache "$cache" --walk-lock-fd 9 2>&1; echo "exit $?")
+check_sh "… and with the cache's own lock it does" \
+  'grep -qx "exit 0" <<<"$got" && [ "$(stat -c %i "$cache")" != "$ino" ]'
 # a user swaps a directory of theirs, which holds private files the mask
 # hides, for a link to /root and back, over and over (renameat2
 # RENAME_EXCHANGE) while operations build their masks: the host's root,
