@@ -11,6 +11,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -2151,21 +2152,27 @@ gl_pkg_op_set_new_base (GlPkgOp *op, const char *base, const char *release, cons
 
 /* The walk of the base for the walk's cache, after an operation whose
  * command ended before the walk beside it began (glimpse-pkgns:
- * WALK_BESIDE_DELAY_MS): glimpse-pkgns --walk-refresh in a detached
- * process of its own, as the trash's remover is (trash_exec_remover), not
- * waited for.  It holds the cache's lock (the cache's path and ".lock",
- * taken here and inherited) until it ends: none is started while another
- * runs, and an operation's walker does not write the cache meanwhile.
- * If it cannot start, the next operation masks from the cache as it is,
- * as one does after an operation killed before its walk ended. */
+ * WALK_BESIDE_DELAY_MS): glimpse-pkgns --walk-refresh in a session of its
+ * own, its output nowhere, not waited for.  Started with posix_spawn (no
+ * copy of glimpse's memory: two forks of it, as the trash's remover is
+ * started, took 1-3 ms of the operation's end here); it ends as a child
+ * of ours, reaped by init once we have ended.  It holds the cache's lock
+ * (the cache's path and ".lock", taken here and inherited as its
+ * descriptor 3) until it ends: none is started while another runs, and an
+ * operation's walker does not write the cache meanwhile.  If it cannot
+ * start, the next operation masks from the cache as it is, as one does
+ * after an operation killed before its walk ended. */
 static void
 walk_refresh_start (GlPkgOp *op)
 {
+  static char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
   g_autoptr(GPtrArray) argv = g_steal_pointer (&op->walk_refresh);
   g_autofree char *lock_path = NULL;
-  g_autoptr(GArray) keep = NULL;
-  int lock, null;
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  sigset_t none, dfl;
   pid_t pid;
+  int lock, err;
 
   if (argv == NULL)
     return;
@@ -2177,23 +2184,34 @@ walk_refresh_start (GlPkgOp *op)
         close (lock);
       return;
     }
-  /* (everything the child needs, made now: it may allocate nothing) */
   g_ptr_array_add (argv, g_strdup ("--walk-lock-fd"));
-  g_ptr_array_add (argv, g_strdup_printf ("%d", lock));
+  g_ptr_array_add (argv, g_strdup ("3"));
   g_ptr_array_add (argv, NULL);
-  keep = g_array_new (FALSE, FALSE, sizeof (int));
-  g_array_append_val (keep, lock);
-  null = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  pid = fork ();
-  if (pid == 0)
-    trash_exec_remover (keep, null, -1, argv->pdata[0], (char *const *) argv->pdata, TRUE);
-  if (null >= 0)
-    close (null);
+  /* the lock at 3 first (it may be 0-2, when we were started without
+   * them), /dev/null on 0-2, nothing else; at /, not our directory */
+  posix_spawn_file_actions_init (&actions);
+  posix_spawn_file_actions_adddup2 (&actions, lock, 3);
+  posix_spawn_file_actions_addopen (&actions, 0, "/dev/null", O_RDWR, 0);
+  posix_spawn_file_actions_adddup2 (&actions, 0, 1);
+  posix_spawn_file_actions_adddup2 (&actions, 0, 2);
+  posix_spawn_file_actions_addclosefrom_np (&actions, 4);
+  posix_spawn_file_actions_addchdir_np (&actions, "/");
+  posix_spawnattr_init (&attr);
+  sigemptyset (&none);
+  sigemptyset (&dfl);
+  sigaddset (&dfl, SIGINT);
+  sigaddset (&dfl, SIGTERM);
+  sigaddset (&dfl, SIGHUP);
+  sigaddset (&dfl, SIGPIPE);
+  posix_spawnattr_setsigmask (&attr, &none);
+  posix_spawnattr_setsigdefault (&attr, &dfl);
+  posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  err = posix_spawn (&pid, argv->pdata[0], &actions, &attr, (char *const *) argv->pdata, envp);
+  if (err != 0)
+    g_debug ("Cannot start %s: %s", (char *) argv->pdata[0], g_strerror (err));
+  posix_spawnattr_destroy (&attr);
+  posix_spawn_file_actions_destroy (&actions);
   close (lock);
-  /* (its parent, which ends as soon as it has forked it) */
-  if (pid > 0)
-    while (waitpid (pid, NULL, 0) < 0 && errno == EINTR)
-      ;
 }
 
 void
