@@ -2197,12 +2197,11 @@ walk_refresh_start (GlPkgOp *op)
   posix_spawn_file_actions_addclosefrom_np (&actions, 4);
   posix_spawn_file_actions_addchdir_np (&actions, "/");
   posix_spawnattr_init (&attr);
+  /* (every signal default, not only those glimpse itself may catch or
+   * ignore: one ignored by whoever started glimpse -- nohup, a shell's
+   * background job -- would otherwise stay ignored through the exec) */
   sigemptyset (&none);
-  sigemptyset (&dfl);
-  sigaddset (&dfl, SIGINT);
-  sigaddset (&dfl, SIGTERM);
-  sigaddset (&dfl, SIGHUP);
-  sigaddset (&dfl, SIGPIPE);
+  sigfillset (&dfl);
   posix_spawnattr_setsigmask (&attr, &none);
   posix_spawnattr_setsigdefault (&attr, &dfl);
   posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);

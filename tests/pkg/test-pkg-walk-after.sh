@@ -75,4 +75,25 @@ fi
 flock "$cache.lock" true
 check_sh "an update started with 0-2 closed works (rc $rc), and the walk after it keeps what came since" \
   '[ $rc -eq 0 ] && masks "${dir#/}/private2"'
+# glimpse started with signals ignored (nohup, a shell's background job;
+# SIGQUIT and SIGUSR1 here): the walk after it ignores none of them (a
+# directory of many names keeps it running long enough to be seen)
+( umask 077; echo secret > "$dir/private3" )
+mkdir "$dir/many"; (cd "$dir/many" && seq 1 200000 | xargs touch)
+( trap '' QUIT USR1; exec "$GLIMPSE" update "$id" ) >"$WORK/update.out" 2>&1 &
+gpid=$!
+walker="" ign=""
+for i in $(seq 1 3000); do
+  walker=$(pgrep -f -- "--walk-refresh .*$id/system/walk-cache" | head -1)
+  [ -n "$walker" ] && ign=$(awk '$1 == "SigIgn:" { print $2 }' "/proc/$walker/status" 2>/dev/null) && [ -n "$ign" ] && break
+  sleep 0.01
+done
+wait $gpid; rc=$?
+flock "$cache.lock" true
+if [ -n "$ign" ]; then
+  check_sh "an update started with SIGQUIT and SIGUSR1 ignored (rc $rc): its walk after ignores neither (SigIgn $ign)" \
+    '[ $rc -eq 0 ] && [ $(( 0x$ign & 0x204 )) -eq 0 ] && masks "${dir#/}/private3"'
+else
+  skip_case "the signals of the walk after an update" "its walk was not seen running (rc $rc)"
+fi
 finish
