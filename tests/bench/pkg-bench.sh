@@ -24,8 +24,13 @@
 # the median of the runs' own ratios (glimpse's time over the chroot's in
 # the same run) with their quartiles and range: the verdict, as each
 # glimpse run is set against the chroot run beside it, under the same
-# load; its quartiles say how far to trust it on a busy machine.  RUNS
-# (default 21: about 2.5 minutes on an idle machine) sets the number of
+# load; its quartiles say how far to trust it on a busy machine, and a 95%
+# confidence interval of that median (distribution-free: order statistics
+# of the runs' ratios) how far to trust the median itself.  Each timed run
+# starts with nothing left to write (sync) and none of glimpse's
+# background work running (settle, below), so that neither side pays for
+# what the other left behind.  RUNS (default 21: about 2.5 minutes on an
+# idle machine; 41 or more for a verdict to rely on) sets the number of
 # runs.
 # Run as root:  sudo tests/bench/pkg-bench.sh [BUILDDIR]
 set -euo pipefail
@@ -105,19 +110,30 @@ in_chroot() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FR
 in_chroot apt-get update >/dev/null 2>&1
 
 ins_g=(); ins_c=(); upd_g=(); upd_c=()
-# After a short operation glimpse walks the host's tree for the next one's
-# mask in the background (glimpse-pkgns --walk-refresh, at SCHED_IDLE,
-# holding the walk cache's lock): not in the operation's time, which ends
-# when glimpse returns, but waited for before the next run of either side,
-# so that neither runs beside it
-settle() { flock "$GLIMPSE_SANDBOX_DIR/bench/system/walk-cache.lock" true; }
+# After an operation glimpse removes the generation it replaced
+# (glimpse-remove-trash, system/.trash-*) and, after a short one, walks
+# the host's tree for the next one's mask (glimpse-pkgns --walk-refresh,
+# at SCHED_IDLE, holding the walk cache's lock), both in the background:
+# not in the operation's time, which ends when glimpse returns, but waited
+# for before the next run of either side, so that neither runs beside them
+settle() {
+  flock "$GLIMPSE_SANDBOX_DIR/bench/system/walk-cache.lock" true
+  while compgen -G "$GLIMPSE_SANDBOX_DIR/bench/system/.trash-*" >/dev/null; do sleep 0.01; done
+}
+# Each timed operation starts with nothing left to write: dpkg on the
+# chroot side leaves its files to the kernel's writeback (unsafe-io, no
+# sync), and on ext4 (data=ordered) the next journal commit writes them
+# first; glimpse's commit, which makes its generation durable, makes one,
+# so without this it paid for the chroot's files whenever it came next
+# (per-run ratios about 1.10x after the chroot, 0.98x before it)
+flushed() { sync; "$@"; }
 g_install() {
-  ins_g+=("$(time_it "$glimpse" install bench glimpse-bench)"); settle
+  ins_g+=("$(flushed time_it "$glimpse" install bench glimpse-bench)"); settle
   "$glimpse" uninstall bench glimpse-bench >/dev/null 2>&1; settle
 }
-c_install() { ins_c+=("$(time_it in_chroot apt-get install -y glimpse-bench)"); in_chroot apt-get remove -y glimpse-bench >/dev/null 2>&1; }
-g_update() { upd_g+=("$(time_it "$glimpse" update bench)"); settle; }
-c_update() { upd_c+=("$(time_it in_chroot sh -c 'apt-get update && apt-get -y dist-upgrade')"); }
+c_install() { ins_c+=("$(flushed time_it in_chroot apt-get install -y glimpse-bench)"); in_chroot apt-get remove -y glimpse-bench >/dev/null 2>&1; }
+g_update() { upd_g+=("$(flushed time_it "$glimpse" update bench)"); settle; }
+c_update() { upd_c+=("$(flushed time_it in_chroot sh -c 'apt-get update && apt-get -y dist-upgrade')"); }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq "$runs"); do
   if (( i % 2 )); then
@@ -131,16 +147,30 @@ done
 stats() { sort -g | awk '{a[NR]=$1}
   function q(p,  h, l) { h = 1 + (NR - 1) * p; l = int(h); return a[l] + (h - l) * (a[l + 1] - a[l]) }
   END { a[NR + 1] = a[NR]; print q(0.5), q(0.25), q(0.75), a[1], a[NR] }'; }
+# stdin: numbers; prints a 95% confidence interval for their median, with
+# no assumption on their distribution: the k-th smallest and the k-th
+# largest, k the largest with P(Binomial(n, 1/2) < k) <= 2.5%
+median_ci() { sort -g | awk '{a[NR]=$1}
+  END { n = NR; p = 0.5 ^ n; cum = 0; k = 0
+        for (i = 0; i < n; i++) { cum += p; if (cum > 0.025) break; k = i + 1; p = p * (n - i) / (i + 1) }
+        if (k < 1) { print "nan", "nan"; exit }
+        print a[k], a[n - k + 1] }'; }
 report () { # label, glimpse times, chroot times
-  local -a g c r
+  local -a g c r ci
   local i
   g=($2); c=($3)
+  ci=($(for i in "${!g[@]}"; do echo "${g[i]} / ${c[i]}" | bc -l; done | median_ci))
   r=($(for i in "${!g[@]}"; do echo "${g[i]} / ${c[i]}" | bc -l; done | stats))
   g=($(printf '%s\n' "${g[@]}" | stats)); c=($(printf '%s\n' "${c[@]}" | stats))
   printf '%-26s glimpse %6.3f s   chroot %6.3f s   ratio of medians %5.2fx\n' "$1" "${g[0]}" "${c[0]}" \
     "$(echo "${g[0]} / ${c[0]}" | bc -l)"
   printf '%-26s ratio per run: median %5.2fx   quartiles %4.2f-%4.2fx   range %4.2f-%4.2fx\n' \
     "" "${r[@]}"
+  if [ "${ci[0]}" = nan ]; then
+    printf '%-26s too few runs (%d) for a 95%% confidence interval of that median (6 at least)\n' "" "${#g[@]}"
+  else
+    printf '%-26s 95%% confidence interval of that median: %4.2f-%4.2fx\n' "" "${ci[@]}"
+  fi
 }
 echo "pkg-bench: $runs runs, medians ($(nproc) cores, load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 report "install a small package" "${ins_g[*]}" "${ins_c[*]}"
