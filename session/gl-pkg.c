@@ -3776,6 +3776,13 @@ gl_pkg_apt_architectures (const char *tree, const char *base)
           break;
         }
       parts_left -= len;
+      /* (a NUL would end the search below where apt reads on: such a
+       * part is left to apt) */
+      if (memchr (text, '\0', len) != NULL)
+        {
+          parts_ok = FALSE;
+          break;
+        }
       lower = g_ascii_strdown (text, -1);
       /* (a target's $(NATIVE_ARCHITECTURE), $(ARCHITECTURE) name none) */
       for (char *v = lower; (v = strstr (v, "$(")) != NULL;)

@@ -1383,6 +1383,14 @@ test_apt_architectures (void)
   assert_archs (tree, base, NULL);
   write_file (tree, "etc/apt/apt.conf.d/90arch", "APT::Get::Show-Versions \"1\";\n");
   assert_archs (tree, base, "arm64 riscv64 armhf");
+  /* a NUL before a setting that names architectures does not hide it */
+  {
+    static const char nul_part[] = "// x\0\nAPT::Architectures { \"amd64\"; };\n";
+    g_autofree char *path = g_build_filename (tree, "etc/apt/apt.conf.d/90arch", NULL);
+    g_assert_true (g_file_set_contents (path, nul_part, sizeof nul_part - 1, NULL));
+    assert_archs (tree, base, NULL);
+    write_file (tree, "etc/apt/apt.conf.d/90arch", "APT::Get::Show-Versions \"1\";\n");
+  }
   /* a part that is not a regular file is left to apt: a FIFO (not
    * waited on), a link (not followed), a directory */
   {
