@@ -1301,6 +1301,7 @@ trash_exec_remover (const GArray *keep, int null, int report, const char *helper
                     char *const *argv, gboolean to_root)
 {
   static char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+  struct sigaction dfl = { .sa_handler = SIG_DFL };
   sigset_t none;
   int from = 3, saved;
   pid_t pid;
@@ -1332,9 +1333,12 @@ trash_exec_remover (const GArray *keep, int null, int report, const char *helper
    * this runs; a relative store path keeps it) */
   if (to_root && chdir ("/") != 0)
     _exit (1);
-  signal (SIGINT, SIG_DFL);
-  signal (SIGTERM, SIG_DFL);
-  signal (SIGHUP, SIG_DFL);
+  /* (every signal default, not only those glimpse itself may catch or
+   * ignore: one ignored by whoever started glimpse -- nohup, a shell's
+   * background job -- would otherwise stay ignored through the exec;
+   * sigaction fails harmlessly for SIGKILL, SIGSTOP and libc's own) */
+  for (int sig = 1; sig < NSIG; sig++)
+    (void) sigaction (sig, &dfl, NULL);
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
   execve (helper, argv, envp);
@@ -2189,23 +2193,36 @@ walk_refresh_start (GlPkgOp *op)
   g_ptr_array_add (argv, NULL);
   /* the lock at 3 first (it may be 0-2, when we were started without
    * them), /dev/null on 0-2, nothing else; at /, not our directory */
-  posix_spawn_file_actions_init (&actions);
-  posix_spawn_file_actions_adddup2 (&actions, lock, 3);
-  posix_spawn_file_actions_addopen (&actions, 0, "/dev/null", O_RDWR, 0);
-  posix_spawn_file_actions_adddup2 (&actions, 0, 1);
-  posix_spawn_file_actions_adddup2 (&actions, 0, 2);
-  posix_spawn_file_actions_addclosefrom_np (&actions, 4);
-  posix_spawn_file_actions_addchdir_np (&actions, "/");
-  posix_spawnattr_init (&attr);
+  if (posix_spawn_file_actions_init (&actions) != 0)
+    {
+      close (lock);
+      return;
+    }
+  if (posix_spawnattr_init (&attr) != 0)
+    {
+      posix_spawn_file_actions_destroy (&actions);
+      close (lock);
+      return;
+    }
   /* (every signal default, not only those glimpse itself may catch or
    * ignore: one ignored by whoever started glimpse -- nohup, a shell's
    * background job -- would otherwise stay ignored through the exec) */
   sigemptyset (&none);
   sigfillset (&dfl);
-  posix_spawnattr_setsigmask (&attr, &none);
-  posix_spawnattr_setsigdefault (&attr, &dfl);
-  posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  err = posix_spawn (&pid, argv->pdata[0], &actions, &attr, (char *const *) argv->pdata, envp);
+  /* (a step that cannot be recorded -- no memory -- is a walk not
+   * started, never one started without it: without its lock at 3, or
+   * with glimpse's output) */
+  if ((err = posix_spawn_file_actions_adddup2 (&actions, lock, 3)) == 0
+      && (err = posix_spawn_file_actions_addopen (&actions, 0, "/dev/null", O_RDWR, 0)) == 0
+      && (err = posix_spawn_file_actions_adddup2 (&actions, 0, 1)) == 0
+      && (err = posix_spawn_file_actions_adddup2 (&actions, 0, 2)) == 0
+      && (err = posix_spawn_file_actions_addclosefrom_np (&actions, 4)) == 0
+      && (err = posix_spawn_file_actions_addchdir_np (&actions, "/")) == 0
+      && (err = posix_spawnattr_setsigmask (&attr, &none)) == 0
+      && (err = posix_spawnattr_setsigdefault (&attr, &dfl)) == 0
+      && (err = posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK
+                                                 | POSIX_SPAWN_SETSIGDEF)) == 0)
+    err = posix_spawn (&pid, argv->pdata[0], &actions, &attr, (char *const *) argv->pdata, envp);
   if (err != 0)
     g_debug ("Cannot start %s: %s", (char *) argv->pdata[0], g_strerror (err));
   posix_spawnattr_destroy (&attr);

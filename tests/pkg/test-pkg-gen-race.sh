@@ -161,5 +161,28 @@ check_sh "… the held view had been joined, in generation $held (got: $out)" \
 check "the next operation, the view gone" "$GLIMPSE" uninstall "$id" glimpse-race
 gl_wait 30 no_trash
 check_sh "… removes generation $held" '[ ! -e "$sys_dir/$held" ]'
+
+# glimpse started with signals ignored (nohup, a shell's background job;
+# SIGQUIT and SIGUSR1 here): the remover of its trash ignores none of them
+# (a generation of 50,000 names keeps it removing long enough to be seen)
+gen=$(gl_current "$id")
+mkdir "$sys_dir/$gen/tree/many" && (cd "$sys_dir/$gen/tree/many" && seq 1 50000 | xargs touch)
+( trap '' QUIT USR1; exec "$GLIMPSE" install "$id" glimpse-race ) > "$WORK/out-sig" 2>&1 &
+gpid=$! ign=""
+for i in $(seq 1 3000); do
+  remover=$(pgrep -f -- "glimpse-remove-trash .*$sys_dir/\.trash-" | head -n 1)
+  [ -n "$remover" ] && ign=$(awk '$1 == "SigIgn:" { print $2 }' "/proc/$remover/status" 2>/dev/null) \
+    && [ -n "$ign" ] && break
+  kill -0 "$gpid" 2>/dev/null || [ "$i" -lt 300 ] || break
+  sleep 0.01
+done
+wait "$gpid"; rc=$?
+gl_wait 30 no_trash
+if [ -n "$ign" ]; then
+  check_sh "an install started with SIGQUIT and SIGUSR1 ignored (rc $rc): the remover of generation $gen ignores neither (SigIgn $ign)" \
+    '[ $rc -eq 0 ] && [ $(( 0x$ign & 0x204 )) -eq 0 ] && [ ! -e "$sys_dir/$gen" ]'
+else
+  skip_case "the signals of a trash's remover" "no remover was seen running (rc $rc: $(head -c 300 "$WORK/out-sig"))"
+fi
 check "remove" "$GLIMPSE" remove "$id"
 finish
