@@ -381,6 +381,22 @@ abs_clean (const char *p)
          && strchr (p, '\n') == NULL;
 }
 
+/* An inherited descriptor given as V: one above 2 (0-2 are the
+ * standard ones) and at most 1024, open, of file type TYPE (S_IFREG,
+ * S_IFSOCK); -1 if not */
+static int
+parse_fd (const char *v, mode_t type)
+{
+  char *end;
+  long fd = strtol (v, &end, 10);
+  struct stat st;
+
+  if (end == v || *end != '\0' || fd < 3 || fd > 1024 || fstat ((int) fd, &st) != 0
+      || (st.st_mode & S_IFMT) != type)
+    return -1;
+  return (int) fd;
+}
+
 static void
 parse_args (int argc, char **argv)
 {
@@ -445,21 +461,13 @@ parse_args (int argc, char **argv)
         A.walk_cache = v;
       else if (strcmp (a, "--walk-lock-fd") == 0)
         {
-          char *end;
-          long fd = strtol (v, &end, 10);
-          struct stat st;
-          if (*end != '\0' || fd < 3 || fd > 1024 || fstat ((int) fd, &st) != 0 || !S_ISREG (st.st_mode))
+          if ((A.walk_lock_fd = parse_fd (v, S_IFREG)) < 0)
             die ("--walk-lock-fd: expected the descriptor of the walk cache's lock, got \"%s\"", v);
-          A.walk_lock_fd = (int) fd;
         }
       else if (strcmp (a, "--proxy-fd") == 0)
         {
-          char *end;
-          long fd = strtol (v, &end, 10);
-          struct stat st;
-          if (*end != '\0' || fd < 3 || fd > 1024 || fstat ((int) fd, &st) != 0 || !S_ISSOCK (st.st_mode))
+          if ((A.proxy_fd = parse_fd (v, S_IFSOCK)) < 0)
             die ("--proxy-fd: expected the descriptor of glimpse's download channel, got \"%s\"", v);
-          A.proxy_fd = (int) fd;
         }
       else if (strcmp (a, "--lower") == 0)
         {

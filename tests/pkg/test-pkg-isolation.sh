@@ -410,6 +410,14 @@ check_sh "a walk after an operation whose lock is no longer the cache's does not
 got=$(exec 9>>"$cache.lock"; "$GLIMPSE_PKGNS" --walk-refresh --base "$base" --walk-cache "$cache" --walk-lock-fd 9 2>&1; echo "exit $?")
 check_sh "… and with the cache's own lock it does" \
   'grep -qx "exit 0" <<<"$got" && [ "$(stat -c %i "$cache")" != "$ino" ]'
+# a lock's descriptor that is none: empty, not a number, 0-2, closed, or
+# not a regular file (a directory)
+for fd in "" 9x 2 8 7; do
+  got=$(exec 9>>"$cache.lock" 7<"$base"; "$GLIMPSE_PKGNS" --walk-refresh --base "$base" --walk-cache "$cache" \
+          --walk-lock-fd "$fd" 2>&1; echo "exit $?")
+  check_sh "--walk-lock-fd \"$fd\" is refused" \
+    'grep -q "expected the descriptor of the walk cache.s lock, got \"$fd\"" <<<"$got" && ! grep -qx "exit 0" <<<"$got"'
+done
 # a user swaps a directory of theirs, which holds private files the mask
 # hides, for a link to /root and back, over and over (renameat2
 # RENAME_EXCHANGE) while operations build their masks: the host's root,
