@@ -2165,6 +2165,21 @@ mask_fixed (int mask)
     }
 }
 
+/* The walk of the base from its root FD (ST) beside or after the
+ * command, OLD the last walk's tree (taken: updated where it is), MASK -1
+ * where it masks nothing; then the cache written, where there is one and
+ * the walk found it worth writing */
+static void
+walk_and_save (int mask, int fd, const struct stat *st, WalkDir *old)
+{
+  bool had_old = old != NULL;
+  WalkDir *now = walk_root (mask, fd, st, old);
+
+  if (A.walk_cache && (walk_changed || !had_old || walk_read_entries > WALK_RESAVE_ENTRIES))
+    walk_cache_save (now);
+  walk_dir_free (now);
+}
+
 /* The layer between the base and the system generations (see the top).
  * Without a walk cache for this base, the walk builds the mask, and the
  * view gets its go-ahead when the walker exits.  With one (the common
@@ -2212,8 +2227,6 @@ build_mask (int opfd)
   {
     WalkFile file;
     WalkDir *old = NULL;
-    bool had_old;
-    WalkDir *now;
 
     if (A.walk_cache && walk_file_open (&file)
         && (file.dev != (uint64_t) st.st_dev || file.ino != (uint64_t) st.st_ino))
@@ -2263,12 +2276,7 @@ build_mask (int opfd)
         mask_ready[1] = -1;
         (void) sched_setscheduler (0, SCHED_OTHER, &(struct sched_param) { 0 });
       }
-    had_old = old != NULL;
-    /* (OLD is taken: updated where it is) */
-    now = walk_root (mask, fd, &st, old);
-    if (A.walk_cache && (walk_changed || !had_old || walk_read_entries > WALK_RESAVE_ENTRIES))
-      walk_cache_save (now);
-    walk_dir_free (now);
+    walk_and_save (mask, fd, &st, old);
   }
   close (fd);
   if (mask >= 0)
@@ -2311,8 +2319,7 @@ walk_refresh (void)
 {
   struct stat st;
   WalkFile file;
-  WalkDir *old = NULL, *now;
-  bool had_old;
+  WalkDir *old = NULL;
   int fd;
 
   if (sched_setscheduler (0, SCHED_IDLE, &(struct sched_param) { 0 }) != 0)
@@ -2334,11 +2341,7 @@ walk_refresh (void)
       else
         walk_file_close (&file);
     }
-  had_old = old != NULL;
-  now = walk_root (-1, fd, &st, old);
-  if (walk_changed || !had_old || walk_read_entries > WALK_RESAVE_ENTRIES)
-    walk_cache_save (now);
-  walk_dir_free (now);
+  walk_and_save (-1, fd, &st, old);
   close (fd);
   return 0;
 }
