@@ -179,7 +179,11 @@ flock -x -n -E 99 "$GL_STORE/t-run-bb/lock" true; rc=$?
 check_sh "running app holds the lock (LOCK_EX|LOCK_NB conflicts)" '[ -n "$app" ] && [ $rc = 99 ]'
 [ -n "$app" ] && kill "$app"
 wait $lp
-check "lock free after the app exits" flock -x -n "$GL_STORE/t-run-bb/lock" true
+# (the view's PID 1 holds the lock for the view's life, and ends on its own
+# a moment after the launcher has returned - the launcher returns when its
+# app ends: 4-9 ms later here.  Tried at once, the lock was still held in
+# 4-6 of 50 such launches on the 2-core VM under load.)
+check "lock free after the app exits" flock -x -w 30 "$GL_STORE/t-run-bb/lock" true
 
 # --- errors reach the desktop when there is no terminal, and there is a
 # session bus to show them on ---
