@@ -117,7 +117,7 @@ for d in themes icons fonts; do
   echo sandbox > "$bbroot/usr/share/$d/GlTestSandbox$$/index"
   got=$(as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c \
     "cd /usr/share/$d && cat GlTestHost$$/index GlTestBoth$$/index GlTestSandbox$$/index" 2>&1 | tr '\n' ' ')
-  check "host /usr/share/$d merged over the sandbox's, host first" [ "$got" = "host host sandbox " ]
+  check "host /usr/share/$d merged over the sandbox's, host first (saw: $got)" [ "$got" = "host host sandbox " ]
   refused "merged /usr/share/$d read-only inside (EROFS)" "Read-only file system" \
     as_user $GL_USER_A "$LAUNCH" t-run-bb -- /bin/sh -c "echo x > /usr/share/$d/GlTestHost$$/index"
   check "host /usr/share/$d unchanged" [ "$(cat "$h/GlTestHost$$/index")" = host ]
