@@ -157,10 +157,11 @@ median_ci() { sort -g | awk '{a[NR]=$1}
         print a[k], a[n - k + 1] }'; }
 report () { # label, glimpse times, chroot times
   local -a g c r ci
-  local i
+  local i ratios
   g=($2); c=($3)
-  ci=($(for i in "${!g[@]}"; do echo "${g[i]} / ${c[i]}" | bc -l; done | median_ci))
-  r=($(for i in "${!g[@]}"; do echo "${g[i]} / ${c[i]}" | bc -l; done | stats))
+  ratios=$(for i in "${!g[@]}"; do echo "${g[i]} / ${c[i]}" | bc -l; done)
+  ci=($(median_ci <<<"$ratios"))
+  r=($(stats <<<"$ratios"))
   g=($(printf '%s\n' "${g[@]}" | stats)); c=($(printf '%s\n' "${c[@]}" | stats))
   printf '%-26s glimpse %6.3f s   chroot %6.3f s   ratio of medians %5.2fx\n' "$1" "${g[0]}" "${c[0]}" \
     "$(echo "${g[0]} / ${c[0]}" | bc -l)"
