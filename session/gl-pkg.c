@@ -2193,13 +2193,15 @@ walk_refresh_start (GlPkgOp *op)
   g_ptr_array_add (argv, NULL);
   /* the lock at 3 first (it may be 0-2, when we were started without
    * them), /dev/null on 0-2, nothing else; at /, not our directory */
-  if (posix_spawn_file_actions_init (&actions) != 0)
+  if ((err = posix_spawn_file_actions_init (&actions)) != 0)
     {
+      g_debug ("Cannot start %s: %s", (char *) argv->pdata[0], g_strerror (err));
       close (lock);
       return;
     }
-  if (posix_spawnattr_init (&attr) != 0)
+  if ((err = posix_spawnattr_init (&attr)) != 0)
     {
+      g_debug ("Cannot start %s: %s", (char *) argv->pdata[0], g_strerror (err));
       posix_spawn_file_actions_destroy (&actions);
       close (lock);
       return;

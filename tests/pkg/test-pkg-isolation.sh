@@ -413,7 +413,7 @@ check_sh "… and with the cache's own lock it does" \
 # a lock's descriptor that is none: empty, not a number, 0-2, closed, or
 # not a regular file (a directory)
 for fd in "" 9x 2 8 7; do
-  got=$(exec 9>>"$cache.lock" 7<"$base"; "$GLIMPSE_PKGNS" --walk-refresh --base "$base" --walk-cache "$cache" \
+  got=$(exec 9>>"$cache.lock" 7<"$base" 8<&-; "$GLIMPSE_PKGNS" --walk-refresh --base "$base" --walk-cache "$cache" \
           --walk-lock-fd "$fd" 2>&1; echo "exit $?")
   check_sh "--walk-lock-fd \"$fd\" is refused" \
     'grep -q "expected the descriptor of the walk cache.s lock, got \"$fd\"" <<<"$got" && ! grep -qx "exit 0" <<<"$got"'
